@@ -1,0 +1,15 @@
+# libperfrec-format: an internal static library for now; its header is the
+# contract, so it can be installed as a shared library once the ABI settles.
+noinst_LIBRARIES += format/libperfrec-format.a
+format_libperfrec_format_a_SOURCES = \
+	format/perfrec-format.h \
+	format/internal.h \
+	format/crc32c.c \
+	format/host.c \
+	format/writer.c \
+	format/reader.c \
+	format/decode.c \
+	format/names.c
+format_libperfrec_format_a_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
+
+FORMAT_LIBS = format/libperfrec-format.a $(ZSTD_LIBS)

@@ -1,0 +1,15 @@
+# Unit suites (Check) and end-to-end scripts, all run by `make check`.
+TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+TEST_LIBS = $(FORMAT_LIBS) $(CHECK_LIBS)
+
+check_PROGRAMS += tests/test-format tests/test-decode
+tests_test_format_SOURCES = tests/test-format.c
+tests_test_format_CFLAGS = $(TEST_CFLAGS)
+tests_test_format_LDADD = $(TEST_LIBS)
+tests_test_decode_SOURCES = tests/test-decode.c
+tests_test_decode_CFLAGS = $(TEST_CFLAGS)
+tests_test_decode_LDADD = $(TEST_LIBS)
+TESTS += tests/test-format tests/test-decode
+
+include tests/dump.mk
+include tests/fuzz/local.mk
