@@ -29,6 +29,8 @@ static inline int prf_record_size(const uint8_t *p, size_t available,
 		if (available < sizeof(struct prf_record_header))
 			return -1;
 		memcpy(&size32, p + 8, sizeof(size32));
+		if (size32 < sizeof(struct prf_record_header))
+			return -1;
 		*size = size32;
 	} else {
 		uint16_t size16;

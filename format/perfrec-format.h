@@ -121,6 +121,7 @@ struct prf_trailer {
 #define PRF_CHUNK_RAW_MAX	(64u << 20)
 #define PRF_EVENT_MAX		4096u
 #define PRF_EVENT_IDS_MAX	65536u
+#define PRF_EVENT_NAME_MAX	4096u
 
 /*
  * Records.  A payload is a run of records, each starting 8-byte aligned
@@ -605,6 +606,16 @@ struct prf_decoded {
  */
 int prf_decode_record(const struct perf_event_attr *attr, const void *record,
 		      size_t size, struct prf_decoded *decoded);
+
+/*
+ * Writes the sample_id_all trailer that attr gives non-sample records
+ * (TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER as selected by sample_type)
+ * to out, which has room for PRF_SAMPLE_ID_MAX bytes.  Returns its size:
+ * 0 without attr->sample_id_all.  For records a collector synthesizes.
+ */
+#define PRF_SAMPLE_ID_MAX	48
+size_t prf_encode_sample_id(const struct perf_event_attr *attr,
+			    const struct prf_sample_id *id, void *out);
 
 /* "SAMPLE", "MMAP2", "BUILD_ID", ... or NULL for an unknown type. */
 const char *prf_record_type_name(uint32_t type);

@@ -124,7 +124,8 @@ static int parse_event(struct header_parser *p, const uint8_t *value,
 	if (length < sizeof(property))
 		goto bad;
 	memcpy(&property, value, sizeof(property));
-	if (property.id_count > PRF_EVENT_IDS_MAX || property.attr_size < PERF_ATTR_SIZE_VER0)
+	if (property.id_count > PRF_EVENT_IDS_MAX || property.attr_size < PERF_ATTR_SIZE_VER0 ||
+	    property.name_length > PRF_EVENT_NAME_MAX)
 		goto bad;
 	need = sizeof(property) + PRF_ALIGN8((uint64_t)property.attr_size) +
 	       PRF_ALIGN8((uint64_t)property.name_length) +
@@ -451,6 +452,11 @@ const struct prf_event *prf_reader_event_for(const struct prf_reader *r,
 	size_t lo = 0, hi = r->id_count;
 	uint64_t id;
 
+	if (size < sizeof(header))
+		return NULL;
+	memcpy(&header, record, sizeof(header));
+	if (header.type >= PRF_RECORD_BASE)
+		return NULL;		/* perfrec's own records have no event */
 	if (r->info.event_count == 1)
 		return &r->events[0];
 	if (r->info.event_count == 0 || size < sizeof(header) + 8)
@@ -459,10 +465,9 @@ const struct prf_event *prf_reader_event_for(const struct prf_reader *r,
 	attr = &r->events[0].attr;
 	if (!(attr->sample_type & PERF_SAMPLE_IDENTIFIER))
 		return NULL;
-	memcpy(&header, record, sizeof(header));
 	if (header.type == PERF_RECORD_SAMPLE)
 		memcpy(&id, (const uint8_t *)record + sizeof(header), 8);
-	else if (attr->sample_id_all && header.type < PRF_RECORD_BASE)
+	else if (attr->sample_id_all)
 		memcpy(&id, (const uint8_t *)record + size - 8, 8);
 	else
 		return NULL;

@@ -135,7 +135,11 @@ static void header_event(struct header_builder *b, const struct prf_event *ev)
 		attr_size = ev->attr.size && ev->attr.size < sizeof(ev->attr) ?
 			    ev->attr.size : sizeof(ev->attr);
 	}
-	if (ev->id_count > PRF_EVENT_IDS_MAX || name_length > 4096) {
+	if (attr_size < PERF_ATTR_SIZE_VER0) {
+		b->failed = -EINVAL;
+		return;
+	}
+	if (ev->id_count > PRF_EVENT_IDS_MAX || name_length > PRF_EVENT_NAME_MAX) {
 		b->failed = -E2BIG;
 		return;
 	}
@@ -150,6 +154,13 @@ static void header_event(struct header_builder *b, const struct prf_event *ev)
 	header_put(b, &head, sizeof(head));
 	header_put(b, &property, sizeof(property));
 	header_put(b, attr, attr_size);
+	if (attr == (const void *)&ev->attr && !b->failed) {
+		/* The kernel's own size field must say what was stored. */
+		uint32_t size = attr_size;
+
+		memcpy(b->data + b->size - PRF_ALIGN8(attr_size) +
+		       offsetof(struct perf_event_attr, size), &size, sizeof(size));
+	}
 	header_put(b, ev->name, name_length);
 	header_put(b, ev->ids, ev->id_count * sizeof(uint64_t));
 }

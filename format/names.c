@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Names of record types, as tools print them: the kernel's PERF_RECORD_*
+ * without the prefix, and perfrec's PRF_RECORD_* likewise.
+ */
+#include "internal.h"
+
+/* Every type of enum perf_event_type in the uapi header we build against. */
+static const char *const kernel_record_names[] = {
+	[PERF_RECORD_MMAP]		= "MMAP",
+	[PERF_RECORD_LOST]		= "LOST",
+	[PERF_RECORD_COMM]		= "COMM",
+	[PERF_RECORD_EXIT]		= "EXIT",
+	[PERF_RECORD_THROTTLE]		= "THROTTLE",
+	[PERF_RECORD_UNTHROTTLE]	= "UNTHROTTLE",
+	[PERF_RECORD_FORK]		= "FORK",
+	[PERF_RECORD_READ]		= "READ",
+	[PERF_RECORD_SAMPLE]		= "SAMPLE",
+	[PERF_RECORD_MMAP2]		= "MMAP2",
+	[PERF_RECORD_AUX]		= "AUX",
+	[PERF_RECORD_ITRACE_START]	= "ITRACE_START",
+	[PERF_RECORD_LOST_SAMPLES]	= "LOST_SAMPLES",
+	[PERF_RECORD_SWITCH]		= "SWITCH",
+	[PERF_RECORD_SWITCH_CPU_WIDE]	= "SWITCH_CPU_WIDE",
+	[PERF_RECORD_NAMESPACES]	= "NAMESPACES",
+	[PERF_RECORD_KSYMBOL]		= "KSYMBOL",
+	[PERF_RECORD_BPF_EVENT]		= "BPF_EVENT",
+	[PERF_RECORD_CGROUP]		= "CGROUP",
+	[PERF_RECORD_TEXT_POKE]		= "TEXT_POKE",
+	[PERF_RECORD_AUX_OUTPUT_HW_ID]	= "AUX_OUTPUT_HW_ID",
+};
+
+/* Indexed by type - PRF_RECORD_BASE. */
+static const char *const perfrec_record_names[] = {
+	[PRF_RECORD_BUILD_ID - PRF_RECORD_BASE]		= "BUILD_ID",
+	[PRF_RECORD_KALLSYMS - PRF_RECORD_BASE]		= "KALLSYMS",
+	[PRF_RECORD_KERNEL_MODULE - PRF_RECORD_BASE]	= "KERNEL_MODULE",
+	[PRF_RECORD_SNAPSHOT_BEGIN - PRF_RECORD_BASE]	= "SNAPSHOT_BEGIN",
+	[PRF_RECORD_SNAPSHOT_END - PRF_RECORD_BASE]	= "SNAPSHOT_END",
+	[PRF_RECORD_STATS - PRF_RECORD_BASE]		= "STATS",
+	[PRF_RECORD_LOST_NOTE - PRF_RECORD_BASE]	= "LOST_NOTE",
+};
+
+/* Holes in the tables (type 0, PRF_RECORD_BASE itself) stay NULL. */
+const char *prf_record_type_name(uint32_t type)
+{
+	if (type < PRF_ARRAY_SIZE(kernel_record_names))
+		return kernel_record_names[type];
+	if (type >= PRF_RECORD_BASE &&
+	    type - PRF_RECORD_BASE < PRF_ARRAY_SIZE(perfrec_record_names))
+		return perfrec_record_names[type - PRF_RECORD_BASE];
+	return NULL;
+}
