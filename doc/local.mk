@@ -1,1 +1,1 @@
-dist_man_MANS += doc/perfrec-format.5
+dist_man_MANS += doc/perfrec-format.5 doc/perfrecd.8

@@ -12,4 +12,8 @@ tests_test_decode_LDADD = $(TEST_LIBS)
 TESTS += tests/test-format tests/test-decode
 
 include tests/dump.mk
+include tests/events.mk
+include tests/synthesize.mk
+include tests/notify.mk
+include tests/daemon.mk
 include tests/fuzz/local.mk

@@ -1,0 +1,823 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The collector: per-CPU rings drained on wakeups into rotating files.
+ * One thread, one epoll loop: ring fds wake it when wakeup_watermark
+ * bytes are waiting, a timerfd makes sure low rates are still written
+ * within the flush interval, a signalfd turns signals into events.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "collector.h"
+#include "event-set.h"
+#include "events.h"
+#include "log.h"
+#include "notify.h"
+#include "output.h"
+#include "synthesize.h"
+
+struct collector_stats {
+	uint64_t samples;
+	uint64_t lost;
+	uint64_t lost_samples;
+	uint64_t throttled;
+	uint64_t *cpu_samples;		/* per ring */
+};
+
+struct collector {
+	const struct perfrecd_options *options;
+	struct event_set events;
+	struct output *output;
+	struct buildid_cache *buildids;
+	unsigned generation;		/* of the current file, for build-ids */
+	struct record_sink sink;
+	struct synth_layout layout;
+
+	/* where TIME sits in records, from sample_type */
+	size_t sample_time_offset;	/* 0: samples have no time */
+	size_t trailer_time_from_end;	/* 0: other records have no time */
+
+	struct collector_stats stats;
+	int epoll_fd, signal_fd, timer_fd;
+	uint64_t started_ns, deadline_ns, last_flush_ns, last_watchdog_ns;
+	uint64_t watchdog_ns;
+	pid_t child;			/* -- COMMAND */
+	int child_status;
+	int stopping;
+	int kallsyms_hidden_said;
+	char host_strings[1024];
+	struct prf_file_info info;
+	struct prf_event file_event;
+	struct prf_meta meta[8];
+	char meta_values[8][128];
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- records from the rings ---------------------------------------- */
+
+static uint64_t record_time(const struct collector *c,
+			    const struct perf_event_header *record)
+{
+	uint64_t time = 0;
+
+	if (record->type == PERF_RECORD_SAMPLE) {
+		if (c->sample_time_offset && c->sample_time_offset + 8 <= record->size)
+			memcpy(&time, (const uint8_t *)record + c->sample_time_offset, 8);
+	} else if (c->trailer_time_from_end &&
+		   c->trailer_time_from_end + sizeof(*record) <= record->size) {
+		memcpy(&time, (const uint8_t *)record + record->size -
+		       c->trailer_time_from_end, 8);
+	}
+	return time;
+}
+
+static void layout_time_offsets(struct collector *c)
+{
+	uint64_t type = c->events.attr.sample_type;
+	size_t trailer = 0;
+
+	c->sample_time_offset = 0;
+	if (type & PERF_SAMPLE_TIME)
+		c->sample_time_offset = sizeof(struct perf_event_header) +
+			8 * (!!(type & PERF_SAMPLE_IDENTIFIER) + !!(type & PERF_SAMPLE_IP) +
+			     !!(type & PERF_SAMPLE_TID));
+	/* The trailer is TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER. */
+	if (!c->events.attr.sample_id_all || !(type & PERF_SAMPLE_TIME))
+		return;
+	trailer = 8 * (!!(type & PERF_SAMPLE_TIME) + !!(type & PERF_SAMPLE_ID) +
+		       !!(type & PERF_SAMPLE_STREAM_ID) + !!(type & PERF_SAMPLE_CPU) +
+		       !!(type & PERF_SAMPLE_IDENTIFIER));
+	c->trailer_time_from_end = trailer;
+}
+
+/* MMAP2 without a build-id from the kernel: find it, once per file. */
+static void note_mapping_build_id(struct collector *c,
+				  const struct perf_event_header *record,
+				  uint64_t time)
+{
+	const uint8_t *p = (const uint8_t *)record;
+	uint32_t pid, dev_major = 0, dev_minor = 0;
+	uint64_t start, length, inode = 0, inode_generation = 0;
+	const char *filename = (const char *)p + 72;
+	size_t room = record->size > 72 ? record->size - 72 : 0;
+	struct buildid_entry *entry;
+
+	if (!room || !memchr(filename, '\0', room) || filename[0] != '/')
+		return;
+	memcpy(&pid, p + 8, 4);
+	memcpy(&start, p + 16, 8);
+	memcpy(&length, p + 24, 8);
+	if (record->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		char path[4352];
+		struct stat st;
+
+		if (p[40] != 0)
+			return;		/* the kernel gave it */
+		/* The kernel could not read it: find the file ourselves. */
+		snprintf(path, sizeof(path), "%s/%u/root%s", c->options->proc_root, pid, filename);
+		if (stat(path, &st) < 0 && stat(filename, &st) < 0)
+			return;
+		dev_major = major(st.st_dev);
+		dev_minor = minor(st.st_dev);
+		inode = st.st_ino;
+	} else {
+		memcpy(&dev_major, p + 40, 4);
+		memcpy(&dev_minor, p + 44, 4);
+		memcpy(&inode, p + 48, 8);
+		memcpy(&inode_generation, p + 56, 8);
+	}
+	entry = buildid_lookup(c->buildids, c->options->proc_root, (pid_t)pid, start,
+			       start + length, filename, dev_major, dev_minor, inode);
+	if (entry)
+		buildid_emit(entry, c->generation, (pid_t)pid, filename, dev_major, dev_minor,
+			     inode, inode_generation, &c->sink, time);
+}
+
+static int handle_record(void *context, const struct perf_event_header *record,
+			 int cpu)
+{
+	struct collector *c = context;
+	uint64_t time = record_time(c, record);
+	uint64_t value;
+
+	switch (record->type) {
+	case PERF_RECORD_SAMPLE:
+		c->stats.samples++;
+		for (size_t i = 0; i < c->events.ring_count; i++)
+			if (c->events.rings[i].cpu == cpu) {
+				c->stats.cpu_samples[i]++;
+				break;
+			}
+		break;
+	case PERF_RECORD_LOST:
+		if (record->size >= 24) {
+			memcpy(&value, (const uint8_t *)record + 16, 8);
+			c->stats.lost += value;
+		}
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (record->size >= 16) {
+			memcpy(&value, (const uint8_t *)record + 8, 8);
+			c->stats.lost_samples += value;
+		}
+		break;
+	case PERF_RECORD_THROTTLE:
+		c->stats.throttled++;
+		break;
+	case PERF_RECORD_MMAP2:
+		note_mapping_build_id(c, record, time);
+		break;
+	default:
+		break;
+	}
+	output_append(c->output, record, record->size, time);
+	return 0;
+}
+
+static int sink_emit(void *context, const void *record, size_t size, uint64_t time)
+{
+	struct collector *c = context;
+
+	output_append(c->output, record, size, time);
+	return 0;
+}
+
+static void drain_ring(struct collector *c, struct cpu_ring *ring)
+{
+	uint64_t overruns = ring->overruns;
+
+	if (!ring->meta)
+		return;
+	ring_drain(ring, handle_record, c);
+	if (ring->overruns != overruns) {
+		struct prf_lost_note_record note = { 0 };
+
+		note.header.type = PRF_RECORD_LOST_NOTE;
+		note.header.size = sizeof(note);
+		note.time = now_ns();
+		note.reason = PRF_LOST_RING_OVERRUN;
+		note.cpu = ring->cpu;
+		output_append(c->output, &note, sizeof(note), note.time);
+		log_warning("CPU %d: the ring buffer held an impossible record; its contents were dropped",
+			    ring->cpu);
+	}
+}
+
+static void drain_all(struct collector *c)
+{
+	for (size_t i = 0; i < c->events.ring_count; i++)
+		drain_ring(c, &c->events.rings[i]);
+}
+
+/* ---- files: header, snapshot, statistics ---------------------------- */
+
+static void add_meta(struct collector *c, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void add_meta(struct collector *c, const char *key, const char *fmt, ...)
+{
+	size_t i = c->info.meta_count;
+	va_list ap;
+
+	if (i >= sizeof(c->meta) / sizeof(c->meta[0]))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->meta_values[i], sizeof(c->meta_values[i]), fmt, ap);
+	va_end(ap);
+	c->meta[i] = (struct prf_meta){ key, c->meta_values[i] };
+	c->info.meta_count++;
+}
+
+static void describe_file(struct collector *c)
+{
+	const struct perfrecd_options *o = c->options;
+
+	prf_host_detect(&c->info, c->host_strings, sizeof(c->host_strings));
+	c->info.meta = c->meta;
+	c->file_event.attr = c->events.attr;
+	c->file_event.name = c->events.name;
+	c->file_event.ids = c->events.ids;
+	c->file_event.id_count = (uint32_t)c->events.id_count;
+	c->info.events = &c->file_event;
+	c->info.event_count = 1;
+	add_meta(c, "collector", "perfrecd %s", PACKAGE_VERSION);
+	if (o->period)
+		add_meta(c, "period", "%llu", (unsigned long long)o->period);
+	else
+		add_meta(c, "frequency", "%llu", (unsigned long long)o->frequency);
+	add_meta(c, "call-graph", "%s", o->call_graph == CALL_GRAPH_FP ? "fp" : "none");
+	if (o->pid)
+		add_meta(c, "target", "pid %d", (int)o->pid);
+	else if (o->command)
+		add_meta(c, "target", "command %s", o->command[0]);
+	else
+		add_meta(c, "target", "system-wide");
+}
+
+static void snapshot(struct collector *c)
+{
+	struct synth_stats processes = { 0 };
+	struct kernel_stats kernel = { 0 };
+	pid_t only = c->options->pid ? c->options->pid : c->child;
+	uint64_t start = now_ns();
+	int ret;
+
+	ret = synthesize_processes(c->options->proc_root, only, &c->layout,
+				   c->buildids, c->generation, &c->sink, &processes);
+	if (ret < 0)
+		log_warning("reading the processes from %s: %s", c->options->proc_root,
+			    strerror(-ret));
+	ret = synthesize_kernel(c->options->proc_root, c->options->sysfs_root,
+				&c->layout, &c->sink, &kernel);
+	if (ret < 0)
+		log_warning("reading the kernel's symbols: %s", strerror(-ret));
+	if (kernel.kallsyms_hidden && !c->kallsyms_hidden_said) {
+		log_notice("kernel symbol addresses are hidden (kernel.kptr_restrict); kernel frames will not resolve");
+		c->kallsyms_hidden_said = 1;
+	}
+	log_debug("snapshot: %llu processes, %llu threads, %llu mappings, %llu build-ids, %llu kernel symbols in %.1f ms",
+		  (unsigned long long)processes.processes,
+		  (unsigned long long)processes.threads,
+		  (unsigned long long)processes.mappings,
+		  (unsigned long long)processes.build_ids,
+		  (unsigned long long)kernel.symbols, (double)(now_ns() - start) / 1e6);
+}
+
+static int start_file(struct collector *c)
+{
+	uint64_t now = now_ns();
+	int ret;
+
+	c->info.start_time_ns = now;
+	ret = output_start_file(c->output, &c->info, now);
+	if (ret < 0)
+		return ret;
+	c->generation++;
+	snapshot(c);
+	return 0;
+}
+
+static uint64_t rss_bytes(void)
+{
+	long pages = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+
+	if (f) {
+		if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+			resident = 0;
+		fclose(f);
+	}
+	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static void fill_stats(struct collector *c, struct prf_stats_record *r)
+{
+	struct output_totals totals;
+	struct rusage usage;
+
+	output_get_totals(c->output, &totals);
+	getrusage(RUSAGE_SELF, &usage);
+	memset(r, 0, sizeof(*r));
+	r->header.type = PRF_RECORD_STATS;
+	r->header.size = sizeof(*r);
+	r->time = now_ns();
+	r->samples = c->stats.samples;
+	r->lost = c->stats.lost;
+	r->lost_samples = c->stats.lost_samples;
+	r->throttled = c->stats.throttled;
+	r->raw_bytes = totals.raw_bytes;
+	r->stored_bytes = totals.bytes;
+	r->dropped_records = totals.dropped_records;
+	r->cpu_user_ns = (uint64_t)usage.ru_utime.tv_sec * 1000000000u +
+			 (uint64_t)usage.ru_utime.tv_usec * 1000u;
+	r->cpu_system_ns = (uint64_t)usage.ru_stime.tv_sec * 1000000000u +
+			   (uint64_t)usage.ru_stime.tv_usec * 1000u;
+	r->rss_bytes = rss_bytes();
+}
+
+static void log_stats(struct collector *c, enum log_level level)
+{
+	struct prf_stats_record r;
+	double elapsed = (double)(now_ns() - c->started_ns) / 1e9;
+
+	fill_stats(c, &r);
+	log_message(level,
+		    "%llu samples in %.1f s (%.0f/s), %llu lost, %llu lost samples, %llu throttled; %.1f MiB written (%.1f MiB raw), %llu records dropped; CPU %.2f s user %.2f s system, RSS %.1f MiB",
+		    (unsigned long long)r.samples, elapsed,
+		    elapsed > 0 ? (double)r.samples / elapsed : 0.0,
+		    (unsigned long long)r.lost, (unsigned long long)r.lost_samples,
+		    (unsigned long long)r.throttled, (double)r.stored_bytes / 1048576.0,
+		    (double)r.raw_bytes / 1048576.0, (unsigned long long)r.dropped_records,
+		    (double)r.cpu_user_ns / 1e9, (double)r.cpu_system_ns / 1e9,
+		    (double)r.rss_bytes / 1048576.0);
+}
+
+static void rotate(struct collector *c)
+{
+	struct timespec realtime;
+
+	drain_all(c);
+	if (start_file(c) < 0)
+		return;		/* said by output; the current file goes on */
+	clock_gettime(CLOCK_REALTIME, &realtime);
+	output_enforce_retention(c->output, (uint64_t)realtime.tv_sec);
+}
+
+/* Every flush interval: drain, note statistics, write, rotate if due. */
+static void periodic(struct collector *c, uint64_t now)
+{
+	struct prf_stats_record stats;
+
+	drain_all(c);
+	fill_stats(c, &stats);
+	output_append(c->output, &stats, sizeof(stats), stats.time);
+	output_flush(c->output, now);
+	c->last_flush_ns = now;
+	notify_send("STATUS=%llu samples, %llu lost; writing %s",
+		    (unsigned long long)c->stats.samples,
+		    (unsigned long long)(c->stats.lost + c->stats.lost_samples),
+		    output_current_path(c->output) ? output_current_path(c->output) : "nothing");
+	if (output_rotation_due(c->output, now))
+		rotate(c);
+}
+
+/* ---- setting up ----------------------------------------------------- */
+
+static int build_attr(struct collector *c, struct perf_event_attr *attr,
+		      char *name, size_t name_size)
+{
+	const struct perfrecd_options *o = c->options;
+	char error[512], notice[512] = "";
+	int ret;
+
+	memset(attr, 0, sizeof(*attr));
+	if (o->event) {
+		ret = event_parse(o->event, o->sysfs_root, attr, error, sizeof(error));
+		if (ret < 0) {
+			log_error("-e %s: %s", o->event, error);
+			return ret;
+		}
+		snprintf(name, name_size, "%s", o->event);
+	} else {
+		ret = event_default(attr, name, name_size, notice, sizeof(notice));
+		if (ret < 0) {
+			log_error("probing the default event: %s%s", strerror(-ret),
+				  ret == -EACCES || ret == -EPERM ?
+				  "; system-wide sampling needs CAP_PERFMON (or root), or kernel.perf_event_paranoid <= 0" : "");
+			return ret;
+		}
+		if (*notice)
+			log_notice("%s", notice);
+	}
+	attr->size = sizeof(*attr);
+	attr->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	if (o->call_graph == CALL_GRAPH_FP) {
+		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		attr->sample_max_stack = (uint16_t)o->max_stack;
+		attr->exclude_callchain_kernel = !!o->exclude_kernel_callchain;
+		attr->exclude_callchain_user = !!o->exclude_user_callchain;
+	}
+	if (o->period) {
+		attr->sample_period = o->period;
+	} else {
+		attr->freq = 1;
+		attr->sample_freq = o->frequency;
+	}
+	attr->exclude_kernel |= !!o->exclude_kernel;
+	attr->disabled = 1;
+	attr->mmap = 1;
+	attr->mmap2 = 1;
+	attr->comm = 1;
+	attr->comm_exec = 1;
+	attr->task = 1;
+	attr->sample_id_all = 1;
+	attr->use_clockid = 1;
+	attr->clockid = CLOCK_MONOTONIC;
+	attr->build_id = 1;
+	attr->watermark = 1;
+	if (o->pid || o->command)
+		attr->inherit = 1;
+	if (o->command)
+		attr->enable_on_exec = 1;
+	return 0;
+}
+
+/*
+ * The child waits on a pipe until its events are open, then execs; a
+ * second pipe, closed by a successful exec, carries errno back if not.
+ */
+static pid_t start_command(char **command, int *go_fd, int *failed_fd)
+{
+	int go[2], failed[2];
+	pid_t child;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(failed, O_CLOEXEC) < 0) {
+		close(go[0]);
+		close(go[1]);
+		return -errno;
+	}
+	child = fork();
+	if (child < 0)
+		return -errno;
+	if (child == 0) {
+		char byte;
+		int err;
+
+		close(go[1]);
+		close(failed[0]);
+		if (read(go[0], &byte, 1) != 1)
+			_exit(127);
+		execvp(command[0], command);
+		err = errno;
+		if (write(failed[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(failed[1]);
+	*go_fd = go[1];
+	*failed_fd = failed[0];
+	return child;
+}
+
+/* Lets the command exec; 0 once it runs, or the errno of its exec. */
+static int release_command(int go_fd, int failed_fd)
+{
+	int err = 0;
+	ssize_t n;
+
+	if (write(go_fd, "x", 1) != 1)
+		err = errno;
+	close(go_fd);
+	do {
+		n = read(failed_fd, &err, sizeof(err));
+	} while (n < 0 && errno == EINTR);
+	close(failed_fd);
+	return n == (ssize_t)sizeof(err) ? -err : 0;
+}
+
+static int open_signals(struct collector *c)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR1);
+	sigaddset(&mask, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+		return -errno;
+	c->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	return c->signal_fd < 0 ? -errno : 0;
+}
+
+static int open_loop(struct collector *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	uint64_t tick_ns = (uint64_t)c->options->flush_interval_ms * 1000000u;
+	struct itimerspec timer = { 0 };
+
+	c->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (c->epoll_fd < 0 || c->timer_fd < 0)
+		return -errno;
+	if (c->watchdog_ns && c->watchdog_ns / 2 < tick_ns)
+		tick_ns = c->watchdog_ns / 2;
+	/* Ticks of a tenth of the interval keep short --duration runs exact. */
+	if (tick_ns > 100000000u)
+		tick_ns = 100000000u;
+	timer.it_interval.tv_sec = (time_t)(tick_ns / 1000000000u);
+	timer.it_interval.tv_nsec = (long)(tick_ns % 1000000000u);
+	timer.it_value = timer.it_interval;
+	if (timerfd_settime(c->timer_fd, 0, &timer, NULL) < 0)
+		return -errno;
+	for (size_t i = 0; i < c->events.ring_count; i++) {
+		ev.data.u64 = i;
+		if (epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, c->events.rings[i].fd, &ev) < 0)
+			return -errno;
+	}
+	ev.data.u64 = UINT64_MAX - 1;
+	if (epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, c->signal_fd, &ev) < 0)
+		return -errno;
+	ev.data.u64 = UINT64_MAX - 2;
+	if (epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, c->timer_fd, &ev) < 0)
+		return -errno;
+	return 0;
+}
+
+/* ---- running -------------------------------------------------------- */
+
+static void cpu_gone(struct collector *c, struct cpu_ring *ring)
+{
+	struct prf_lost_note_record note = { 0 };
+
+	drain_ring(c, ring);
+	epoll_ctl(c->epoll_fd, EPOLL_CTL_DEL, ring->fd, NULL);
+	close(ring->fd);
+	ring->fd = -1;
+	ring_unmap(ring);
+	note.header.type = PRF_RECORD_LOST_NOTE;
+	note.header.size = sizeof(note);
+	note.time = now_ns();
+	note.reason = PRF_LOST_CPU_OFFLINE;
+	note.cpu = ring->cpu;
+	output_append(c->output, &note, sizeof(note), note.time);
+	log_notice("CPU %d went offline; sampling goes on on the others", ring->cpu);
+}
+
+static void handle_signals(struct collector *c)
+{
+	struct signalfd_siginfo info;
+
+	while (read(c->signal_fd, &info, sizeof(info)) == (ssize_t)sizeof(info)) {
+		switch (info.ssi_signo) {
+		case SIGTERM:
+		case SIGINT:
+			log_info("%s: finishing", strsignal((int)info.ssi_signo));
+			c->stopping = 1;
+			break;
+		case SIGHUP:
+			log_info("SIGHUP: starting a new file");
+			rotate(c);
+			break;
+		case SIGUSR1:
+			log_stats(c, LOG_LEVEL_NOTICE);
+			break;
+		case SIGCHLD:
+			if (c->child > 0 && waitpid(c->child, &c->child_status, WNOHANG) == c->child) {
+				c->child = 0;
+				c->stopping = 1;
+			}
+			break;
+		}
+	}
+}
+
+static int run_loop(struct collector *c)
+{
+	struct epoll_event events[64];
+
+	while (!c->stopping) {
+		int n = epoll_wait(c->epoll_fd, events, 64, -1);
+		uint64_t now;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			log_error("epoll_wait: %s", strerror(errno));
+			return -errno;
+		}
+		for (int i = 0; i < n; i++) {
+			uint64_t which = events[i].data.u64;
+
+			if (which == UINT64_MAX - 1) {
+				handle_signals(c);
+			} else if (which == UINT64_MAX - 2) {
+				uint64_t expirations;
+
+				if (read(c->timer_fd, &expirations, sizeof(expirations)) < 0)
+					continue;
+			} else if (which < c->events.ring_count) {
+				struct cpu_ring *ring = &c->events.rings[which];
+
+				if (events[i].events & (EPOLLHUP | EPOLLERR))
+					cpu_gone(c, ring);
+				else
+					drain_ring(c, ring);
+			}
+		}
+		now = now_ns();
+		if (c->watchdog_ns && now - c->last_watchdog_ns >= c->watchdog_ns / 2) {
+			notify_send("WATCHDOG=1");
+			c->last_watchdog_ns = now;
+		}
+		if (now - c->last_flush_ns >= (uint64_t)c->options->flush_interval_ms * 1000000u)
+			periodic(c, now);
+		if (c->deadline_ns && now >= c->deadline_ns)
+			c->stopping = 1;
+	}
+	return 0;
+}
+
+static void print_summary(struct collector *c)
+{
+	struct output_totals totals;
+	double elapsed = (double)(now_ns() - c->started_ns) / 1e9;
+
+	output_get_totals(c->output, &totals);
+	log_notice("%llu samples on %zu CPUs in %.1f s, %llu lost, %llu throttled; %llu file%s, %.1f MiB (%.1f MiB raw) in %s",
+		   (unsigned long long)c->stats.samples, c->events.ring_count, elapsed,
+		   (unsigned long long)(c->stats.lost + c->stats.lost_samples),
+		   (unsigned long long)c->stats.throttled,
+		   (unsigned long long)totals.files, totals.files == 1 ? "" : "s",
+		   (double)totals.bytes / 1048576.0, (double)totals.raw_bytes / 1048576.0,
+		   c->options->output_dir);
+	if (totals.dropped_records)
+		log_warning("%llu records (%llu bytes) could not be written",
+			    (unsigned long long)totals.dropped_records,
+			    (unsigned long long)totals.dropped_bytes);
+}
+
+static int setup(struct collector *c, int *go_fd, int *failed_fd)
+{
+	const struct perfrecd_options *o = c->options;
+	struct output_config output_config = { 0 };
+	struct event_target target = { .pid = -1 };
+	struct perf_event_attr attr;
+	struct prf_error error;
+	char name[256], message[1024];
+	int ret;
+
+	ret = build_attr(c, &attr, name, sizeof(name));
+	if (ret < 0)
+		return 2;
+	target.proc_root = o->proc_root;
+	target.sysfs_root = o->sysfs_root;
+	target.ring_pages = o->ring_pages ? o->ring_pages :
+			    event_ring_pages_for(o->period ? 1000 : o->frequency,
+						 o->call_graph == CALL_GRAPH_FP);
+	attr.wakeup_watermark = (uint32_t)(target.ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	if (o->pid) {
+		target.pid = o->pid;
+		target.all_threads = 1;
+	} else if (o->command) {
+		c->child = start_command(o->command, go_fd, failed_fd);
+		if (c->child < 0) {
+			log_error("starting %s: %s", o->command[0], strerror(-c->child));
+			return 1;
+		}
+		target.pid = c->child;
+	}
+	ret = event_set_open(&c->events, &attr, name, &target, message, sizeof(message));
+	if (ret < 0) {
+		log_error("%s", message);
+		return ret == -EINVAL || ret == -ENOENT || ret == -EOPNOTSUPP ? 2 : 1;
+	}
+	c->stats.cpu_samples = calloc(c->events.ring_count, sizeof(uint64_t));
+	c->layout = (struct synth_layout){ .attr = &c->events.attr,
+					   .id = c->events.ids[0],
+					   .cpu = (uint32_t)c->events.rings[0].cpu };
+	layout_time_offsets(c);
+
+	describe_file(c);
+	output_config.directory = o->output_dir;
+	output_config.hostname = c->info.hostname;
+	output_config.rotate_size = o->rotate_size;
+	output_config.rotate_age_ns = o->rotate_age_s * 1000000000u;
+	output_config.retain_size = o->retain_size;
+	output_config.retain_age_s = o->retain_age_s;
+	output_config.zstd_level = o->zstd_level;
+	ret = output_create(&c->output, &output_config, &error);
+	if (ret < 0) {
+		log_error("%s", error.message);
+		return 1;
+	}
+	c->buildids = buildid_cache_new();
+	c->sink = (struct record_sink){ sink_emit, c };
+	if (open_signals(c) < 0 || open_loop(c) < 0) {
+		log_error("setting up the event loop: %s", strerror(errno));
+		return 1;
+	}
+	/* Enabled before the snapshot: a process starting in between is seen twice, never missed. */
+	if (!o->command)
+		event_set_enable(&c->events, 1);
+	ret = start_file(c);
+	if (ret < 0) {
+		log_error("cannot write to %s: %s", o->output_dir, strerror(-ret));
+		return 1;
+	}
+	return 0;
+}
+
+int collector_run(const struct perfrecd_options *options)
+{
+	struct collector c = { .options = options, .epoll_fd = -1, .signal_fd = -1,
+			       .timer_fd = -1 };
+	int go_fd = -1, failed_fd = -1, status;
+
+	c.watchdog_ns = notify_watchdog_usec() * 1000u;
+	c.started_ns = now_ns();
+	status = setup(&c, &go_fd, &failed_fd);
+	if (status) {
+		if (c.child > 0) {
+			kill(c.child, SIGKILL);
+			waitpid(c.child, NULL, 0);
+		}
+		goto out;
+	}
+	if (options->duration_s > 0)
+		c.deadline_ns = c.started_ns + (uint64_t)(options->duration_s * 1e9 + 0.5);
+	c.last_flush_ns = c.last_watchdog_ns = now_ns();
+	notify_send("READY=1\nSTATUS=sampling %s on %zu CPUs", c.events.name,
+		    c.events.ring_count);
+	log_info("sampling %s at %s %llu on %zu CPUs into %s", c.events.name,
+		 options->period ? "period" : "frequency",
+		 (unsigned long long)(options->period ? options->period : options->frequency),
+		 c.events.ring_count, options->output_dir);
+	if (go_fd >= 0) {
+		int ret = release_command(go_fd, failed_fd);
+
+		if (ret < 0) {
+			log_error("cannot run %s: %s", options->command[0], strerror(-ret));
+			waitpid(c.child, NULL, 0);
+			c.child = 0;
+			c.stopping = 1;
+			status = 1;
+		}
+	}
+
+	if (!c.stopping && run_loop(&c) < 0)
+		status = 1;
+	notify_send("STOPPING=1");
+	event_set_enable(&c.events, 0);
+	drain_all(&c);
+	{
+		struct prf_stats_record stats;
+
+		fill_stats(&c, &stats);
+		output_append(c.output, &stats, sizeof(stats), stats.time);
+	}
+	if (output_finish(c.output) < 0)
+		status = 1;
+	print_summary(&c);
+	if (c.child > 0) {
+		kill(c.child, SIGTERM);
+		waitpid(c.child, &c.child_status, 0);
+	}
+out:
+	output_destroy(c.output);
+	event_set_close(&c.events);
+	buildid_cache_free(c.buildids);
+	free(c.stats.cpu_samples);
+	if (c.epoll_fd >= 0)
+		close(c.epoll_fd);
+	if (c.signal_fd >= 0)
+		close(c.signal_fd);
+	if (c.timer_fd >= 0)
+		close(c.timer_fd);
+	return status;
+}

@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Opening the sampling events, and saying clearly why when the kernel
+ * refuses: the errno alone ("Permission denied") rarely tells a user what
+ * to change, so the messages name the sysctl, capability or limit.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "event-set.h"
+#include "log.h"
+
+static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+static long read_sysctl(const char *path, long fallback)
+{
+	FILE *f = fopen(path, "re");
+	long value = fallback;
+
+	if (f) {
+		if (fscanf(f, "%ld", &value) != 1)
+			value = fallback;
+		fclose(f);
+	}
+	return value;
+}
+
+/* Online CPUs from "0-3,5,7-8" in SYSFS/devices/system/cpu/online. */
+static int online_cpus(const char *sysfs_root, int **cpus, size_t *count)
+{
+	char path[4096], text[4096];
+	size_t n = 0, capacity = 16;
+	int *list = malloc(capacity * sizeof(*list));
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", sysfs_root);
+	f = fopen(path, "re");
+	if (!f || !fgets(text, sizeof(text), f) || !list) {
+		if (f)
+			fclose(f);
+		free(list);
+		return -ENOENT;
+	}
+	fclose(f);
+	for (char *p = text; *p && *p != '\n';) {
+		char *end;
+		long first = strtol(p, &end, 10), last = first;
+
+		if (end == p)
+			break;
+		if (*end == '-')
+			last = strtol(end + 1, &end, 10);
+		for (long cpu = first; cpu <= last && cpu < 65536; cpu++) {
+			if (n == capacity) {
+				int *grown = realloc(list, 2 * capacity * sizeof(*list));
+
+				if (!grown) {
+					free(list);
+					return -ENOMEM;
+				}
+				list = grown;
+				capacity *= 2;
+			}
+			list[n++] = (int)cpu;
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
+	*cpus = list;
+	*count = n;
+	return n ? 0 : -ENOENT;
+}
+
+static int list_threads(const char *proc_root, pid_t pid, pid_t **tids, size_t *count)
+{
+	char path[4096];
+	size_t n = 0, capacity = 16;
+	pid_t *list = malloc(capacity * sizeof(*list));
+	struct dirent *entry;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/%d/task", proc_root, (int)pid);
+	dir = opendir(path);
+	if (!dir || !list) {
+		int ret = dir ? -ENOMEM : -errno;
+
+		if (dir)
+			closedir(dir);
+		free(list);
+		return ret;
+	}
+	/* The main thread first: its fds own the rings. */
+	list[n++] = pid;
+	while ((entry = readdir(dir))) {
+		pid_t tid = (pid_t)atoi(entry->d_name);
+
+		if (tid <= 0 || tid == pid)
+			continue;
+		if (n == capacity) {
+			pid_t *grown = realloc(list, 2 * capacity * sizeof(*list));
+
+			if (!grown)
+				break;
+			list = grown;
+			capacity *= 2;
+		}
+		list[n++] = tid;
+	}
+	closedir(dir);
+	*tids = list;
+	*count = n;
+	return 0;
+}
+
+static void explain_open_error(int err, const struct event_set *set, int cpu,
+			       pid_t pid, char *error, size_t size)
+{
+	long paranoid = read_sysctl("/proc/sys/kernel/perf_event_paranoid", 2);
+	int n = snprintf(error, size, "perf_event_open(%s, %s %d): %s: ", set->name,
+			 pid > 0 ? "pid" : "cpu", pid > 0 ? (int)pid : cpu,
+			 strerror(err));
+
+	if ((size_t)n >= size)
+		return;
+	error += n;
+	size -= (size_t)n;
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		if (pid > 0)
+			snprintf(error, size,
+				 "kernel.perf_event_paranoid is %ld; profiling another user's process needs CAP_PERFMON (or root), and kernel sampling needs paranoid <= 1 (try --user-only)",
+				 paranoid);
+		else
+			snprintf(error, size,
+				 "kernel.perf_event_paranoid is %ld; system-wide sampling needs CAP_PERFMON (or root), or perf_event_paranoid <= 0 (sysctl kernel.perf_event_paranoid=0)",
+				 paranoid);
+		break;
+	case EMFILE:
+	case ENFILE:
+		snprintf(error, size, "one descriptor per CPU (and thread) is needed; raise the limit (ulimit -n, LimitNOFILE=)");
+		break;
+	case ENOENT:
+	case ENODEV:
+	case EOPNOTSUPP:
+		snprintf(error, size, "this machine does not support the event; 'perf list' shows what it has");
+		break;
+	case EINVAL:
+		if (set->attr.freq && set->attr.sample_freq >
+		    (uint64_t)read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", 100000))
+			snprintf(error, size, "the frequency %llu Hz is above kernel.perf_event_max_sample_rate (%ld)",
+				 (unsigned long long)set->attr.sample_freq,
+				 read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", 0));
+		else if (set->attr.sample_max_stack >
+			 (uint32_t)read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127))
+			snprintf(error, size, "--max-stack %u is above kernel.perf_event_max_stack (%ld)",
+				 set->attr.sample_max_stack,
+				 read_sysctl("/proc/sys/kernel/perf_event_max_stack", 0));
+		else
+			snprintf(error, size, "the kernel refused these event settings");
+		break;
+	case ESRCH:
+		snprintf(error, size, "no such process");
+		break;
+	default:
+		snprintf(error, size, "cannot open the event");
+		break;
+	}
+}
+
+/*
+ * Opens one event; on EINVAL retries without the attr features that older
+ * kernels reject, keeping what the kernel accepted for every later fd.
+ */
+static int open_one(struct event_set *set, pid_t pid, int cpu)
+{
+	int fd = perf_event_open(&set->attr, pid, cpu);
+
+	if (fd < 0 && errno == EINVAL && set->attr.build_id) {
+		set->attr.build_id = 0;
+		fd = perf_event_open(&set->attr, pid, cpu);
+		if (fd >= 0)
+			log_notice("the kernel does not put build-ids in MMAP2 records; reading them from the mapped files");
+		else
+			set->attr.build_id = 1;
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+uint32_t event_ring_pages_for(uint64_t frequency, int callchains)
+{
+	/* Half a second of samples, generously sized, from 256 KiB to 8 MiB. */
+	uint64_t bytes = frequency * (callchains ? 1024 : 96) / 2;
+	uint64_t pages = bytes / (uint64_t)sysconf(_SC_PAGESIZE);
+	uint32_t result = 64;
+
+	while (result < pages && result < 2048)
+		result *= 2;
+	return result;
+}
+
+static int explain_mmap_error(int err, const struct event_set *set,
+			      uint32_t pages, char *error, size_t size)
+{
+	snprintf(error, size,
+		 "mapping a %u KiB ring buffer: %s%s", pages * (unsigned)(sysconf(_SC_PAGESIZE) / 1024),
+		 strerror(err),
+		 err == EPERM ? "; it is above kernel.perf_event_mlock_kb: use --ring-pages, or run with CAP_IPC_LOCK" : "");
+	(void)set;
+	return -err;
+}
+
+int event_set_open(struct event_set *set, const struct perf_event_attr *attr,
+		   const char *name, const struct event_target *target,
+		   char *error, size_t error_size)
+{
+	pid_t *tids = NULL;
+	size_t thread_count = 1;
+	int *cpus = NULL;
+	size_t cpu_count = 0;
+	int ret;
+
+	memset(set, 0, sizeof(*set));
+	set->attr = *attr;
+	snprintf(set->name, sizeof(set->name), "%s", name);
+	ret = online_cpus(target->sysfs_root, &cpus, &cpu_count);
+	if (ret < 0) {
+		snprintf(error, error_size, "%s/devices/system/cpu/online: cannot read the online CPUs",
+			 target->sysfs_root);
+		return ret;
+	}
+	if (target->pid > 0 && target->all_threads) {
+		ret = list_threads(target->proc_root, target->pid, &tids, &thread_count);
+		if (ret < 0) {
+			snprintf(error, error_size, "process %d: %s", (int)target->pid,
+				 ret == -ENOENT ? "no such process" : strerror(-ret));
+			free(cpus);
+			return ret == -ENOENT ? -ESRCH : ret;
+		}
+	}
+	set->rings = calloc(cpu_count, sizeof(*set->rings));
+	set->ids = calloc(cpu_count * thread_count, sizeof(*set->ids));
+	set->extra_fds = calloc(cpu_count * thread_count, sizeof(*set->extra_fds));
+	if (!set->rings || !set->ids || !set->extra_fds) {
+		ret = -ENOMEM;
+		snprintf(error, error_size, "out of memory");
+		goto fail;
+	}
+	for (size_t c = 0; c < cpu_count; c++) {
+		pid_t pid = target->pid > 0 ? (tids ? tids[0] : target->pid) : -1;
+		int fd = open_one(set, pid, cpus[c]);
+
+		if (fd < 0) {
+			ret = fd;
+			explain_open_error(-ret, set, cpus[c], target->pid, error, error_size);
+			goto fail;
+		}
+		ret = ring_map(&set->rings[c], fd, cpus[c], target->ring_pages);
+		if (ret < 0) {
+			close(fd);
+			ret = explain_mmap_error(-ret, set, target->ring_pages, error, error_size);
+			goto fail;
+		}
+		set->ring_count++;
+		ioctl(fd, PERF_EVENT_IOC_ID, &set->ids[set->id_count++]);
+	}
+	/* Other threads of the process write into the same per-CPU rings. */
+	for (size_t t = 1; t < thread_count; t++) {
+		for (size_t c = 0; c < cpu_count; c++) {
+			int fd = open_one(set, tids[t], cpus[c]);
+
+			if (fd == -ESRCH)
+				break;	/* the thread exited meanwhile */
+			if (fd < 0) {
+				ret = fd;
+				explain_open_error(-ret, set, cpus[c], tids[t], error, error_size);
+				goto fail;
+			}
+			set->extra_fds[set->extra_count++] = fd;
+			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, set->rings[c].fd) < 0) {
+				ret = -errno;
+				snprintf(error, error_size, "redirecting thread %d to the ring of CPU %d: %s",
+					 (int)tids[t], cpus[c], strerror(errno));
+				goto fail;
+			}
+			ioctl(fd, PERF_EVENT_IOC_ID, &set->ids[set->id_count++]);
+		}
+	}
+	free(tids);
+	free(cpus);
+	return 0;
+fail:
+	free(tids);
+	free(cpus);
+	event_set_close(set);
+	return ret;
+}
+
+void event_set_close(struct event_set *set)
+{
+	for (size_t i = 0; i < set->extra_count; i++)
+		close(set->extra_fds[i]);
+	for (size_t i = 0; i < set->ring_count; i++) {
+		if (set->rings[i].fd >= 0)
+			close(set->rings[i].fd);
+		ring_unmap(&set->rings[i]);
+	}
+	free(set->rings);
+	free(set->extra_fds);
+	free(set->ids);
+	set->rings = NULL;
+	set->extra_fds = NULL;
+	set->ids = NULL;
+	set->ring_count = set->extra_count = set->id_count = 0;
+}
+
+int event_set_enable(struct event_set *set, int enable)
+{
+	unsigned long request = enable ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE;
+	int ret = 0;
+
+	for (size_t i = 0; i < set->ring_count; i++)
+		if (set->rings[i].fd >= 0 && ioctl(set->rings[i].fd, request, 0) < 0)
+			ret = -errno;
+	for (size_t i = 0; i < set->extra_count; i++)
+		if (ioctl(set->extra_fds[i], request, 0) < 0)
+			ret = -errno;
+	return ret;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef PERFRECD_EVENTS_H
+#define PERFRECD_EVENTS_H
+
+#include <stddef.h>
+#include <linux/perf_event.h>
+
+/*
+ * Parses an event name into attr's type and config fields (config,
+ * config1, config2, and bp_* for nothing: breakpoints are not supported):
+ *   - generic names of perf_event_open(2): cycles, instructions,
+ *     cache-misses, ..., cpu-clock, task-clock, page-faults, ...;
+ *     cache events such as L1-dcache-load-misses, LLC-loads;
+ *   - raw: rNNNN (hex) for the core PMU;
+ *   - sysfs PMU syntax: pmu/term=value,term,.../ with terms from
+ *     SYSFS/bus/event_source/devices/PMU/format/ and aliases from .../events/,
+ *     as the kernel's sysfs-bus-event_source-devices-events ABI says;
+ *     "cpu/cycles/" style aliases, "param=?" parameters the user must give.
+ * sysfs_root is "/sys" normally.  On failure returns a negative errno and
+ * writes a one-line message naming the cause into error.
+ * The caller sets sampling and tracking fields afterwards.
+ */
+int event_parse(const char *name, const char *sysfs_root,
+		struct perf_event_attr *attr, char *error, size_t error_size);
+
+/*
+ * The default event: hardware cycles when this machine's PMU counts them,
+ * else cpu-clock.  Writes the chosen name to name (size name_size) and a
+ * one-line notice into notice when it fell back ("" otherwise).
+ */
+int event_default(struct perf_event_attr *attr, char *name, size_t name_size,
+		  char *notice, size_t notice_size);
+
+#endif

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef PERFRECD_LOG_H
+#define PERFRECD_LOG_H
+
+/* Syslog priorities; under systemd stderr lines carry "<N>" prefixes. */
+enum log_level { LOG_LEVEL_ERROR = 3, LOG_LEVEL_WARNING = 4,
+		 LOG_LEVEL_NOTICE = 5, LOG_LEVEL_INFO = 6, LOG_LEVEL_DEBUG = 7 };
+
+void log_init(const char *program, int verbosity);
+__attribute__((format(printf, 2, 3)))
+void log_message(enum log_level level, const char *fmt, ...);
+
+#define log_error(...)   log_message(LOG_LEVEL_ERROR, __VA_ARGS__)
+#define log_warning(...) log_message(LOG_LEVEL_WARNING, __VA_ARGS__)
+#define log_notice(...)  log_message(LOG_LEVEL_NOTICE, __VA_ARGS__)
+#define log_info(...)    log_message(LOG_LEVEL_INFO, __VA_ARGS__)
+#define log_debug(...)   log_message(LOG_LEVEL_DEBUG, __VA_ARGS__)
+
+#endif

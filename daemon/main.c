@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* perfrecd: the system-wide sampling collector.  See perfrecd(8). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "collector.h"
+#include "events.h"
+#include "log.h"
+#include "notify.h"
+#include "options.h"
+
+/* What --check-config can know without opening events: the event resolves. */
+static int check_config(const struct perfrecd_options *o)
+{
+	struct perf_event_attr attr;
+	char error[512];
+
+	if (o->event && event_parse(o->event, o->sysfs_root, &attr, error, sizeof(error)) < 0) {
+		fprintf(stderr, "perfrecd: event '%s': %s\n", o->event, error);
+		return 2;
+	}
+	printf("perfrecd: configuration OK (%s)\n", o->config_path);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct perfrecd_options options;
+	int ret;
+
+	options_init(&options);
+	ret = options_parse(&options, argc, argv);
+	if (ret != 0) {
+		options_free(&options);
+		return ret > 0 ? 0 : 2;
+	}
+	if (options.check_config) {
+		ret = check_config(&options);
+		options_free(&options);
+		return ret;
+	}
+	log_init("perfrecd", options.verbosity);
+	if (notify_init() < 0)
+		log_warning("NOTIFY_SOCKET is set but unusable; not telling systemd our state");
+	ret = collector_run(&options);
+	notify_close();
+	options_free(&options);
+	return ret;
+}

@@ -1,0 +1,518 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Options: one table serves the command line and the config file, so a
+ * setting has one name, one parser and one error message wherever it is
+ * given.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "options.h"
+
+enum value_kind {
+	KIND_STRING,
+	KIND_U32,
+	KIND_U64,
+	KIND_SIZE,		/* bytes, K/M/G/T suffixes */
+	KIND_SECONDS,		/* u64 seconds, s/m/h/d suffixes */
+	KIND_MILLISECONDS,	/* u32 ms, ms/s/m suffixes */
+	KIND_DURATION,		/* double seconds */
+	KIND_FLAG,		/* yes/no; on the command line: present */
+	KIND_CALL_GRAPH,
+	KIND_PID,
+	KIND_LEVEL,		/* zstd level 0..19 */
+};
+
+struct setting {
+	const char *name;
+	int short_name;
+	enum value_kind kind;
+	size_t offset;
+	int config_file;	/* may be set in perfrecd.conf */
+	uint64_t min, max;	/* for numbers; 0,0: no bound */
+};
+
+#define AT(field) offsetof(struct perfrecd_options, field)
+
+static const struct setting settings[] = {
+	{ "event", 'e', KIND_STRING, AT(event), 1, 0, 0 },
+	{ "frequency", 'F', KIND_U64, AT(frequency), 1, 1, 1000000 },
+	{ "period", 'c', KIND_U64, AT(period), 1, 1, UINT64_MAX },
+	{ "call-graph", 0, KIND_CALL_GRAPH, AT(call_graph), 1, 0, 0 },
+	{ "max-stack", 0, KIND_U32, AT(max_stack), 1, 1, 1024 },
+	{ "no-kernel-callchain", 0, KIND_FLAG, AT(exclude_kernel_callchain), 1, 0, 0 },
+	{ "no-user-callchain", 0, KIND_FLAG, AT(exclude_user_callchain), 1, 0, 0 },
+	{ "user-only", 0, KIND_FLAG, AT(exclude_kernel), 1, 0, 0 },
+	{ "ring-pages", 0, KIND_U32, AT(ring_pages), 1, 1, 1u << 20 },
+	{ "flush-interval", 0, KIND_MILLISECONDS, AT(flush_interval_ms), 1, 10, 3600000 },
+	{ "output", 'o', KIND_STRING, AT(output_dir), 1, 0, 0 },
+	{ "rotate-size", 0, KIND_SIZE, AT(rotate_size), 1, 1u << 20, UINT64_MAX },
+	{ "rotate-age", 0, KIND_SECONDS, AT(rotate_age_s), 1, 1, UINT64_MAX },
+	{ "retain-size", 0, KIND_SIZE, AT(retain_size), 1, 0, UINT64_MAX },
+	{ "retain-age", 0, KIND_SECONDS, AT(retain_age_s), 1, 0, UINT64_MAX },
+	{ "compression-level", 0, KIND_LEVEL, AT(zstd_level), 1, 0, 19 },
+	{ "duration", 'd', KIND_DURATION, AT(duration_s), 1, 0, 0 },
+	{ "pid", 'p', KIND_PID, AT(pid), 0, 1, INT_MAX },
+	{ "sysfs-root", 0, KIND_STRING, AT(sysfs_root), 0, 0, 0 },
+	{ "proc-root", 0, KIND_STRING, AT(proc_root), 0, 0, 0 },
+};
+
+enum { OPTION_SETTING_BASE = 0x1000, OPTION_CHECK_CONFIG = 0x2000 };
+
+void options_init(struct perfrecd_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->frequency = 97;
+	o->call_graph = CALL_GRAPH_FP;
+	o->max_stack = 127;
+	o->flush_interval_ms = 1000;
+	o->output_dir = strdup(PERFRECD_OUTPUT_DIR);
+	o->rotate_size = 64ull << 20;
+	o->rotate_age_s = 600;
+	o->retain_size = 1ull << 30;
+	o->zstd_level = 3;
+	o->sysfs_root = strdup("/sys");
+	o->proc_root = strdup("/proc");
+}
+
+void options_free(struct perfrecd_options *o)
+{
+	free(o->config_path);
+	free(o->event);
+	free(o->output_dir);
+	free(o->sysfs_root);
+	free(o->proc_root);
+	free(o->command);
+	memset(o, 0, sizeof(*o));
+}
+
+/* A number with an optional unit suffix: the unit's multiplier or 0. */
+static int parse_scaled(const char *value, const char *const *units,
+			const uint64_t *scales, uint64_t *out)
+{
+	char *end;
+	unsigned long long n;
+
+	if (*value == '-' || *value == '\0')
+		return -EINVAL;
+	errno = 0;
+	n = strtoull(value, &end, 0);
+	if (errno || end == value)
+		return -EINVAL;
+	while (*end == ' ')
+		end++;
+	if (*end == '\0') {
+		*out = n * scales[0];
+		return n && *out / n != scales[0] ? -ERANGE : 0;
+	}
+	for (size_t i = 0; units[i]; i++) {
+		if (strcasecmp(end, units[i]) != 0)
+			continue;
+		if (n && (n * scales[i]) / n != scales[i])
+			return -ERANGE;
+		*out = n * scales[i];
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int parse_size(const char *value, uint64_t *out)
+{
+	static const char *const units[] = { "", "k", "m", "g", "t", "KiB", "MiB",
+					     "GiB", "TiB", "B", NULL };
+	static const uint64_t scales[] = { 1, 1ull << 10, 1ull << 20, 1ull << 30,
+					   1ull << 40, 1ull << 10, 1ull << 20,
+					   1ull << 30, 1ull << 40, 1 };
+
+	return parse_scaled(value, units, scales, out);
+}
+
+/* Times in milliseconds; a bare number is in `bare_unit_ms`. */
+static int parse_time_ms(const char *value, uint64_t bare_unit_ms, uint64_t *out)
+{
+	static const char *const units[] = { "", "ms", "s", "m", "min", "h", "d", NULL };
+	uint64_t scales[] = { bare_unit_ms, 1, 1000, 60000, 60000, 3600000,
+			      86400000 };
+
+	return parse_scaled(value, units, scales, out);
+}
+
+static int parse_flag(const char *value, int *out)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+
+	for (size_t i = 0; i < 4; i++) {
+		if (strcasecmp(value, yes[i]) == 0)
+			return *out = 1, 0;
+		if (strcasecmp(value, no[i]) == 0)
+			return *out = 0, 0;
+	}
+	return -EINVAL;
+}
+
+static int parse_call_graph(const char *value, enum call_graph_mode *out,
+			    char *error, size_t error_size)
+{
+	if (strcmp(value, "fp") == 0)
+		*out = CALL_GRAPH_FP;
+	else if (strcmp(value, "none") == 0 || strcmp(value, "no") == 0)
+		*out = CALL_GRAPH_NONE;
+	else if (strncmp(value, "dwarf", 5) == 0) {
+		snprintf(error, error_size,
+			 "call-graph: 'dwarf' is not supported yet; use fp (frame pointers) or none");
+		return -ENOTSUP;
+	} else {
+		snprintf(error, error_size, "call-graph: '%s' is not one of fp, none", value);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const struct setting *find_setting(const char *name)
+{
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
+		if (strcmp(settings[i].name, name) == 0)
+			return &settings[i];
+	return NULL;
+}
+
+static int apply(struct perfrecd_options *o, const struct setting *s,
+		 const char *value, char *error, size_t error_size)
+{
+	void *field = (char *)o + s->offset;
+	uint64_t n = 0;
+	int ret = 0;
+
+	switch (s->kind) {
+	case KIND_STRING:
+		if (!*value) {
+			snprintf(error, error_size, "%s: empty value", s->name);
+			return -EINVAL;
+		}
+		free(*(char **)field);
+		*(char **)field = strdup(value);
+		return 0;
+	case KIND_FLAG:
+		ret = parse_flag(value, field);
+		if (ret < 0)
+			snprintf(error, error_size, "%s: '%s' is not yes or no", s->name, value);
+		return ret;
+	case KIND_CALL_GRAPH:
+		return parse_call_graph(value, field, error, error_size);
+	case KIND_DURATION: {
+		char *end;
+		double seconds = strtod(value, &end);
+		uint64_t ms;
+
+		/* Accept a plain or fractional number of seconds, or 10m, 2h. */
+		if (end != value && *end == '\0' && seconds >= 0) {
+			*(double *)field = seconds;
+			return 0;
+		}
+		if (parse_time_ms(value, 1000, &ms) == 0) {
+			*(double *)field = (double)ms / 1000.0;
+			return 0;
+		}
+		snprintf(error, error_size, "%s: '%s' is not a time (e.g. 10, 2.5, 30s, 5m)",
+			 s->name, value);
+		return -EINVAL;
+	}
+	case KIND_SIZE:
+		ret = parse_size(value, &n);
+		if (ret < 0) {
+			snprintf(error, error_size, "%s: '%s' is not a size (e.g. 64M, 1G)",
+				 s->name, value);
+			return ret;
+		}
+		break;
+	case KIND_SECONDS:
+	case KIND_MILLISECONDS:
+		ret = parse_time_ms(value, s->kind == KIND_SECONDS ? 1000 : 1, &n);
+		if (ret < 0) {
+			snprintf(error, error_size, "%s: '%s' is not a time (e.g. %s)",
+				 s->name, value, s->kind == KIND_SECONDS ? "600, 10m, 1h" : "500ms, 1s");
+			return ret;
+		}
+		if (s->kind == KIND_SECONDS) {
+			if (n % 1000) {
+				snprintf(error, error_size, "%s: '%s' is not a whole number of seconds",
+					 s->name, value);
+				return -EINVAL;
+			}
+			n /= 1000;
+		}
+		break;
+	default: {
+		char *end;
+
+		errno = 0;
+		n = strtoull(value, &end, 0);
+		if (errno || end == value || *end || *value == '-') {
+			snprintf(error, error_size, "%s: '%s' is not a number", s->name, value);
+			return -EINVAL;
+		}
+		break;
+	}
+	}
+	if ((s->min || s->max) && (n < s->min || n > s->max)) {
+		snprintf(error, error_size, "%s: %s is out of range (%llu to %llu)",
+			 s->name, value, (unsigned long long)s->min,
+			 (unsigned long long)s->max);
+		return -ERANGE;
+	}
+	switch (s->kind) {
+	case KIND_U32:
+	case KIND_MILLISECONDS:
+		*(uint32_t *)field = (uint32_t)n;
+		break;
+	case KIND_PID:
+		*(pid_t *)field = (pid_t)n;
+		break;
+	case KIND_LEVEL:
+		*(int *)field = (int)n;
+		break;
+	default:
+		*(uint64_t *)field = n;
+		break;
+	}
+	return 0;
+}
+
+int options_set(struct perfrecd_options *o, const char *key, const char *value,
+		char *error, size_t error_size)
+{
+	const struct setting *s = find_setting(key);
+
+	if (!s || !s->config_file) {
+		snprintf(error, error_size, "unknown key '%s'", key);
+		return -EINVAL;
+	}
+	return apply(o, s, value, error, error_size);
+}
+
+static char *trim(char *s)
+{
+	char *end;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	end = s + strlen(s);
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n' ||
+			   end[-1] == '\r'))
+		*--end = '\0';
+	return s;
+}
+
+/* Returns 0, -ENOENT when the file is absent, or -EINVAL after a message. */
+static int load_config(struct perfrecd_options *o, const char *path)
+{
+	char line[4096], error[512];
+	unsigned number = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f) {
+		int ret = -errno;
+
+		if (ret != -ENOENT)
+			fprintf(stderr, "perfrecd: %s: %s\n", path, strerror(-ret));
+		return ret == -ENOENT ? ret : -EINVAL;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *key, *value, *equals;
+
+		number++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			fprintf(stderr, "perfrecd: %s:%u: line too long\n", path, number);
+			goto bad;
+		}
+		key = trim(line);
+		if (*key == '#' || *key == '\0')
+			continue;
+		equals = strchr(key, '=');
+		if (!equals) {
+			fprintf(stderr, "perfrecd: %s:%u: expected 'key = value'\n", path, number);
+			goto bad;
+		}
+		*equals = '\0';
+		key = trim(key);
+		value = trim(equals + 1);
+		if (options_set(o, key, value, error, sizeof(error)) < 0) {
+			fprintf(stderr, "perfrecd: %s:%u: %s\n", path, number, error);
+			goto bad;
+		}
+	}
+	fclose(f);
+	return 0;
+bad:
+	fclose(f);
+	return -EINVAL;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"Usage: perfrecd [OPTIONS] [-- COMMAND [ARGS...]]\n"
+"Sample the whole machine (or one process tree) and write perfrec files.\n"
+"\n"
+"Sampling:\n"
+"  -e, --event NAME          event: cycles, cpu-clock, rNNNN, pmu/term=val,.../\n"
+"                            (default: cycles, or cpu-clock without a PMU)\n"
+"  -F, --frequency HZ        samples per second per CPU (default 97)\n"
+"  -c, --period N            sample every N events instead of a frequency\n"
+"  -g                        frame-pointer callchains (the default)\n"
+"      --call-graph MODE     fp or none\n"
+"      --max-stack N         deepest callchain kept (default 127)\n"
+"      --no-kernel-callchain, --no-user-callchain\n"
+"      --user-only           sample user mode only (exclude the kernel)\n"
+"  -p, --pid PID             profile PID and its children only\n"
+"\n"
+"Output:\n"
+"  -o, --output DIR          where files go (default " PERFRECD_OUTPUT_DIR ")\n"
+"      --rotate-size SIZE    start a new file at this size (default 64M)\n"
+"      --rotate-age TIME     ... or at this age (default 10m)\n"
+"      --retain-size SIZE    delete the oldest files above this total (1G; 0 off)\n"
+"      --retain-age TIME     delete files older than this (default 0: off)\n"
+"      --compression-level N zstd level, 0 for none (default 3)\n"
+"      --flush-interval TIME write buffered data at least this often (1s)\n"
+"      --ring-pages N        ring buffer data pages per CPU (power of 2)\n"
+"\n"
+"Running:\n"
+"  -d, --duration TIME       stop after TIME (e.g. 10, 30s, 5m)\n"
+"  -C, --config FILE         settings file (default " PERFRECD_CONFIG_PATH ")\n"
+"      --check-config        validate the settings and exit\n"
+"  -v, --verbose / -q, --quiet\n"
+"  -h, --help / -V, --version\n"
+"\n"
+"Signals: TERM/INT finish and exit, HUP rotates, USR1 logs statistics.\n"
+"See perfrecd(8).\n");
+}
+
+static void build_long_options(struct option *long_options)
+{
+	static const struct option fixed[] = {
+		{ "config", required_argument, NULL, 'C' },
+		{ "check-config", no_argument, NULL, OPTION_CHECK_CONFIG },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+	};
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
+		long_options[n++] = (struct option){
+			settings[i].name,
+			settings[i].kind == KIND_FLAG ? no_argument : required_argument,
+			NULL, (int)(OPTION_SETTING_BASE + i) };
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		long_options[n++] = fixed[i];
+	long_options[n] = (struct option){ 0 };
+}
+
+static const char short_options[] = "+e:F:c:gp:o:d:C:vqhV";
+
+/* The config file comes first, so find -C before parsing the rest. */
+static int find_config_path(struct perfrecd_options *o, int argc, char **argv,
+			    const struct option *long_options)
+{
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+		if (c == 'C') {
+			free(o->config_path);
+			o->config_path = strdup(optarg);
+			o->config_given = 1;
+		}
+	}
+	opterr = 1;
+	optind = 1;
+	if (!o->config_path)
+		o->config_path = strdup(PERFRECD_CONFIG_PATH);
+	return 0;
+}
+
+int options_parse(struct perfrecd_options *o, int argc, char **argv)
+{
+	struct option long_options[sizeof(settings) / sizeof(settings[0]) + 8];
+	char error[512];
+	int c, ret;
+
+	build_long_options(long_options);
+	find_config_path(o, argc, argv, long_options);
+	ret = load_config(o, o->config_path);
+	if (ret == -ENOENT && o->config_given) {
+		fprintf(stderr, "perfrecd: %s: %s\n", o->config_path, strerror(ENOENT));
+		return -EINVAL;
+	}
+	if (ret < 0 && ret != -ENOENT)
+		return -EINVAL;
+
+	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+		const struct setting *s = NULL;
+		const char *value = optarg;
+
+		switch (c) {
+		case 'C':
+			continue;
+		case OPTION_CHECK_CONFIG:
+			o->check_config = 1;
+			continue;
+		case 'g':
+			o->call_graph = CALL_GRAPH_FP;
+			continue;
+		case 'v':
+			o->verbosity++;
+			continue;
+		case 'q':
+			o->verbosity--;
+			continue;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case 'V':
+			printf("perfrecd %s\n", PACKAGE_VERSION);
+			return 1;
+		case '?':
+			fprintf(stderr, "Try 'perfrecd --help' for more information.\n");
+			return -EINVAL;
+		default:
+			break;
+		}
+		if (c >= OPTION_SETTING_BASE && c < OPTION_CHECK_CONFIG) {
+			s = &settings[c - OPTION_SETTING_BASE];
+		} else {
+			for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
+				if (settings[i].short_name == c)
+					s = &settings[i];
+		}
+		if (!s)
+			return -EINVAL;
+		if (s->kind == KIND_FLAG)
+			value = "yes";
+		if (apply(o, s, value, error, sizeof(error)) < 0) {
+			fprintf(stderr, "perfrecd: --%s\n", error);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		size_t n = (size_t)(argc - optind);
+
+		o->command = calloc(n + 1, sizeof(char *));
+		if (!o->command)
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++)
+			o->command[i] = argv[optind + (int)i];
+	}
+	if (o->command && o->pid) {
+		fprintf(stderr, "perfrecd: --pid and a COMMAND exclude each other\n");
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef PERFRECD_OPTIONS_H
+#define PERFRECD_OPTIONS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PERFRECD_CONFIG_PATH	"/etc/perfrec/perfrecd.conf"
+#define PERFRECD_OUTPUT_DIR	"/var/lib/perfrec"
+
+enum call_graph_mode { CALL_GRAPH_NONE, CALL_GRAPH_FP, CALL_GRAPH_DWARF };
+
+/*
+ * Everything perfrecd can be told.  Defaults, then the config file, then
+ * the command line: each later source overrides the earlier.
+ */
+struct perfrecd_options {
+	char *config_path;		/* -C/--config */
+	int config_given;		/* an explicit -C: the file must exist */
+	int check_config;		/* --check-config: validate and exit */
+
+	char *event;			/* -e/--event; NULL: the default event */
+	uint64_t frequency;		/* -F Hz (default 97) */
+	uint64_t period;		/* -c events; overrides frequency */
+	enum call_graph_mode call_graph;	/* -g/--call-graph fp|none */
+	uint32_t max_stack;		/* --max-stack (sample_max_stack) */
+	int exclude_kernel_callchain;	/* --no-kernel-callchain */
+	int exclude_user_callchain;	/* --no-user-callchain */
+	int exclude_kernel;		/* --user-only: sample user mode only */
+
+	uint32_t ring_pages;		/* --ring-pages: data pages per CPU, 0 auto */
+	uint32_t flush_interval_ms;	/* --flush-interval (default 1000) */
+
+	char *output_dir;		/* -o/--output */
+	uint64_t rotate_size;		/* --rotate-size bytes (64 MiB) */
+	uint64_t rotate_age_s;		/* --rotate-age seconds (600) */
+	uint64_t retain_size;		/* --retain-size bytes (1 GiB), 0 off */
+	uint64_t retain_age_s;		/* --retain-age seconds, 0 off */
+	int zstd_level;			/* --compression-level (3) */
+
+	double duration_s;		/* -d/--duration; 0: until a signal */
+	pid_t pid;			/* -p/--pid: one process tree */
+	char **command;			/* -- COMMAND ARGS... */
+
+	char *sysfs_root;		/* --sysfs-root (tests), "/sys" */
+	char *proc_root;		/* --proc-root (tests), "/proc" */
+	int verbosity;			/* -v (more), -q (less) */
+};
+
+void options_init(struct perfrecd_options *options);
+void options_free(struct perfrecd_options *options);
+
+/*
+ * Parses argv into options, reading the config file first (the one named
+ * by -C, or PERFRECD_CONFIG_PATH when it exists).  Returns 0, 1 when the
+ * program should exit successfully (--help, --version), or -EINVAL after
+ * printing one line naming the bad flag, file:line or value.
+ */
+int options_parse(struct perfrecd_options *options, int argc, char **argv);
+
+/*
+ * Applies one "key = value" setting (config file keys are the long flag
+ * names: frequency, event, output, rotate-size, ...).  Sizes take K/M/G
+ * suffixes, times s/m/h/d.  Returns 0 or -EINVAL with a message in error.
+ */
+int options_set(struct perfrecd_options *options, const char *key,
+		const char *value, char *error, size_t error_size);
+
+#endif

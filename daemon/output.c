@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Rotating output files.  Losing data to a full disk is acceptable; losing
+ * the files, or the daemon, is not: write errors are absorbed here, counted
+ * and noted, and the writer keeps every file whole.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+#include "log.h"
+#include "output.h"
+
+struct output {
+	char *directory;
+	char hostname[64];		/* made safe for a file name */
+	struct output_config config;
+	int dir_fd;
+
+	int fd;
+	char name[NAME_MAX + 1];
+	char path[PATH_MAX];
+	struct prf_writer *writer;
+	uint64_t started_ns;
+	unsigned sequence;
+
+	int failing;			/* in a write-error episode */
+	uint64_t episode_chunks;	/* writer chunks when the episode began */
+	uint64_t episode_dropped_records, episode_dropped_bytes;
+
+	struct output_totals totals;	/* of finished files */
+};
+
+__attribute__((format(printf, 3, 4)))
+static int fail(struct prf_error *error, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	error->code = code;
+	va_start(ap, fmt);
+	vsnprintf(error->message, sizeof(error->message), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int output_create(struct output **out, const struct output_config *config,
+		  struct prf_error *error)
+{
+	struct output *o;
+	struct statvfs vfs;
+	size_t n = 0;
+
+	*out = NULL;
+	if (mkdir(config->directory, 0750) < 0 && errno != EEXIST)
+		return fail(error, -errno, "output directory %s: %s",
+				     config->directory, strerror(errno));
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return fail(error, -ENOMEM, "out of memory");
+	o->fd = -1;
+	o->config = *config;
+	o->directory = strdup(config->directory);
+	o->config.directory = o->directory;
+	for (const char *c = config->hostname; *c && n + 1 < sizeof(o->hostname); c++)
+		o->hostname[n++] = (*c == '/' || *c == '-' || *c <= ' ') ? '_' : *c;
+	if (!n)
+		o->hostname[n++] = 'h';
+	o->hostname[n] = '\0';
+	o->config.hostname = o->hostname;
+	o->dir_fd = open(config->directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (o->dir_fd < 0) {
+		int ret = -errno;
+
+		output_destroy(o);
+		return fail(error, ret, "output directory %s: %s",
+				     config->directory, strerror(-ret));
+	}
+	if (faccessat(o->dir_fd, ".", W_OK | X_OK, AT_EACCESS) < 0 ||
+	    (fstatvfs(o->dir_fd, &vfs) == 0 && (vfs.f_flag & ST_RDONLY))) {
+		int ret = errno && errno != EEXIST ? -errno : -EROFS;
+
+		if (fstatvfs(o->dir_fd, &vfs) == 0 && (vfs.f_flag & ST_RDONLY))
+			ret = -EROFS;
+		output_destroy(o);
+		return fail(error, ret, "output directory %s: %s",
+				     config->directory, strerror(-ret));
+	}
+	*out = o;
+	return 0;
+}
+
+void output_destroy(struct output *o)
+{
+	if (!o)
+		return;
+	prf_writer_close(o->writer);
+	if (o->fd >= 0)
+		close(o->fd);
+	if (o->dir_fd >= 0)
+		close(o->dir_fd);
+	free(o->directory);
+	free(o);
+}
+
+static void totals_add_writer(struct output *o)
+{
+	struct prf_writer_stats stats;
+
+	prf_writer_get_stats(o->writer, &stats);
+	o->totals.files++;
+	o->totals.bytes += stats.file_bytes;
+	o->totals.raw_bytes += stats.raw_bytes;
+	o->totals.records += stats.records;
+	o->totals.dropped_records += stats.dropped_records;
+	o->totals.dropped_bytes += stats.dropped_bytes;
+}
+
+static int close_current(struct output *o)
+{
+	int ret = 0;
+
+	if (!o->writer)
+		return 0;
+	ret = prf_writer_finish(o->writer);
+	if (ret < 0)
+		log_warning("%s", prf_writer_last_error(o->writer));
+	else if (fsync(o->fd) < 0)
+		log_warning("%s: fsync: %s", o->path, strerror(errno));
+	totals_add_writer(o);
+	prf_writer_close(o->writer);
+	close(o->fd);
+	o->writer = NULL;
+	o->fd = -1;
+	o->failing = 0;
+	return ret;
+}
+
+int output_finish(struct output *o)
+{
+	return close_current(o);
+}
+
+static void make_name(struct output *o, char *name, size_t size)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char stamp[32];
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(name, size, "perfrec-%s-%s-%04u.prf", o->hostname, stamp,
+		 o->sequence++);
+}
+
+int output_start_file(struct output *o, const struct prf_file_info *info,
+		      uint64_t now_ns)
+{
+	struct prf_writer_options options = { 0 };
+	struct prf_writer *writer;
+	struct prf_error error;
+	char name[NAME_MAX + 1], path[PATH_MAX];
+	int fd, ret;
+
+	for (int attempt = 0;; attempt++) {
+		make_name(o, name, sizeof(name));
+		fd = openat(o->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			    0640);
+		if (fd >= 0 || errno != EEXIST || attempt > 1000)
+			break;
+	}
+	snprintf(path, sizeof(path), "%s/%s", o->directory, name);
+	if (fd < 0) {
+		ret = -errno;
+		log_warning("%s: cannot create: %s", path, strerror(-ret));
+		return ret;
+	}
+	fchmod(fd, 0640);	/* whatever the umask: readable by the group */
+	options.zstd_level = o->config.zstd_level > 0 ? o->config.zstd_level : -1;
+	options.name = path;
+	ret = prf_writer_open(&writer, fd, info, &options, &error);
+	if (ret < 0) {
+		log_warning("%s", error.message);
+		close(fd);
+		unlinkat(o->dir_fd, name, 0);
+		return ret;
+	}
+	close_current(o);
+	o->writer = writer;
+	o->fd = fd;
+	o->started_ns = now_ns;
+	snprintf(o->name, sizeof(o->name), "%s", name);
+	snprintf(o->path, sizeof(o->path), "%s", path);
+	log_info("writing %s", o->path);
+	return 0;
+}
+
+int output_rotation_due(const struct output *o, uint64_t now_ns)
+{
+	struct prf_writer_stats stats;
+
+	if (!o->writer)
+		return 1;
+	prf_writer_get_stats(o->writer, &stats);
+	if (o->config.rotate_size &&
+	    stats.file_bytes + prf_writer_pending(o->writer) / 4 >= o->config.rotate_size)
+		return 1;
+	return o->config.rotate_age_ns && now_ns - o->started_ns >= o->config.rotate_age_ns;
+}
+
+static void begin_episode(struct output *o, const char *message)
+{
+	struct prf_writer_stats stats;
+
+	if (o->failing)
+		return;
+	prf_writer_get_stats(o->writer, &stats);
+	o->failing = 1;
+	o->episode_chunks = stats.chunks;
+	o->episode_dropped_records = stats.dropped_records;
+	o->episode_dropped_bytes = stats.dropped_bytes;
+	log_warning("%s; still sampling, dropping data until it can be written", message);
+}
+
+/* The episode ends with the first chunk written: note what it cost. */
+static void check_recovery(struct output *o, uint64_t now_ns)
+{
+	struct prf_writer_stats stats;
+	struct prf_lost_note_record note = { 0 };
+
+	if (!o->failing)
+		return;
+	prf_writer_get_stats(o->writer, &stats);
+	if (stats.chunks == o->episode_chunks)
+		return;
+	o->failing = 0;
+	note.header.type = PRF_RECORD_LOST_NOTE;
+	note.header.size = sizeof(note);
+	note.time = now_ns;
+	note.reason = PRF_LOST_WRITE_ERROR;
+	note.cpu = -1;
+	note.records = stats.dropped_records - o->episode_dropped_records;
+	note.bytes = stats.dropped_bytes - o->episode_dropped_bytes;
+	log_notice("%s: writing again; %llu records (%llu bytes) were dropped",
+		   o->path, (unsigned long long)note.records,
+		   (unsigned long long)note.bytes);
+	output_append(o, &note, sizeof(note), now_ns);
+}
+
+void output_append(struct output *o, const void *record, size_t size,
+		   uint64_t time)
+{
+	if (!o->writer) {
+		o->totals.dropped_records++;
+		o->totals.dropped_bytes += size;
+		return;
+	}
+	if (prf_writer_append(o->writer, record, size, time) < 0)
+		begin_episode(o, prf_writer_last_error(o->writer));
+}
+
+void output_flush(struct output *o, uint64_t now_ns)
+{
+	struct prf_writer_stats before, after;
+
+	if (!o->writer)
+		return;
+	prf_writer_get_stats(o->writer, &before);
+	if (prf_writer_flush(o->writer) < 0) {
+		begin_episode(o, prf_writer_last_error(o->writer));
+		return;
+	}
+	prf_writer_get_stats(o->writer, &after);
+	/* Durable within one flush interval, power loss included. */
+	if (after.chunks != before.chunks && fdatasync(o->fd) < 0) {
+		char message[PATH_MAX + 64];
+
+		snprintf(message, sizeof(message), "%s: fdatasync: %s", o->path,
+			 strerror(errno));
+		begin_episode(o, message);
+		return;
+	}
+	check_recovery(o, now_ns);
+}
+
+struct old_file {
+	char name[NAME_MAX + 1];
+	uint64_t size;
+	int64_t mtime;
+};
+
+static int compare_age(const void *a, const void *b)
+{
+	const struct old_file *x = a, *y = b;
+
+	if (x->mtime != y->mtime)
+		return x->mtime < y->mtime ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int is_capture_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(name, "perfrec-", 8) == 0 && n > 12 &&
+	       strcmp(name + n - 4, ".prf") == 0;
+}
+
+void output_enforce_retention(struct output *o, uint64_t realtime_s)
+{
+	struct old_file *files = NULL;
+	size_t count = 0, capacity = 0;
+	uint64_t total = 0;
+	struct prf_writer_stats stats;
+	struct dirent *entry;
+	int fd = dup(o->dir_fd);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	rewinddir(dir);
+	while ((entry = readdir(dir))) {
+		struct stat st;
+
+		if (!is_capture_name(entry->d_name) || strcmp(entry->d_name, o->name) == 0)
+			continue;
+		if (fstatat(o->dir_fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (count == capacity) {
+			struct old_file *grown;
+
+			capacity = capacity ? capacity * 2 : 64;
+			grown = realloc(files, capacity * sizeof(*files));
+			if (!grown)
+				break;
+			files = grown;
+		}
+		snprintf(files[count].name, sizeof(files[count].name), "%s", entry->d_name);
+		files[count].size = (uint64_t)st.st_size;
+		files[count].mtime = st.st_mtime;
+		total += files[count].size;
+		count++;
+	}
+	closedir(dir);
+	if (o->writer) {
+		prf_writer_get_stats(o->writer, &stats);
+		total += stats.file_bytes;
+	}
+	qsort(files, count, sizeof(*files), compare_age);
+	for (size_t i = 0; i < count; i++) {
+		int too_big = o->config.retain_size && total > o->config.retain_size;
+		int too_old = o->config.retain_age_s &&
+			      files[i].mtime + (int64_t)o->config.retain_age_s < (int64_t)realtime_s;
+
+		if (!too_big && !too_old)
+			continue;
+		if (unlinkat(o->dir_fd, files[i].name, 0) < 0) {
+			log_warning("%s/%s: cannot delete: %s", o->directory,
+				    files[i].name, strerror(errno));
+			continue;
+		}
+		total -= files[i].size;
+		o->totals.deleted_files++;
+		log_info("deleted %s/%s (%s)", o->directory, files[i].name,
+			 too_big ? "over the size limit" : "over the age limit");
+	}
+	free(files);
+}
+
+void output_get_totals(const struct output *o, struct output_totals *totals)
+{
+	*totals = o->totals;
+	if (o->writer) {
+		struct prf_writer_stats stats;
+
+		prf_writer_get_stats(o->writer, &stats);
+		totals->files++;
+		totals->bytes += stats.file_bytes;
+		totals->raw_bytes += stats.raw_bytes;
+		totals->records += stats.records;
+		totals->dropped_records += stats.dropped_records;
+		totals->dropped_bytes += stats.dropped_bytes;
+	}
+}
+
+const char *output_current_path(const struct output *o)
+{
+	return o->writer ? o->path : NULL;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef PERFRECD_OUTPUT_H
+#define PERFRECD_OUTPUT_H
+
+#include <stdint.h>
+#include "perfrec-format.h"
+
+/* The rotating files of one collector run in one directory. */
+struct output;
+
+struct output_config {
+	const char *directory;
+	const char *hostname;		/* for file names */
+	uint64_t rotate_size;		/* bytes; 0: never by size */
+	uint64_t rotate_age_ns;		/* 0: never by age */
+	uint64_t retain_size;		/* bytes of all files; 0: unlimited */
+	uint64_t retain_age_s;		/* 0: unlimited */
+	int zstd_level;			/* 0: no compression */
+};
+
+struct output_totals {
+	uint64_t files;
+	uint64_t bytes;			/* written to disk, all files */
+	uint64_t raw_bytes;
+	uint64_t records;
+	uint64_t dropped_records;	/* lost to write errors */
+	uint64_t dropped_bytes;
+	uint64_t deleted_files;		/* by retention */
+};
+
+/*
+ * Checks that the directory can be written (creating it if needed) and
+ * returns an output with no file open yet.  Fatal problems come back as a
+ * negative errno with the message in error.
+ */
+int output_create(struct output **output, const struct output_config *config,
+		  struct prf_error *error);
+void output_destroy(struct output *output);
+
+/*
+ * Finishes the current file (if any) and starts the next one with this
+ * header.  On failure the current file, if there is one, stays open.
+ */
+int output_start_file(struct output *output, const struct prf_file_info *info,
+		      uint64_t now_ns);
+
+/* True when the current file has reached its size or age. */
+int output_rotation_due(const struct output *output, uint64_t now_ns);
+
+/*
+ * Appends a record to the current file.  Write errors are absorbed here:
+ * the writer keeps the file whole, the loss is counted, logged once per
+ * episode, and noted in the file once writing works again.
+ */
+void output_append(struct output *output, const void *record, size_t size,
+		   uint64_t time);
+
+/* Writes what is buffered and makes it durable (fdatasync). */
+void output_flush(struct output *output, uint64_t now_ns);
+
+/* Finishes the current file: trailer, fsync, closed. */
+int output_finish(struct output *output);
+
+/* Deletes the oldest finished files beyond the size and age limits. */
+void output_enforce_retention(struct output *output, uint64_t realtime_s);
+
+void output_get_totals(const struct output *output, struct output_totals *totals);
+const char *output_current_path(const struct output *output);
+
+#endif
