@@ -6,8 +6,10 @@
 #include <linux/perf_event.h>
 
 /*
- * Parses an event name into attr's type and config fields (config,
- * config1, config2, and bp_* for nothing: breakpoints are not supported):
+ * Parses an event name into attr: on success attr is zeroed, then size,
+ * type, config, config1, config2 are set, and the modifiers' exclude_user,
+ * exclude_kernel, exclude_hv and precise_ip; on failure it is untouched.
+ * Breakpoint and tracepoint events are not supported.  Accepted:
  *   - generic names of perf_event_open(2): cycles, instructions,
  *     cache-misses, ..., cpu-clock, task-clock, page-faults, ...;
  *     cache events such as L1-dcache-load-misses, LLC-loads;
@@ -16,17 +18,22 @@
  *     SYSFS/bus/event_source/devices/PMU/format/ and aliases from .../events/,
  *     as the kernel's sysfs-bus-event_source-devices-events ABI says;
  *     "cpu/cycles/" style aliases, "param=?" parameters the user must give.
- * sysfs_root is "/sys" normally.  On failure returns a negative errno and
- * writes a one-line message naming the cause into error.
- * The caller sets sampling and tracking fields afterwards.
+ *   - modifiers :u :k :h and :p..:ppp, as perf spells them.
+ * Sampling terms (period=, freq=) are refused with -EOPNOTSUPP: the caller
+ * owns the sampling fields and sets them afterwards.  sysfs_root is "/sys"
+ * normally.  On failure returns a negative errno and writes a one-line
+ * message naming the cause into error.
  */
 int event_parse(const char *name, const char *sysfs_root,
 		struct perf_event_attr *attr, char *error, size_t error_size);
 
 /*
  * The default event: hardware cycles when this machine's PMU counts them,
- * else cpu-clock.  Writes the chosen name to name (size name_size) and a
- * one-line notice into notice when it fell back ("" otherwise).
+ * else cpu-clock (it probes CPU 0).  Writes the chosen name to name and a
+ * one-line notice into notice when it fell back ("" otherwise).  Any other
+ * perf_event_open error than ENOENT, EOPNOTSUPP or ENODEV (EACCES, EPERM)
+ * comes back as its negative errno for the caller to explain; -ENOSPC
+ * when name_size is too small.
  */
 int event_default(struct perf_event_attr *attr, char *name, size_t name_size,
 		  char *notice, size_t notice_size);

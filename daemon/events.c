@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Event names as perf spells them: generic hardware and software events,
+ * hardware cache events, raw rNNNN codes, and (through pmu.c) the sysfs
+ * "pmu/term=value,.../" syntax, each with optional ":ukhp" modifiers.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "events.h"
+#include "pmu.h"
+
+#define NAME_SIZE	1024
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+struct generic_event {
+	const char *name;
+	__u32 type;
+	__u64 config;
+};
+
+#define HW(name, id)	{ name, PERF_TYPE_HARDWARE, PERF_COUNT_HW_##id }
+#define SW(name, id)	{ name, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##id }
+
+static const struct generic_event generic_events[] = {
+	HW("cycles", CPU_CYCLES),
+	HW("cpu-cycles", CPU_CYCLES),
+	HW("instructions", INSTRUCTIONS),
+	HW("cache-references", CACHE_REFERENCES),
+	HW("cache-misses", CACHE_MISSES),
+	HW("branches", BRANCH_INSTRUCTIONS),
+	HW("branch-instructions", BRANCH_INSTRUCTIONS),
+	HW("branch-misses", BRANCH_MISSES),
+	HW("bus-cycles", BUS_CYCLES),
+	HW("stalled-cycles-frontend", STALLED_CYCLES_FRONTEND),
+	HW("idle-cycles-frontend", STALLED_CYCLES_FRONTEND),
+	HW("stalled-cycles-backend", STALLED_CYCLES_BACKEND),
+	HW("idle-cycles-backend", STALLED_CYCLES_BACKEND),
+	HW("ref-cycles", REF_CPU_CYCLES),
+	SW("cpu-clock", CPU_CLOCK),
+	SW("task-clock", TASK_CLOCK),
+	SW("page-faults", PAGE_FAULTS),
+	SW("faults", PAGE_FAULTS),
+	SW("context-switches", CONTEXT_SWITCHES),
+	SW("cs", CONTEXT_SWITCHES),
+	SW("cpu-migrations", CPU_MIGRATIONS),
+	SW("migrations", CPU_MIGRATIONS),
+	SW("minor-faults", PAGE_FAULTS_MIN),
+	SW("major-faults", PAGE_FAULTS_MAJ),
+	SW("alignment-faults", ALIGNMENT_FAULTS),
+	SW("emulation-faults", EMULATION_FAULTS),
+	SW("dummy", DUMMY),
+	SW("bpf-output", BPF_OUTPUT),
+	SW("cgroup-switches", CGROUP_SWITCHES),	/* linux-libc-dev >= 5.13 */
+};
+
+/* Indexed by PERF_COUNT_HW_CACHE_*; perf matches them case-insensitively. */
+static const char *const cache_names[PERF_COUNT_HW_CACHE_MAX] = {
+	"L1-dcache", "L1-icache", "LLC", "dTLB", "iTLB", "branch", "node",
+};
+
+static const struct {
+	const char *name;
+	unsigned int op;
+} cache_ops[] = {
+	{ "loads", PERF_COUNT_HW_CACHE_OP_READ },
+	{ "load", PERF_COUNT_HW_CACHE_OP_READ },
+	{ "stores", PERF_COUNT_HW_CACHE_OP_WRITE },
+	{ "store", PERF_COUNT_HW_CACHE_OP_WRITE },
+	{ "prefetches", PERF_COUNT_HW_CACHE_OP_PREFETCH },
+	{ "prefetch", PERF_COUNT_HW_CACHE_OP_PREFETCH },
+};
+
+__attribute__((format(printf, 3, 4)))
+static void set_error(char *error, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(error, size, fmt, ap);
+	va_end(ap);
+}
+
+static void attr_init(struct perf_event_attr *attr, __u32 type, __u64 config)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = type;
+	attr->config = config;
+}
+
+static int parse_generic(const char *name, struct perf_event_attr *attr)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(generic_events); i++) {
+		const struct generic_event *e = &generic_events[i];
+
+		if (!strcmp(name, e->name)) {
+			attr->type = e->type;
+			attr->config = e->config;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Returns the length of the prefix of s that is word plus '-', or 0. */
+static size_t match_dash(const char *s, const char *word)
+{
+	size_t len = strlen(word);
+
+	return !strncasecmp(s, word, len) && s[len] == '-' ? len + 1 : 0;
+}
+
+/* CACHE-OP[-misses]: config is cache | op << 8 | result << 16. */
+static int parse_cache(const char *name, struct perf_event_attr *attr)
+{
+	for (unsigned int cache = 0; cache < ARRAY_SIZE(cache_names); cache++) {
+		size_t skip = match_dash(name, cache_names[cache]);
+		unsigned int result = PERF_COUNT_HW_CACHE_RESULT_ACCESS;
+		const char *rest;
+
+		if (!skip)
+			continue;
+		for (size_t i = 0; i < ARRAY_SIZE(cache_ops); i++) {
+			size_t len = strlen(cache_ops[i].name);
+
+			rest = name + skip;
+			if (strncasecmp(rest, cache_ops[i].name, len))
+				continue;
+			rest += len;
+			if (!strcasecmp(rest, "-misses") || !strcasecmp(rest, "-miss"))
+				result = PERF_COUNT_HW_CACHE_RESULT_MISS;
+			else if (*rest)
+				continue;
+			attr->type = PERF_TYPE_HW_CACHE;
+			attr->config = cache | cache_ops[i].op << 8 | result << 16;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* rNNNN: -ENOENT if name is not all hex digits, -ERANGE past 64 bits. */
+static int parse_raw(const char *name, struct perf_event_attr *attr)
+{
+	uint64_t value = 0;
+	const char *p;
+
+	if (name[0] != 'r' || !name[1])
+		return -ENOENT;
+	if (strspn(name + 1, "0123456789abcdefABCDEF") != strlen(name + 1))
+		return -ENOENT;
+	for (p = name + 1; *p; p++) {
+		unsigned int digit = isdigit((unsigned char)*p) ? *p - '0' :
+				     (tolower((unsigned char)*p) - 'a' + 10);
+
+		if (value >> 60)
+			return -ERANGE;
+		value = value << 4 | digit;
+	}
+	attr->type = PERF_TYPE_RAW;
+	attr->config = value;
+	return 0;
+}
+
+/* Optimal string alignment distance: typos are mostly one edit or a swap. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d[32][32];
+
+	if (la >= 32 || lb >= 32)
+		return SIZE_MAX;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cost = a[i - 1] != b[j - 1], best = d[i - 1][j - 1] + cost;
+
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	}
+	return d[la][lb];
+}
+
+static const char *suggest(const char *name)
+{
+	size_t limit = strlen(name) >= 6 ? 2 : 1, best = limit + 1;
+	const char *match = NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(generic_events); i++) {
+		size_t d = edit_distance(name, generic_events[i].name);
+
+		if (d < best) {
+			best = d;
+			match = generic_events[i].name;
+		}
+	}
+	return match;
+}
+
+static int unknown_event(const char *name, int raw_err, char *error, size_t size)
+{
+	const char *match = suggest(name);
+
+	if (raw_err == -ERANGE) {
+		set_error(error, size, "raw event '%s' does not fit in 64 bits", name);
+		return -EINVAL;
+	}
+	if (match)
+		set_error(error, size, "unknown event '%s' (did you mean '%s'?)", name, match);
+	else if (name[0] == 'r' && isxdigit((unsigned char)name[1]))
+		set_error(error, size, "unknown event '%s' (a raw event is 'r' and up "
+			  "to 16 hex digits)", name);
+	else
+		set_error(error, size, "unknown event '%s'", name);
+	return -ENOENT;
+}
+
+/*
+ * perf's modifiers: u, k, h name the privilege levels to count and exclude
+ * the others; each p asks for one more level of precise_ip (skid).
+ */
+static int parse_modifiers(const char *mods, const char *event,
+			   struct perf_event_attr *attr, char *error, size_t size)
+{
+	bool user = false, kernel = false, hv = false;
+	unsigned int precise = 0;
+
+	if (!*mods) {
+		set_error(error, size, "empty modifier in '%s'", event);
+		return -EINVAL;
+	}
+	for (const char *p = mods; *p; p++) {
+		switch (*p) {
+		case 'u': user = true; break;
+		case 'k': kernel = true; break;
+		case 'h': hv = true; break;
+		case 'p': precise++; break;
+		default:
+			set_error(error, size, "unknown modifier '%c' in '%s' (valid: u, k, h, p)",
+				  *p, event);
+			return -EINVAL;
+		}
+	}
+	if (precise > 3) {
+		set_error(error, size, "too many 'p' modifiers in '%s' (at most 3)", event);
+		return -EINVAL;
+	}
+	if (user || kernel || hv) {
+		attr->exclude_user = !user;
+		attr->exclude_kernel = !kernel;
+		attr->exclude_hv = !hv;
+	}
+	attr->precise_ip = precise;
+	return 0;
+}
+
+/* "pmu/terms/" then optional modifiers, with or without a ':'. */
+static int parse_pmu_event(char *copy, const char *name, const char *sysfs_root,
+			   struct perf_event_attr *attr, char *error, size_t size)
+{
+	char *terms = strchr(copy, '/'), *end, *mods;
+	int err;
+
+	*terms++ = '\0';
+	end = strchr(terms, '/');
+	if (!end) {
+		set_error(error, size, "missing closing '/' in '%s'", name);
+		return -EINVAL;
+	}
+	*end = '\0';
+	mods = end + 1;
+	if (strchr(mods, '/')) {
+		set_error(error, size, "unexpected '/' after the terms in '%s'", name);
+		return -EINVAL;
+	}
+	err = pmu_parse(sysfs_root, copy, terms, attr, error, size);
+	if (err || !*mods)
+		return err;
+	return parse_modifiers(*mods == ':' ? mods + 1 : mods, name, attr, error, size);
+}
+
+static int parse_named_event(char *copy, const char *name,
+			     struct perf_event_attr *attr, char *error, size_t size)
+{
+	char *mods = strchr(copy, ':');
+	int err;
+
+	if (mods)
+		*mods++ = '\0';
+	err = parse_generic(copy, attr);
+	if (err)
+		err = parse_cache(copy, attr);
+	if (err)
+		err = parse_raw(copy, attr);
+	if (err && mods && strspn(mods, "ukhp") != strlen(mods)) {
+		set_error(error, size, "unknown event '%s' (tracepoints are not supported)",
+			  name);
+		return -ENOENT;
+	}
+	if (err)
+		return unknown_event(copy, err, error, size);
+	return mods ? parse_modifiers(mods, name, attr, error, size) : 0;
+}
+
+int event_parse(const char *name, const char *sysfs_root,
+		struct perf_event_attr *attr, char *error, size_t error_size)
+{
+	struct perf_event_attr parsed;
+	char copy[NAME_SIZE];
+	int err;
+
+	set_error(error, error_size, "%s", "");
+	if (!name || !*name) {
+		set_error(error, error_size, "empty event name");
+		return -EINVAL;
+	}
+	if (strlen(name) >= sizeof(copy)) {
+		set_error(error, error_size, "event name too long (%zu bytes, at most %zu)",
+			  strlen(name), sizeof(copy) - 1);
+		return -ENAMETOOLONG;
+	}
+	strcpy(copy, name);
+	attr_init(&parsed, 0, 0);
+	if (strchr(copy, '/'))
+		err = parse_pmu_event(copy, name, sysfs_root ? sysfs_root : "/sys",
+				      &parsed, error, error_size);
+	else
+		err = parse_named_event(copy, name, &parsed, error, error_size);
+	if (err)
+		return err;
+	*attr = parsed;	/* attr is left alone on failure */
+	return 0;
+}
+
+static int set_name(char *name, size_t size, const char *value)
+{
+	int len = snprintf(name, size, "%s", value);
+
+	return len < 0 || (size_t)len >= size ? -ENOSPC : 0;
+}
+
+int event_default(struct perf_event_attr *attr, char *name, size_t name_size,
+		  char *notice, size_t notice_size)
+{
+	struct perf_event_attr probe;
+	int fd, err;
+
+	set_error(notice, notice_size, "%s", "");
+	/* As the collector will use it: sampling, system-wide, on one CPU. */
+	attr_init(&probe, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	probe.sample_freq = 97;
+	probe.freq = 1;
+	probe.disabled = 1;
+	fd = syscall(SYS_perf_event_open, &probe, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		attr_init(attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+		return set_name(name, name_size, "cycles");
+	}
+	err = errno;
+	/* Missing hardware, not missing privilege: the caller reports that. */
+	if (err != ENOENT && err != EOPNOTSUPP && err != ENODEV)
+		return -err;
+	attr_init(attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	set_error(notice, notice_size, "no hardware cycles counter on this machine (%s): "
+		  "sampling cpu-clock instead", strerror(err));
+	return set_name(name, name_size, "cpu-clock");
+}
