@@ -1,0 +1,527 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * perfrec-dump: one record, one line.  Decoding is kept apart from
+ * printing because --summary decodes every record (to count samples per
+ * CPU and malformed records) without printing any.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "dump.h"
+
+/* ---- decoding ------------------------------------------------------ */
+
+static size_t perfrec_fixed_size(uint32_t type)
+{
+	switch (type) {
+	case PRF_RECORD_BUILD_ID:	return sizeof(struct prf_build_id_record);
+	case PRF_RECORD_KALLSYMS:	return sizeof(struct prf_kallsyms_record);
+	case PRF_RECORD_KERNEL_MODULE:	return sizeof(struct prf_kernel_module_record);
+	case PRF_RECORD_SNAPSHOT_BEGIN:
+	case PRF_RECORD_SNAPSHOT_END:	return sizeof(struct prf_snapshot_record);
+	case PRF_RECORD_STATS:		return sizeof(struct prf_stats_record);
+	case PRF_RECORD_LOST_NOTE:	return sizeof(struct prf_lost_note_record);
+	default:			return 0;
+	}
+}
+
+/* The NUL-terminated string after the fixed part, or NULL if it never ends. */
+static const char *tail_string(const struct prf_record *record, size_t fixed)
+{
+	const char *string = (const char *)record->data + fixed;
+
+	return memchr(string, '\0', record->size - fixed) ? string : NULL;
+}
+
+/* A last line without its newline still counts. */
+static uint64_t count_lines(const char *text, uint64_t size)
+{
+	uint64_t lines = 0;
+
+	for (uint64_t i = 0; i < size; i++)
+		lines += text[i] == '\n';
+	if (size && text[size - 1] != '\n')
+		lines++;
+	return lines;
+}
+
+/* perfrec-format(5): too short, or a string without its NUL, is malformed. */
+static int decode_perfrec(const struct prf_record *record,
+			  struct dump_record *decoded)
+{
+	size_t fixed = perfrec_fixed_size(record->type);
+
+	if (!fixed)
+		return 0;
+	if (record->size < fixed)
+		return -EBADMSG;
+	memcpy(&decoded->perfrec, record->data, fixed);
+	switch (record->type) {
+	case PRF_RECORD_BUILD_ID:
+		if (decoded->perfrec.build_id.build_id_size > PRF_BUILD_ID_MAX)
+			return -EBADMSG;
+		decoded->text = tail_string(record, fixed);
+		return decoded->text ? 1 : -EBADMSG;
+	case PRF_RECORD_KERNEL_MODULE:
+		if (decoded->perfrec.kernel_module.build_id_size > PRF_BUILD_ID_MAX)
+			return -EBADMSG;
+		decoded->text = tail_string(record, fixed);
+		return decoded->text ? 1 : -EBADMSG;
+	case PRF_RECORD_KALLSYMS:
+		if (decoded->perfrec.kallsyms.text_size > record->size - fixed)
+			return -EBADMSG;
+		decoded->kallsyms_lines =
+			count_lines((const char *)record->data + fixed,
+				    decoded->perfrec.kallsyms.text_size);
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+void dump_record_decode(const struct prf_reader *reader,
+			const struct prf_record *record,
+			struct dump_record *decoded)
+{
+	const struct perf_event_attr *attr;
+
+	memset(decoded, 0, sizeof(*decoded));
+	decoded->record = record;
+	decoded->name = prf_record_type_name(record->type);
+	if (record->type >= PRF_RECORD_BASE) {
+		decoded->status = decode_perfrec(record, decoded);
+		return;
+	}
+	decoded->name_event = prf_reader_info(reader)->event_count > 1;
+	decoded->event = prf_reader_event_for(reader, record->data, record->size);
+	/* Without its attr a sample's layout is unknown; side-band is not. */
+	if (record->type == PERF_RECORD_SAMPLE && !decoded->event) {
+		decoded->status = -ENOENT;
+		return;
+	}
+	attr = decoded->event ? &decoded->event->attr : NULL;
+	decoded->status = prf_decode_record(attr, record->data, record->size,
+					    &decoded->kernel);
+}
+
+/* ---- printing: kernel records -------------------------------------- */
+
+static const char *cpumode_name(uint16_t misc)
+{
+	switch (misc & PERF_RECORD_MISC_CPUMODE_MASK) {
+	case PERF_RECORD_MISC_KERNEL:		return "kernel";
+	case PERF_RECORD_MISC_USER:		return "user";
+	case PERF_RECORD_MISC_HYPERVISOR:	return "hypervisor";
+	case PERF_RECORD_MISC_GUEST_KERNEL:	return "guest_kernel";
+	case PERF_RECORD_MISC_GUEST_USER:	return "guest_user";
+	default:				return "unknown";
+	}
+}
+
+/* The markers the kernel puts in a callchain where the context changes. */
+static const char *callchain_context_name(uint64_t ip)
+{
+	switch (ip) {
+	case PERF_CONTEXT_HV:		return "hv";
+	case PERF_CONTEXT_KERNEL:	return "kernel";
+	case PERF_CONTEXT_USER:		return "user";
+	case PERF_CONTEXT_GUEST:	return "guest";
+	case PERF_CONTEXT_GUEST_KERNEL:	return "guest_kernel";
+	case PERF_CONTEXT_GUEST_USER:	return "guest_user";
+	default:			return NULL;
+	}
+}
+
+static void field_callchain(FILE *out, const struct prf_sample *sample)
+{
+	fputs(" callchain=[", out);
+	for (uint64_t i = 0; i < sample->callchain_nr; i++) {
+		const char *context = callchain_context_name(sample->callchain[i]);
+
+		if (i)
+			fputc(',', out);
+		if (context)
+			fputs(context, out);
+		else
+			fprintf(out, "0x%" PRIx64, sample->callchain[i]);
+	}
+	fputc(']', out);
+}
+
+static void field_u64_list(FILE *out, const char *key, const uint64_t *values,
+			   uint64_t count)
+{
+	fprintf(out, " %s=[", key);
+	for (uint64_t i = 0; i < count; i++)
+		fprintf(out, "%s%" PRIu64, i ? "," : "", values[i]);
+	fputc(']', out);
+}
+
+/* The fields after PERIOD: rare enough that most print only their size. */
+static void print_sample_tail(FILE *out, const struct prf_sample *sample)
+{
+	uint64_t type = sample->sample_type;
+
+	if (type & PERF_SAMPLE_READ)
+		field_u64_list(out, "read", sample->read_values, sample->read_size);
+	if (type & PERF_SAMPLE_CALLCHAIN)
+		field_callchain(out, sample);
+	if (type & PERF_SAMPLE_RAW)
+		field_u64(out, "raw_size", sample->raw_size);
+	if (type & PERF_SAMPLE_BRANCH_STACK)
+		field_u64(out, "branches", sample->branch_nr);
+	if (type & PERF_SAMPLE_REGS_USER)
+		field_u64(out, "regs_user", sample->regs_user.count);
+	if (type & PERF_SAMPLE_STACK_USER)
+		field_u64(out, "stack_user_size", sample->stack_user_size);
+	if (type & PERF_SAMPLE_WEIGHT_TYPE)
+		field_u64(out, "weight", sample->weight);
+	if (type & PERF_SAMPLE_DATA_SRC)
+		field_hex(out, "data_src", sample->data_src);
+	if (type & PERF_SAMPLE_TRANSACTION)
+		field_hex(out, "transaction", sample->transaction);
+	if (type & PERF_SAMPLE_REGS_INTR)
+		field_u64(out, "regs_intr", sample->regs_intr.count);
+	if (type & PERF_SAMPLE_PHYS_ADDR)
+		field_hex(out, "phys_addr", sample->phys_addr);
+	if (type & PERF_SAMPLE_CGROUP)
+		field_u64(out, "cgroup", sample->cgroup);
+	if (type & PERF_SAMPLE_DATA_PAGE_SIZE)
+		field_u64(out, "data_page_size", sample->data_page_size);
+	if (type & PERF_SAMPLE_CODE_PAGE_SIZE)
+		field_u64(out, "code_page_size", sample->code_page_size);
+	if (type & PERF_SAMPLE_AUX)
+		field_u64(out, "aux_size", sample->aux_size);
+}
+
+static void print_sample(FILE *out, const struct prf_sample *sample)
+{
+	uint64_t type = sample->sample_type;
+
+	if (type & PERF_SAMPLE_TIME)
+		field_time(out, "time", sample->time);
+	if (type & PERF_SAMPLE_CPU)
+		field_u64(out, "cpu", sample->cpu);
+	if (type & PERF_SAMPLE_TID) {
+		field_u64(out, "pid", sample->pid);
+		field_u64(out, "tid", sample->tid);
+	}
+	if (type & PERF_SAMPLE_IP)
+		field_hex(out, "ip", sample->ip);
+	field_string(out, "mode", cpumode_name(sample->misc));
+	if (type & PERF_SAMPLE_PERIOD)
+		field_u64(out, "period", sample->period);
+	if (type & PERF_SAMPLE_ADDR)
+		field_hex(out, "addr", sample->addr);
+	if (type & PERF_SAMPLE_ID)
+		field_u64(out, "id", sample->id);
+	if (type & PERF_SAMPLE_STREAM_ID)
+		field_u64(out, "stream_id", sample->stream_id);
+	print_sample_tail(out, sample);
+}
+
+/*
+ * time and cpu lead every line, as for samples.  FORK, EXIT and THROTTLE
+ * carry their time in the body too, which is there without sample_id_all.
+ */
+static void print_time_and_cpu(FILE *out, const struct prf_decoded *kernel)
+{
+	const struct prf_sample_id *id = &kernel->id;
+
+	switch (kernel->type) {
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		field_time(out, "time", kernel->task.time);
+		break;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		field_time(out, "time", kernel->throttle.time);
+		break;
+	default:
+		if (id->sample_type & PERF_SAMPLE_TIME)
+			field_time(out, "time", id->time);
+		break;
+	}
+	if (id->sample_type & PERF_SAMPLE_CPU)
+		field_u64(out, "cpu", id->cpu);
+}
+
+/* "r-x" when only the usual bits are set, the number otherwise. */
+static void field_prot(FILE *out, uint32_t prot)
+{
+	char text[4] = "---";
+
+	if (prot & ~(uint32_t)(PROT_READ | PROT_WRITE | PROT_EXEC)) {
+		field_hex(out, "prot", prot);
+		return;
+	}
+	if (prot & PROT_READ)
+		text[0] = 'r';
+	if (prot & PROT_WRITE)
+		text[1] = 'w';
+	if (prot & PROT_EXEC)
+		text[2] = 'x';
+	field_string(out, "prot", text);
+}
+
+/* MMAP2 holds either the device and inode or, with MMAP_BUILD_ID, a build-id. */
+static void print_mmap(FILE *out, uint32_t type, uint16_t misc,
+		       const struct prf_mmap *mmap)
+{
+	field_u64(out, "pid", mmap->pid);
+	field_u64(out, "tid", mmap->tid);
+	field_string(out, "mode", cpumode_name(misc));
+	field_hex(out, "start", mmap->start);
+	field_hex(out, "len", mmap->length);
+	field_hex(out, "pgoff", mmap->page_offset);
+	if (type == PERF_RECORD_MMAP2) {
+		if (mmap->has_build_id) {
+			field_build_id(out, "build_id", mmap->build_id,
+				       mmap->build_id_size);
+		} else {
+			field_u64(out, "maj", mmap->major);
+			field_u64(out, "min", mmap->minor);
+			field_u64(out, "ino", mmap->inode);
+			field_u64(out, "ino_generation", mmap->inode_generation);
+		}
+		field_prot(out, mmap->prot);
+		field_hex(out, "flags", mmap->flags);
+	}
+	field_string(out, "filename", mmap->filename);
+}
+
+static void print_task(FILE *out, const struct prf_task *task)
+{
+	field_u64(out, "pid", task->pid);
+	field_u64(out, "ppid", task->ppid);
+	field_u64(out, "tid", task->tid);
+	field_u64(out, "ptid", task->ptid);
+}
+
+static void print_switch(FILE *out, uint32_t type,
+			 const struct prf_switch *context_switch)
+{
+	field_u64(out, "out", context_switch->out);
+	field_u64(out, "preempt", context_switch->preempt);
+	if (type == PERF_RECORD_SWITCH_CPU_WIDE) {
+		field_u64(out, "next_prev_pid", context_switch->next_prev_pid);
+		field_u64(out, "next_prev_tid", context_switch->next_prev_tid);
+	}
+}
+
+static void print_side_band(FILE *out, const struct dump_record *decoded)
+{
+	const struct prf_decoded *kernel = &decoded->kernel;
+
+	print_time_and_cpu(out, kernel);
+	switch (kernel->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		print_mmap(out, kernel->type, decoded->record->misc, &kernel->mmap);
+		break;
+	case PERF_RECORD_COMM:
+		field_u64(out, "pid", kernel->comm.pid);
+		field_u64(out, "tid", kernel->comm.tid);
+		field_u64(out, "exec", kernel->comm.exec);
+		field_string(out, "comm", kernel->comm.comm);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		print_task(out, &kernel->task);
+		break;
+	case PERF_RECORD_LOST:
+		field_u64(out, "id", kernel->lost.id);
+		field_u64(out, "lost", kernel->lost.lost);
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		field_u64(out, "lost", kernel->lost.lost);
+		break;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		field_u64(out, "id", kernel->throttle.id);
+		field_u64(out, "stream_id", kernel->throttle.stream_id);
+		break;
+	case PERF_RECORD_KSYMBOL:
+		field_hex(out, "addr", kernel->ksymbol.addr);
+		field_u64(out, "len", kernel->ksymbol.length);
+		field_u64(out, "ksym_type", kernel->ksymbol.ksym_type);
+		field_hex(out, "flags", kernel->ksymbol.flags);
+		field_string(out, "name", kernel->ksymbol.name);
+		break;
+	case PERF_RECORD_CGROUP:
+		field_u64(out, "id", kernel->cgroup.id);
+		field_string(out, "path", kernel->cgroup.path);
+		break;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		print_switch(out, kernel->type, &kernel->context_switch);
+		break;
+	case PERF_RECORD_NAMESPACES:
+		field_u64(out, "pid", kernel->namespaces.pid);
+		field_u64(out, "tid", kernel->namespaces.tid);
+		field_u64(out, "namespaces", kernel->namespaces.count);
+		break;
+	}
+}
+
+/* ---- printing: perfrec records ------------------------------------- */
+
+static const struct flag_name build_id_flag_names[] = {
+	{ PRF_BUILD_ID_KERNEL, "kernel" },
+	{ PRF_BUILD_ID_MODULE, "module" },
+};
+
+static const struct flag_name kallsyms_flag_names[] = {
+	{ PRF_KALLSYMS_HIDDEN, "hidden" },
+};
+
+static const char *lost_reason_name(uint32_t reason)
+{
+	switch (reason) {
+	case PRF_LOST_WRITE_ERROR:	return "write_error";
+	case PRF_LOST_RING_OVERRUN:	return "ring_overrun";
+	case PRF_LOST_CPU_OFFLINE:	return "cpu_offline";
+	default:			return NULL;
+	}
+}
+
+static void print_build_id_record(FILE *out, const struct dump_record *decoded)
+{
+	const struct prf_build_id_record *record = &decoded->perfrec.build_id;
+
+	field_s64(out, "pid", (int32_t)record->pid);	/* -1: no process */
+	field_flags(out, "flags", record->flags, build_id_flag_names,
+		    DUMP_ARRAY_SIZE(build_id_flag_names));
+	field_u64(out, "maj", record->major);
+	field_u64(out, "min", record->minor);
+	field_u64(out, "ino", record->inode);
+	field_u64(out, "ino_generation", record->inode_generation);
+	field_build_id(out, "build_id", record->build_id, record->build_id_size);
+	field_string(out, "path", decoded->text);
+}
+
+static void print_kernel_module(FILE *out, const struct dump_record *decoded)
+{
+	const struct prf_kernel_module_record *record =
+		&decoded->perfrec.kernel_module;
+
+	field_hex(out, "start", record->start);
+	field_hex(out, "len", record->size);
+	field_build_id(out, "build_id", record->build_id, record->build_id_size);
+	field_string(out, "name", decoded->text);
+}
+
+static void print_stats(FILE *out, const struct prf_stats_record *stats)
+{
+	field_time(out, "time", stats->time);
+	field_u64(out, "samples", stats->samples);
+	field_u64(out, "lost", stats->lost);
+	field_u64(out, "lost_samples", stats->lost_samples);
+	field_u64(out, "throttled", stats->throttled);
+	field_u64(out, "raw_bytes", stats->raw_bytes);
+	field_u64(out, "stored_bytes", stats->stored_bytes);
+	field_u64(out, "dropped_records", stats->dropped_records);
+	field_time(out, "cpu_user", stats->cpu_user_ns);
+	field_time(out, "cpu_system", stats->cpu_system_ns);
+	field_u64(out, "rss_bytes", stats->rss_bytes);
+}
+
+static void field_errno(FILE *out, const char *key, int error)
+{
+	const char *name = error > 0 ? strerrorname_np(error) : NULL;
+
+	if (name)
+		field_string(out, key, name);
+	else
+		field_s64(out, key, error);
+}
+
+static void print_lost_note(FILE *out, const struct prf_lost_note_record *note)
+{
+	const char *reason = lost_reason_name(note->reason);
+
+	field_time(out, "time", note->time);
+	if (reason)
+		field_string(out, "reason", reason);
+	else
+		field_u64(out, "reason", note->reason);
+	field_s64(out, "cpu", note->cpu);	/* -1: all */
+	field_u64(out, "records", note->records);
+	field_u64(out, "bytes", note->bytes);
+	field_errno(out, "error", note->error);
+}
+
+static void print_perfrec(FILE *out, const struct dump_record *decoded)
+{
+	switch (decoded->record->type) {
+	case PRF_RECORD_BUILD_ID:
+		print_build_id_record(out, decoded);
+		break;
+	case PRF_RECORD_KALLSYMS:
+		field_flags(out, "flags", decoded->perfrec.kallsyms.flags,
+			    kallsyms_flag_names, DUMP_ARRAY_SIZE(kallsyms_flag_names));
+		field_u64(out, "size", decoded->perfrec.kallsyms.text_size);
+		field_u64(out, "lines", decoded->kallsyms_lines);
+		break;
+	case PRF_RECORD_KERNEL_MODULE:
+		print_kernel_module(out, decoded);
+		break;
+	case PRF_RECORD_SNAPSHOT_BEGIN:
+		field_time(out, "time", decoded->perfrec.snapshot.time);
+		break;
+	case PRF_RECORD_SNAPSHOT_END:
+		field_time(out, "time", decoded->perfrec.snapshot.time);
+		field_u64(out, "processes", decoded->perfrec.snapshot.process_count);
+		break;
+	case PRF_RECORD_STATS:
+		print_stats(out, &decoded->perfrec.stats);
+		break;
+	case PRF_RECORD_LOST_NOTE:
+		print_lost_note(out, &decoded->perfrec.lost_note);
+		break;
+	}
+}
+
+/* ---- the line ------------------------------------------------------ */
+
+/* Short words rather than strerror(3) text, to keep one field one token. */
+static const char *decode_error_name(int status)
+{
+	switch (status) {
+	case -EBADMSG:		return "malformed";
+	case -EOPNOTSUPP:	return "unsupported-layout";
+	case -ENOENT:		return "no-event";
+	default:		return "undecodable";
+	}
+}
+
+void dump_record_print(FILE *out, const struct prf_chunk *chunk,
+		       const struct dump_record *decoded)
+{
+	const struct prf_record *record = decoded->record;
+
+	fprintf(out, "chunk=%" PRIu64 " offset=%" PRIu64, chunk->sequence,
+		record->offset);
+	if (!decoded->name) {
+		fprintf(out, " type=%" PRIu32 " size=%zu\n", record->type,
+			record->size);
+		return;
+	}
+	fprintf(out, " %s", decoded->name);
+	if (decoded->event && decoded->name_event)
+		field_string(out, "event", decoded->event->name);
+	if (decoded->status <= 0) {
+		/* A type known by name only, or one that did not decode. */
+		field_u64(out, "size", record->size);
+		if (decoded->status < 0)
+			field_string(out, "error", decode_error_name(decoded->status));
+	} else if (record->type >= PRF_RECORD_BASE) {
+		print_perfrec(out, decoded);
+	} else if (record->type == PERF_RECORD_SAMPLE) {
+		print_sample(out, &decoded->kernel.sample);
+	} else {
+		print_side_band(out, decoded);
+	}
+	fputc('\n', out);
+}
