@@ -292,7 +292,7 @@ static void snapshot(struct collector *c)
 	if (ret < 0)
 		log_warning("reading the kernel's symbols: %s", strerror(-ret));
 	if (kernel.kallsyms_hidden && !c->kallsyms_hidden_said) {
-		log_notice("kernel symbol addresses are hidden (kernel.kptr_restrict); kernel frames will not resolve");
+		log_notice("kernel symbol addresses are hidden (kernel.kptr_restrict, or no CAP_SYSLOG); kernel frames will not resolve");
 		c->kallsyms_hidden_said = 1;
 	}
 	log_debug("snapshot: %llu processes, %llu threads, %llu mappings, %llu build-ids, %llu kernel symbols in %.1f ms",

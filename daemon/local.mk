@@ -11,5 +11,6 @@ perfrecd_SOURCES = \
 	daemon/synthesize.c daemon/buildid.c daemon/kernel.c daemon/synthesize.h \
 	daemon/notify.c daemon/notify.h \
 	daemon/sink.h
+perfrecd_CPPFLAGS = $(AM_CPPFLAGS) -DPERFRECD_CONFIG_PATH='"$(sysconfdir)/perfrec/perfrecd.conf"'
 perfrecd_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 perfrecd_LDADD = $(FORMAT_LIBS) $(LIBELF_LIBS)

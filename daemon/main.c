@@ -40,8 +40,10 @@ int main(int argc, char **argv)
 		return ret;
 	}
 	log_init("perfrecd", options.verbosity);
-	if (notify_init() < 0)
-		log_warning("NOTIFY_SOCKET is set but unusable; not telling systemd our state");
+	ret = notify_init();
+	if (ret < 0)
+		log_warning("NOTIFY_SOCKET or WATCHDOG_USEC is unusable (%s); not telling systemd our state",
+			    strerror(-ret));
 	ret = collector_run(&options);
 	notify_close();
 	options_free(&options);

@@ -5,7 +5,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#ifndef PERFRECD_CONFIG_PATH		/* the build sets it from sysconfdir */
 #define PERFRECD_CONFIG_PATH	"/etc/perfrec/perfrecd.conf"
+#endif
 #define PERFRECD_OUTPUT_DIR	"/var/lib/perfrec"
 
 enum call_graph_mode { CALL_GRAPH_NONE, CALL_GRAPH_FP, CALL_GRAPH_DWARF };
