@@ -8,7 +8,7 @@ perfrecd_SOURCES = \
 	daemon/ring.c daemon/ring.h \
 	daemon/collector.c daemon/collector.h \
 	daemon/output.c daemon/output.h \
-	daemon/synthesize.c daemon/buildid.c daemon/kernel.c daemon/synthesize.h \
+	daemon/synthesize.c daemon/buildid.c daemon/kernel.c daemon/synthesize.h daemon/synth-internal.h \
 	daemon/notify.c daemon/notify.h \
 	daemon/sink.h
 perfrecd_CPPFLAGS = $(AM_CPPFLAGS) -DPERFRECD_CONFIG_PATH='"$(sysconfdir)/perfrec/perfrecd.conf"'

@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Build-ids of mapped files.  Reading one means opening the file and
+ * parsing its ELF headers, so each (device, inode) is read once for the
+ * collector's lifetime, failures included: a hash table of entries whose
+ * addresses stay put, since callers keep them.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "synth-internal.h"
+
+#define CACHE_MIN_BUCKETS	256
+/* buildid_entry.written of a file no generation has carried yet */
+#define NEVER_WRITTEN		(~0u)
+
+struct buildid_node {
+	struct buildid_node *next;
+	uint64_t inode;
+	uint32_t major, minor;
+	struct buildid_entry entry;
+};
+
+struct buildid_cache {
+	struct buildid_node **buckets;
+	size_t bucket_count;		/* a power of two */
+	size_t count;
+};
+
+struct buildid_cache *buildid_cache_new(void)
+{
+	struct buildid_cache *cache = calloc(1, sizeof(*cache));
+
+	if (!cache)
+		return NULL;
+	cache->bucket_count = CACHE_MIN_BUCKETS;
+	cache->buckets = calloc(cache->bucket_count, sizeof(*cache->buckets));
+	if (!cache->buckets) {
+		free(cache);
+		return NULL;
+	}
+	return cache;
+}
+
+void buildid_cache_free(struct buildid_cache *cache)
+{
+	if (!cache)
+		return;
+	for (size_t i = 0; i < cache->bucket_count; i++) {
+		struct buildid_node *node = cache->buckets[i], *next;
+
+		for (; node; node = next) {
+			next = node->next;
+			free(node);
+		}
+	}
+	free(cache->buckets);
+	free(cache);
+}
+
+/* Inode numbers of one file system are dense: mix them (murmur3's fmix64). */
+static uint64_t key_hash(uint32_t major, uint32_t minor, uint64_t inode)
+{
+	uint64_t h = inode ^ ((uint64_t)major << 44 | (uint64_t)minor << 24);
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h;
+}
+
+static struct buildid_node **bucket_of(struct buildid_cache *cache,
+				       uint32_t major, uint32_t minor,
+				       uint64_t inode)
+{
+	uint64_t h = key_hash(major, minor, inode);
+
+	return &cache->buckets[h & (cache->bucket_count - 1)];
+}
+
+static struct buildid_node *cache_find(struct buildid_cache *cache,
+				       uint32_t major, uint32_t minor,
+				       uint64_t inode)
+{
+	struct buildid_node *node = *bucket_of(cache, major, minor, inode);
+
+	for (; node; node = node->next) {
+		if (node->inode == inode && node->major == major &&
+		    node->minor == minor)
+			return node;
+	}
+	return NULL;
+}
+
+/* Doubles the table at a load of one; staying small is no error. */
+static void cache_grow(struct buildid_cache *cache)
+{
+	size_t old_count = cache->bucket_count;
+	struct buildid_node **old = cache->buckets;
+
+	cache->buckets = calloc(old_count * 2, sizeof(*old));
+	if (!cache->buckets) {
+		cache->buckets = old;
+		return;
+	}
+	cache->bucket_count = old_count * 2;
+	for (size_t i = 0; i < old_count; i++) {
+		struct buildid_node *node = old[i], *next;
+
+		for (; node; node = next) {
+			struct buildid_node **head;
+
+			next = node->next;
+			head = bucket_of(cache, node->major, node->minor,
+					 node->inode);
+			node->next = *head;
+			*head = node;
+		}
+	}
+	free(old);
+}
+
+static void cache_insert(struct buildid_cache *cache, struct buildid_node *node)
+{
+	struct buildid_node **head;
+
+	if (cache->count >= cache->bucket_count)
+		cache_grow(cache);
+	head = bucket_of(cache, node->major, node->minor, node->inode);
+	node->next = *head;
+	*head = node;
+	cache->count++;
+}
+
+static int scan_notes(Elf_Data *data, uint8_t build_id[20], uint8_t *size)
+{
+	size_t offset = 0, next, name_offset, desc_offset;
+	GElf_Nhdr note;
+
+	if (!data)
+		return -ENODATA;
+	while ((next = gelf_getnote(data, offset, &note, &name_offset,
+				    &desc_offset)) > 0) {
+		const char *name = (const char *)data->d_buf + name_offset;
+
+		if (note.n_type == NT_GNU_BUILD_ID &&
+		    note.n_namesz == sizeof("GNU") && !memcmp(name, "GNU", 4) &&
+		    note.n_descsz > 0 && note.n_descsz <= PRF_BUILD_ID_MAX) {
+			memcpy(build_id, (const uint8_t *)data->d_buf +
+			       desc_offset, note.n_descsz);
+			*size = (uint8_t)note.n_descsz;
+			return 0;
+		}
+		offset = next;
+	}
+	return -ENODATA;
+}
+
+/* Program headers first: they sit at the start, sections at the end. */
+static int find_in_segments(Elf *elf, uint8_t build_id[20], uint8_t *size)
+{
+	size_t count;
+
+	if (elf_getphdrnum(elf, &count))
+		return -ENODATA;
+	for (size_t i = 0; i < count; i++) {
+		GElf_Phdr phdr;
+		Elf_Data *data;
+
+		if (!gelf_getphdr(elf, (int)i, &phdr) || phdr.p_type != PT_NOTE)
+			continue;
+		data = elf_getdata_rawchunk(elf, (int64_t)phdr.p_offset,
+					    phdr.p_filesz,
+					    phdr.p_align == 8 ? ELF_T_NHDR8 :
+								ELF_T_NHDR);
+		if (!scan_notes(data, build_id, size))
+			return 0;
+	}
+	return -ENODATA;
+}
+
+/* Separate debug files and objects without program headers. */
+static int find_in_sections(Elf *elf, uint8_t build_id[20], uint8_t *size)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
+			continue;
+		if (!scan_notes(elf_getdata(scn, NULL), build_id, size))
+			return 0;
+	}
+	return -ENODATA;
+}
+
+int buildid_read_file(int fd, uint8_t build_id[20], uint8_t *size)
+{
+	Elf *elf;
+	int err;
+
+	*size = 0;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOSYS;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return -EIO;
+	if (elf_kind(elf) != ELF_K_ELF) {
+		err = -ENOEXEC;
+	} else {
+		err = find_in_segments(elf, build_id, size);
+		if (err)
+			err = find_in_sections(elf, build_id, size);
+	}
+	elf_end(elf);
+	return err;
+}
+
+/* A path's file counts only if it is the one mapped: it may be replaced. */
+static int open_checked(const char *path, uint32_t major, uint32_t minor,
+			uint64_t inode)
+{
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || st.st_ino != inode ||
+	    major(st.st_dev) != major || minor(st.st_dev) != minor) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+/*
+ * map_files/ opens the mapped file itself, even deleted or in another
+ * mount namespace (it needs CAP_SYS_ADMIN); the paths are fallbacks.
+ */
+static int open_mapped_file(const char *proc_root, pid_t pid, uint64_t start,
+			    uint64_t end, const char *path, uint32_t major,
+			    uint32_t minor, uint64_t inode)
+{
+	char buf[PATH_MAX + 64];
+	int fd, n;
+
+	n = snprintf(buf, sizeof(buf), "%s/%d/map_files/%llx-%llx", proc_root,
+		     (int)pid, (unsigned long long)start,
+		     (unsigned long long)end);
+	if (n > 0 && (size_t)n < sizeof(buf)) {
+		fd = open(buf, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+	}
+	n = snprintf(buf, sizeof(buf), "%s/%d/root%s", proc_root, (int)pid,
+		     path);
+	if (n > 0 && (size_t)n < sizeof(buf)) {
+		fd = open_checked(buf, major, minor, inode);
+		if (fd >= 0)
+			return fd;
+	}
+	return open_checked(path, major, minor, inode);
+}
+
+struct buildid_entry *buildid_lookup(struct buildid_cache *cache,
+				     const char *proc_root, pid_t pid,
+				     uint64_t start, uint64_t end,
+				     const char *path, uint32_t major,
+				     uint32_t minor, uint64_t inode)
+{
+	struct buildid_node *node;
+	int fd;
+
+	node = cache_find(cache, major, minor, inode);
+	if (node)
+		return &node->entry;
+	node = calloc(1, sizeof(*node));
+	if (!node)
+		return NULL;
+	node->major = major;
+	node->minor = minor;
+	node->inode = inode;
+	node->entry.written = NEVER_WRITTEN;
+	fd = open_mapped_file(proc_root, pid, start, end, path, major, minor,
+			      inode);
+	if (fd >= 0) {
+		if (buildid_read_file(fd, node->entry.build_id,
+				      &node->entry.size))
+			node->entry.size = 0;
+		close(fd);
+	}
+	cache_insert(cache, node);
+	return &node->entry;
+}
+
+int buildid_emit_record(const struct record_sink *sink, uint64_t time,
+			uint32_t pid, uint32_t flags, uint32_t major,
+			uint32_t minor, uint64_t inode,
+			uint64_t inode_generation, const uint8_t *build_id,
+			uint8_t size, const char *path)
+{
+	union {
+		struct prf_build_id_record record;
+		char bytes[sizeof(struct prf_build_id_record) + PATH_MAX];
+	} u;
+	struct prf_build_id_record *record = &u.record;
+	size_t path_len = strnlen(path, PATH_MAX - 1), total;
+
+	if (size > PRF_BUILD_ID_MAX)
+		return -EINVAL;
+	memset(record, 0, sizeof(*record));
+	total = sizeof(*record) + synth_put_string(u.bytes + sizeof(*record),
+						   path, path_len);
+	record->header.type = PRF_RECORD_BUILD_ID;
+	record->header.size = (uint32_t)total;
+	record->pid = pid;
+	record->flags = flags;
+	record->major = major;
+	record->minor = minor;
+	record->inode = inode;
+	record->inode_generation = inode_generation;
+	record->build_id_size = size;
+	memcpy(record->build_id, build_id, size);
+	return sink->emit(sink->context, record, total, time);
+}
+
+/* Files without a build-id get no record: there is nothing to say. */
+int buildid_emit(struct buildid_entry *entry, unsigned generation,
+		 pid_t pid, const char *path, uint32_t major, uint32_t minor,
+		 uint64_t inode, uint64_t inode_generation,
+		 const struct record_sink *sink, uint64_t time)
+{
+	int err;
+
+	if (!entry->size || entry->written == generation)
+		return 0;
+	err = buildid_emit_record(sink, time, (uint32_t)pid, 0, major, minor,
+				  inode, inode_generation, entry->build_id,
+				  entry->size, path);
+	if (err)
+		return err;
+	entry->written = generation;
+	return 1;
+}
