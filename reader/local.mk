@@ -1,1 +1,18 @@
 include reader/dump.mk
+
+bin_PROGRAMS += perfrec-report
+perfrec_report_SOURCES = \
+	reader/report.c reader/report.h \
+	reader/session.c reader/session.h \
+	reader/aggregate.c reader/aggregate.h \
+	reader/intern.c reader/intern.h \
+	$(SYMBOLIZE_SOURCES) \
+	$(VIEW_SOURCES)
+perfrec_report_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
+perfrec_report_LDADD = $(FORMAT_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS) $(IBERTY_LIBS)
+dist_man_MANS += doc/perfrec-report.1
+
+# Shared with the unit tests of these parts.
+SYMBOLIZE_SOURCES = reader/symbolize.c reader/symbolize.h
+VIEW_SOURCES = reader/view-common.c reader/view-flat.c reader/view-tree.c \
+	reader/view-folded.c reader/view-json.c

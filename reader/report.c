@@ -1,0 +1,473 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* perfrec-report: profiles from perfrec captures.  See perfrec-report(1). */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+#include "aggregate.h"
+#include "report.h"
+#include "session.h"
+#include "symbolize.h"
+
+enum view { VIEW_FLAT, VIEW_TREE, VIEW_FOLDED };
+
+struct report_options {
+	enum view view;
+	int json;
+	unsigned sort_keys;
+	int lines, inline_leaf, no_inlines, callee, children;
+	const char *focus;
+	double percent_limit;
+	int percent_limit_given;
+	size_t top;
+	int width;
+	const char *since, *until;
+	uint32_t pids[256], tids[256];
+	size_t pid_count, tid_count;
+	const char *comms[64];
+	size_t comm_count;
+	int cpus[1024];
+	size_t cpu_count;
+	const char *event;
+	const char *symfs;
+	const char *debug_dirs[32];
+	size_t debug_dir_count;
+	int quiet;
+};
+
+static void warn_line(void *context, const char *message)
+{
+	const struct report_options *o = context;
+
+	if (!o->quiet)
+		fprintf(stderr, "perfrec-report: warning: %s\n", message);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"Usage: perfrec-report [OPTIONS] FILE|DIR...\n"
+"Profiles from perfrec captures: every .prf of a directory, merged in time order.\n"
+"\n"
+"Views:\n"
+"      --view=flat|tree|folded   flat profile (default), call tree, collapsed stacks\n"
+"      --json                    flat or tree as JSON (schema in perfrec-report(1))\n"
+"  -s, --sort KEYS               flat keys: comm,pid,tid,dso,sym,srcline (default sym)\n"
+"      --lines                   attribute to file:line (same as adding srcline)\n"
+"      --inline                  flat: charge the innermost inlined function\n"
+"      --no-inline               tree: no inlined frames of their own\n"
+"      --children                flat: add a total (with callees) column\n"
+"      --callee                  tree: inverted, leaf functions at the top\n"
+"      --focus SYMBOL            only stacks through SYMBOL\n"
+"      --percent-limit PCT       hide entries below PCT %% (tree default 0.5)\n"
+"      --top N                   flat: at most N rows\n"
+"  -w, --width N                 fit N columns (default: the terminal's)\n"
+"\n"
+"Filters:\n"
+"      --since TIME, --until TIME  10s / +2.5 (from the capture start), or\n"
+"                                 2026-12-02T17:30:00 / 17:30:00 (UTC)\n"
+"      --pid PID[,PID], --tid TID[,TID], --comm NAME[,NAME], --cpu N[,N]\n"
+"      --event NAME\n"
+"\n"
+"Symbols:\n"
+"      --symfs DIR               look for the captured paths under DIR\n"
+"      --debug-dir DIR           .build-id tree of debug files (repeatable;\n"
+"                                default /usr/lib/debug)\n"
+"  -q, --quiet                   no warnings\n"
+"  -h, --help, -V, --version\n");
+}
+
+static int parse_sort(struct report_options *o, const char *text)
+{
+	static const struct { const char *name; unsigned bit; } keys[] = {
+		{ "comm", SORT_COMM }, { "pid", SORT_PID }, { "tid", SORT_TID },
+		{ "dso", SORT_DSO }, { "sym", SORT_SYM }, { "symbol", SORT_SYM },
+		{ "srcline", SORT_SRCLINE },
+	};
+	char copy[256], *saveptr = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", text);
+	o->sort_keys = 0;
+	for (char *k = strtok_r(copy, ",", &saveptr); k; k = strtok_r(NULL, ",", &saveptr)) {
+		size_t i;
+
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (strcmp(k, keys[i].name) == 0)
+				break;
+		if (i == sizeof(keys) / sizeof(keys[0])) {
+			fprintf(stderr, "perfrec-report: --sort: unknown key '%s' (have comm, pid, tid, dso, sym, srcline)\n", k);
+			return -EINVAL;
+		}
+		o->sort_keys |= keys[i].bit;
+	}
+	return o->sort_keys ? 0 : -EINVAL;
+}
+
+static int parse_number_list(const char *option, const char *text, long max,
+			     long *out, size_t *count, size_t capacity)
+{
+	char copy[4096], *saveptr = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", text);
+	for (char *k = strtok_r(copy, ",", &saveptr); k; k = strtok_r(NULL, ",", &saveptr)) {
+		char *end;
+		long v = strtol(k, &end, 10);
+
+		if (*end || end == k || v < 0 || v > max || *count == capacity) {
+			fprintf(stderr, "perfrec-report: --%s: '%s' is not a valid number\n", option, k);
+			return -EINVAL;
+		}
+		out[(*count)++] = v;
+	}
+	return 0;
+}
+
+static int parse_u32_list(const char *option, const char *text, uint32_t *out,
+			  size_t *count, size_t capacity)
+{
+	long values[256];
+	size_t n = 0;
+
+	if (parse_number_list(option, text, 0x7fffffff, values, &n,
+			      capacity < 256 ? capacity : 256) < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		out[(*count)++] = (uint32_t)values[i];
+	return 0;
+}
+
+/*
+ * A time: relative ("10s", "+2.5", "1m") from the capture's start, or an
+ * absolute UTC time ("2026-12-02T17:30:00", "17:30:00" on the start's day).
+ */
+static int parse_time(const char *option, const char *text,
+		      const struct session_facts *facts, uint64_t *out)
+{
+	struct tm tm = { 0 };
+	const char *end;
+	char *unit;
+	double value;
+
+	if (strchr(text, ':')) {
+		time_t start = (time_t)((int64_t)(facts->start_ns + (uint64_t)facts->realtime_offset_ns) /
+					1000000000);
+
+		gmtime_r(&start, &tm);
+		end = strptime(text, "%Y-%m-%dT%H:%M:%S", &tm);
+		if (!end)
+			end = strptime(text, "%H:%M:%S", &tm);
+		if (!end || (*end && strcmp(end, "Z") != 0))
+			goto bad;
+		int64_t wall = (int64_t)timegm(&tm) * 1000000000;
+		int64_t mono = wall - facts->realtime_offset_ns;
+
+		*out = mono > 0 ? (uint64_t)mono : 1;
+		return 0;
+	}
+	value = strtod(*text == '+' ? text + 1 : text, &unit);
+	if (unit == text || value < 0)
+		goto bad;
+	if (strcmp(unit, "ms") == 0)
+		value /= 1000;
+	else if (strcmp(unit, "m") == 0 || strcmp(unit, "min") == 0)
+		value *= 60;
+	else if (strcmp(unit, "h") == 0)
+		value *= 3600;
+	else if (*unit && strcmp(unit, "s") != 0)
+		goto bad;
+	*out = facts->start_ns + (uint64_t)(value * 1e9);
+	return 0;
+bad:
+	fprintf(stderr, "perfrec-report: --%s: '%s' is not a time (10s, +2.5, 17:30:00, 2026-12-02T17:30:00)\n",
+		option, text);
+	return -EINVAL;
+}
+
+enum {
+	OPT_VIEW = 0x100, OPT_JSON, OPT_LINES, OPT_INLINE, OPT_NO_INLINE, OPT_CHILDREN,
+	OPT_CALLEE, OPT_FOCUS, OPT_PERCENT, OPT_TOP, OPT_SINCE, OPT_UNTIL, OPT_PID,
+	OPT_TID, OPT_COMM, OPT_CPU, OPT_EVENT, OPT_SYMFS, OPT_DEBUG_DIR,
+};
+
+static const struct option long_options[] = {
+	{ "view", required_argument, NULL, OPT_VIEW },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "sort", required_argument, NULL, 's' },
+	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "children", no_argument, NULL, OPT_CHILDREN },
+	{ "callee", no_argument, NULL, OPT_CALLEE },
+	{ "focus", required_argument, NULL, OPT_FOCUS },
+	{ "percent-limit", required_argument, NULL, OPT_PERCENT },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "width", required_argument, NULL, 'w' },
+	{ "since", required_argument, NULL, OPT_SINCE },
+	{ "until", required_argument, NULL, OPT_UNTIL },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "event", required_argument, NULL, OPT_EVENT },
+	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_option(struct report_options *o, int c, const char *arg)
+{
+	char *end;
+
+	switch (c) {
+	case OPT_VIEW:
+		if (strcmp(arg, "flat") == 0)
+			o->view = VIEW_FLAT;
+		else if (strcmp(arg, "tree") == 0)
+			o->view = VIEW_TREE;
+		else if (strcmp(arg, "folded") == 0)
+			o->view = VIEW_FOLDED;
+		else {
+			fprintf(stderr, "perfrec-report: --view: '%s' is not one of flat, tree, folded\n", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_JSON: o->json = 1; return 0;
+	case 's': return parse_sort(o, arg);
+	case OPT_LINES: o->lines = 1; return 0;
+	case OPT_INLINE: o->inline_leaf = 1; return 0;
+	case OPT_NO_INLINE: o->no_inlines = 1; return 0;
+	case OPT_CHILDREN: o->children = 1; return 0;
+	case OPT_CALLEE: o->callee = 1; return 0;
+	case OPT_FOCUS: o->focus = arg; return 0;
+	case OPT_PERCENT:
+		o->percent_limit = strtod(arg, &end);
+		if (end == arg || *end || o->percent_limit < 0 || o->percent_limit > 100) {
+			fprintf(stderr, "perfrec-report: --percent-limit: '%s' is not a percentage\n", arg);
+			return -EINVAL;
+		}
+		o->percent_limit_given = 1;
+		return 0;
+	case OPT_TOP:
+	case 'w': {
+		long v = strtol(arg, &end, 10);
+
+		if (end == arg || *end || v < 0 || v > 1000000) {
+			fprintf(stderr, "perfrec-report: --%s: '%s' is not a number\n",
+				c == 'w' ? "width" : "top", arg);
+			return -EINVAL;
+		}
+		if (c == 'w')
+			o->width = (int)v;
+		else
+			o->top = (size_t)v;
+		return 0;
+	}
+	case OPT_SINCE: o->since = arg; return 0;
+	case OPT_UNTIL: o->until = arg; return 0;
+	case OPT_PID: return parse_u32_list("pid", arg, o->pids, &o->pid_count, 256);
+	case OPT_TID: return parse_u32_list("tid", arg, o->tids, &o->tid_count, 256);
+	case OPT_CPU: {
+		long values[1024];
+		size_t n = 0;
+
+		if (parse_number_list("cpu", arg, 65535, values, &n, 1024) < 0)
+			return -EINVAL;
+		for (size_t i = 0; i < n && o->cpu_count < 1024; i++)
+			o->cpus[o->cpu_count++] = (int)values[i];
+		return 0;
+	}
+	case OPT_COMM: {
+		/* Kept as given; split on commas in place. */
+		char *copy = strdup(arg), *saveptr = NULL;
+
+		for (char *k = strtok_r(copy, ",", &saveptr); k && o->comm_count < 64;
+		     k = strtok_r(NULL, ",", &saveptr))
+			o->comms[o->comm_count++] = k;
+		return 0;
+	}
+	case OPT_EVENT: o->event = arg; return 0;
+	case OPT_SYMFS: o->symfs = arg; return 0;
+	case OPT_DEBUG_DIR:
+		if (o->debug_dir_count == 32) {
+			fprintf(stderr, "perfrec-report: --debug-dir: at most 32\n");
+			return -EINVAL;
+		}
+		o->debug_dirs[o->debug_dir_count++] = arg;
+		return 0;
+	case 'q': o->quiet = 1; return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int terminal_width(void)
+{
+	struct winsize ws;
+	const char *columns = getenv("COLUMNS");
+
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col)
+		return ws.ws_col;
+	if (isatty(STDOUT_FILENO) && columns && atoi(columns) > 0)
+		return atoi(columns);
+	return 0;
+}
+
+static void fill_header(struct report_header *h, const struct session_facts *facts,
+			uint64_t samples)
+{
+	memset(h, 0, sizeof(*h));
+	h->hostname = facts->hostname;
+	h->kernel_release = facts->kernel_release;
+	h->machine = facts->machine;
+	h->event = facts->event;
+	h->sampling = facts->sampling;
+	h->start_ns = facts->start_ns;
+	h->end_ns = facts->end_ns;
+	h->realtime_offset_ns = facts->realtime_offset_ns;
+	h->samples = samples;
+	h->samples_total = facts->samples;
+	h->lost = facts->lost;
+	h->dropped = facts->dropped;
+	h->files = facts->files;
+	h->damaged_files = facts->damaged_files;
+	h->file_names = facts->file_names;
+}
+
+static int print_view(const struct report_options *o, const struct report_data *data)
+{
+	struct view_options view = {
+		.percent_limit = o->percent_limit,
+		.top = o->top,
+		.width = o->width ? o->width : terminal_width(),
+		.show_children = o->children,
+	};
+
+	if (o->view == VIEW_FOLDED)
+		return view_folded(data, stdout);
+	if (o->view == VIEW_TREE)
+		return o->json ? view_tree_json(data, &view, stdout) : view_tree(data, &view, stdout);
+	return o->json ? view_flat_json(data, &view, stdout) : view_flat(data, &view, stdout);
+}
+
+static int run(struct report_options *o, char **inputs, int input_count)
+{
+	const char *default_debug = "/usr/lib/debug";
+	struct symbolizer_options sym_options = {
+		.symfs = o->symfs,
+		.debug_dirs = o->debug_dir_count ? o->debug_dirs : &default_debug,
+		.debug_dir_count = o->debug_dir_count ? o->debug_dir_count : 1,
+		.want_lines = o->lines || (o->sort_keys & SORT_SRCLINE),
+		.want_inlines = 1,
+		.warn = warn_line,
+		.warn_context = o,
+	};
+	struct session_options session_options = { .warn = warn_line, .warn_context = o };
+	struct aggregate_options aggregate = {
+		.sort_keys = o->sort_keys | (o->lines ? SORT_SRCLINE : 0),
+		.leaf_inline = o->inline_leaf,
+		.tree_inlines = !o->no_inlines,
+		.callee = o->callee,
+		.focus = o->focus,
+	};
+	struct session_filter filter = {
+		.pids = o->pids, .pid_count = o->pid_count,
+		.tids = o->tids, .tid_count = o->tid_count,
+		.comms = o->comms, .comm_count = o->comm_count,
+		.cpus = o->cpus, .cpu_count = o->cpu_count,
+		.event = o->event,
+	};
+	struct symbolizer *symbolizer = NULL;
+	struct session *session = NULL;
+	struct aggregator *aggregator = NULL;
+	struct session_facts facts;
+	struct report_data data = { 0 };
+	struct prf_error error = { 0 };
+	int status = 1, ret;
+
+	symbolizer = symbolizer_new(&sym_options);
+	session_options.symbolizer = symbolizer;
+	if (!symbolizer || session_create(&session, &session_options) < 0) {
+		fprintf(stderr, "perfrec-report: out of memory\n");
+		goto out;
+	}
+	for (int i = 0; i < input_count; i++)
+		if (session_add_input(session, inputs[i], &error) < 0) {
+			fprintf(stderr, "perfrec-report: %s\n", error.message);
+			goto out;
+		}
+	ret = session_load(session, &error);
+	if (ret < 0) {
+		fprintf(stderr, "perfrec-report: %s\n", error.message);
+		goto out;
+	}
+	session_get_facts(session, &facts);
+	if ((o->since && parse_time("since", o->since, &facts, &filter.since_ns) < 0) ||
+	    (o->until && parse_time("until", o->until, &facts, &filter.until_ns) < 0)) {
+		status = 2;
+		goto out;
+	}
+	aggregator = aggregator_new(session, symbolizer, &aggregate);
+	if (!aggregator) {
+		fprintf(stderr, "perfrec-report: out of memory\n");
+		goto out;
+	}
+	session_for_each_sample(session, &filter, aggregator_add, aggregator);
+	if (aggregator_finish(aggregator, &data) < 0) {
+		fprintf(stderr, "perfrec-report: out of memory\n");
+		goto out;
+	}
+	fill_header(&data.header, &facts, data.total_samples);
+	status = print_view(o, &data) < 0 ? 1 : 0;
+	if (fflush(stdout) != 0 && errno != EPIPE) {
+		fprintf(stderr, "perfrec-report: writing the report: %s\n", strerror(errno));
+		status = 1;
+	}
+out:
+	aggregator_free(aggregator);
+	session_free(session);
+	symbolizer_free(symbolizer);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct report_options options = { .sort_keys = SORT_SYM };
+	int c;
+
+	/* A report piped into head(1) just stops. */
+	signal(SIGPIPE, SIG_DFL);
+	while ((c = getopt_long(argc, argv, "s:w:qhV", long_options, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		if (c == 'V') {
+			printf("perfrec-report %s\n", PACKAGE_VERSION);
+			return 0;
+		}
+		if (c == '?' || parse_option(&options, c, optarg) < 0) {
+			fprintf(stderr, "Try 'perfrec-report --help' for more information.\n");
+			return 2;
+		}
+	}
+	if (optind == argc) {
+		fprintf(stderr, "perfrec-report: no input: give capture files or directories\n"
+				"Try 'perfrec-report --help' for more information.\n");
+		return 2;
+	}
+	if (options.json && options.view == VIEW_FOLDED) {
+		fprintf(stderr, "perfrec-report: --json goes with the flat and tree views\n");
+		return 2;
+	}
+	if (options.view == VIEW_TREE && !options.percent_limit_given)
+		options.percent_limit = 0.5;
+	return run(&options, argv + optind, argc - optind);
+}
