@@ -1,0 +1,42 @@
+# The reader's fuzz harness.
+#
+# make check always builds the seed-corpus generator and a replay driver
+# (fuzz-reader.c with its own main()), and tests/fuzz/run-fuzz.sh replays
+# the seeds and tests/fuzz/crashes/ through it: fast, and under ASan when
+# configured with --enable-sanitizers.
+#
+# With --enable-fuzz (and CC=clang) the same file is also built as a real
+# libFuzzer target, tests/fuzz/fuzz-reader; run-fuzz.sh runs it when
+# PRF_FUZZ_SECONDS is set.  See tests/fuzz/README.
+FUZZ_COMMON = tests/fuzz/fuzz-common.h
+
+check_PROGRAMS += tests/fuzz/make-corpus tests/fuzz/fuzz-reader-replay
+tests_fuzz_make_corpus_SOURCES = tests/fuzz/make-corpus.c $(FUZZ_COMMON)
+tests_fuzz_make_corpus_LDADD = $(FORMAT_LIBS)
+tests_fuzz_fuzz_reader_replay_SOURCES = tests/fuzz/fuzz-reader.c $(FUZZ_COMMON)
+tests_fuzz_fuzz_reader_replay_LDADD = $(FORMAT_LIBS)
+
+TESTS += tests/fuzz/run-fuzz.sh
+# The directory: a reproducer dropped into it is shipped and replayed.
+EXTRA_DIST += tests/fuzz/run-fuzz.sh tests/fuzz/README tests/fuzz/crashes
+
+if FUZZ
+# The library is compiled again from its sources for this one program:
+# libFuzzer is guided by coverage, so the reader and decoders themselves
+# must carry its instrumentation (and ASan's), not only the harness.
+FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer -g
+check_PROGRAMS += tests/fuzz/fuzz-reader
+tests_fuzz_fuzz_reader_SOURCES = tests/fuzz/fuzz-reader.c $(FUZZ_COMMON) \
+	$(format_libperfrec_format_a_SOURCES)
+tests_fuzz_fuzz_reader_CPPFLAGS = $(AM_CPPFLAGS) -DPRF_LIBFUZZER
+tests_fuzz_fuzz_reader_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(FUZZ_FLAGS)
+tests_fuzz_fuzz_reader_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_FLAGS)
+tests_fuzz_fuzz_reader_LDADD = $(ZSTD_LIBS)
+endif
+
+# run-fuzz.sh's seeds, the fuzzer's growing corpus and its artifacts.
+clean-local: clean-local-fuzz
+clean-local-fuzz:
+	-rm -rf tests/fuzz/seeds tests/fuzz/corpus tests/fuzz/artifacts
+.PHONY: clean-local-fuzz
