@@ -15,5 +15,8 @@ include tests/dump.mk
 include tests/events.mk
 include tests/synthesize.mk
 include tests/notify.mk
+include tests/views.mk
+include tests/report.mk
 include tests/daemon.mk
 include tests/fuzz/local.mk
+include tests/symbolize.mk
