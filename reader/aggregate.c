@@ -249,6 +249,7 @@ static void symbolize_into(struct aggregator *a, struct address_frames *slot,
 		s.name = string_intern(a->strings, f->function ? f->function : "[unknown]");
 		s.inlined = f->inlined;
 		s.resolved = f->function != NULL;
+		s.unknown_offset = f->function ? 0 : where->address;
 		slot->frames[i] = symbol_intern(a, &s);
 	}
 	/* The leaf with its line: the innermost frame's file:line. */

@@ -14,7 +14,7 @@
 #include "session.h"
 #include "symbolize.h"
 
-enum view { VIEW_FLAT, VIEW_TREE, VIEW_FOLDED };
+enum view { VIEW_FLAT, VIEW_TREE, VIEW_FOLDED, VIEW_SAMPLES };
 
 struct report_options {
 	enum view view;
@@ -56,6 +56,7 @@ static void usage(FILE *out)
 "\n"
 "Views:\n"
 "      --view=flat|tree|folded   flat profile (default), call tree, collapsed stacks\n"
+"      --view=samples            every sample with its symbolized frames\n"
 "      --json                    flat or tree as JSON (schema in perfrec-report(1))\n"
 "  -s, --sort KEYS               flat keys: comm,pid,tid,dso,sym,srcline (default sym)\n"
 "      --lines                   attribute to file:line (same as adding srcline)\n"
@@ -234,8 +235,10 @@ static int parse_option(struct report_options *o, int c, const char *arg)
 			o->view = VIEW_TREE;
 		else if (strcmp(arg, "folded") == 0)
 			o->view = VIEW_FOLDED;
+		else if (strcmp(arg, "samples") == 0)
+			o->view = VIEW_SAMPLES;
 		else {
-			fprintf(stderr, "perfrec-report: --view: '%s' is not one of flat, tree, folded\n", arg);
+			fprintf(stderr, "perfrec-report: --view: '%s' is not one of flat, tree, folded, samples\n", arg);
 			return -EINVAL;
 		}
 		return 0;
@@ -341,6 +344,74 @@ static void fill_header(struct report_header *h, const struct session_facts *fac
 	h->file_names = facts->file_names;
 }
 
+struct samples_view {
+	struct session *session;
+	struct symbolizer *symbolizer;
+	FILE *out;
+};
+
+static void print_frame(struct samples_view *v, const struct session_sample *sample,
+			uint64_t address, int kernel, int first)
+{
+	struct resolved_address where;
+	struct symbol_answer answer = { 0 };
+	uint64_t lookup = first ? address : address - 1;
+
+	session_resolve(v->session, sample, lookup, kernel, &where);
+	if (where.dso)
+		symbolizer_lookup(v->symbolizer, where.dso, where.address, &answer);
+	if (!answer.frame_count) {
+		fprintf(v->out, "\t%16llx [unknown] (%s+0x%llx)%s\n", (unsigned long long)address,
+			where.dso ? dso_short_name(where.dso) : "[unknown]",
+			(unsigned long long)where.address, kernel ? " [k]" : "");
+		return;
+	}
+	for (size_t i = 0; i < answer.frame_count; i++) {
+		const struct symbol_frame *f = &answer.frames[i];
+
+		fprintf(v->out, "\t%16llx %s", (unsigned long long)address,
+			f->function ? f->function : "[unknown]");
+		if (!f->inlined)
+			fprintf(v->out, "+0x%llx", (unsigned long long)f->symbol_offset);
+		fprintf(v->out, " (%s+0x%llx)", dso_short_name(where.dso),
+			(unsigned long long)where.address);
+		if (f->file)
+			fprintf(v->out, " %s:%u", f->file, f->line);
+		fprintf(v->out, "%s%s\n", f->inlined ? " (inlined)" : "", kernel ? " [k]" : "");
+	}
+}
+
+/* One block a sample, as perf script prints them; lookups at address - 1
+ * for return addresses, as for the other views. */
+static void print_sample(void *context, const struct session_sample *sample)
+{
+	struct samples_view *v = context;
+	unsigned mode = sample->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	int kernel = mode == PERF_RECORD_MISC_KERNEL, first = 1;
+
+	fprintf(v->out, "%s %u/%u [%03u] %llu.%09llu: %llu\n",
+		sample->comm ? sample->comm : "[unknown]", sample->pid, sample->tid,
+		sample->cpu, (unsigned long long)(sample->time / 1000000000u),
+		(unsigned long long)(sample->time % 1000000000u),
+		(unsigned long long)sample->period);
+	if (!sample->callchain_nr)
+		print_frame(v, sample, sample->ip, kernel, 1);
+	for (size_t i = 0; i < sample->callchain_nr; i++) {
+		uint64_t address = sample->callchain[i];
+
+		if (address >= PERF_CONTEXT_MAX) {
+			kernel = address == PERF_CONTEXT_KERNEL;
+			first = 1;
+			continue;
+		}
+		if (!address)
+			continue;
+		print_frame(v, sample, address, kernel, first);
+		first = 0;
+	}
+	fputc('\n', v->out);
+}
+
 static int print_view(const struct report_options *o, const struct report_data *data)
 {
 	struct view_options view = {
@@ -414,6 +485,13 @@ static int run(struct report_options *o, char **inputs, int input_count)
 		status = 2;
 		goto out;
 	}
+	if (o->view == VIEW_SAMPLES) {
+		struct samples_view v = { session, symbolizer, stdout };
+
+		session_for_each_sample(session, &filter, print_sample, &v);
+		status = 0;
+		goto flush;
+	}
 	aggregator = aggregator_new(session, symbolizer, &aggregate);
 	if (!aggregator) {
 		fprintf(stderr, "perfrec-report: out of memory\n");
@@ -426,6 +504,7 @@ static int run(struct report_options *o, char **inputs, int input_count)
 	}
 	fill_header(&data.header, &facts, data.total_samples);
 	status = print_view(o, &data) < 0 ? 1 : 0;
+flush:
 	if (fflush(stdout) != 0 && errno != EPIPE) {
 		fprintf(stderr, "perfrec-report: writing the report: %s\n", strerror(errno));
 		status = 1;
@@ -463,7 +542,7 @@ int main(int argc, char **argv)
 				"Try 'perfrec-report --help' for more information.\n");
 		return 2;
 	}
-	if (options.json && options.view == VIEW_FOLDED) {
+	if (options.json && (options.view == VIEW_FOLDED || options.view == VIEW_SAMPLES)) {
 		fprintf(stderr, "perfrec-report: --json goes with the flat and tree views\n");
 		return 2;
 	}
