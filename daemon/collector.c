@@ -56,6 +56,8 @@ struct collector {
 	uint64_t watchdog_ns;
 	pid_t child;			/* -- COMMAND */
 	int child_status;
+	unsigned char *ring_hung_up;	/* per ring: its task exited (--pid, COMMAND) */
+	size_t rings_hung_up;
 	int stopping;
 	int kallsyms_hidden_said;
 	char host_strings[1024];
@@ -589,6 +591,56 @@ static void cpu_gone(struct collector *c, struct cpu_ring *ring)
 	log_notice("CPU %d went offline; sampling goes on on the others", ring->cpu);
 }
 
+/*
+ * With --pid or a COMMAND the rings belong to the events of the target's
+ * first thread, and hang up when it exits: that is not a CPU going
+ * offline.  Threads of the target that were running when perfrecd started
+ * have events of their own that write into the same rings, so a ring is
+ * not unmapped but only no longer waited on; drain_all still empties it.
+ * With --pid, perfrecd stops once every ring has hung up and the process
+ * is gone (a COMMAND is waited for through SIGCHLD).
+ */
+static void task_gone(struct collector *c, size_t index)
+{
+	struct cpu_ring *ring = &c->events.rings[index];
+
+	drain_ring(c, ring);
+	epoll_ctl(c->epoll_fd, EPOLL_CTL_DEL, ring->fd, NULL);
+	if (!c->ring_hung_up[index]) {
+		c->ring_hung_up[index] = 1;
+		c->rings_hung_up++;
+	}
+}
+
+/* Gone, or a zombie that its parent has not reaped yet. */
+static int process_gone(const char *proc_root, pid_t pid)
+{
+	char path[4096], text[512], *end;
+	FILE *f;
+	int gone = 1;
+
+	snprintf(path, sizeof(path), "%s/%d/stat", proc_root, (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 1;
+	if (fgets(text, sizeof(text), f) && (end = strrchr(text, ')')) && end[1] == ' ')
+		gone = end[2] == 'Z' || end[2] == 'X';
+	fclose(f);
+	return gone;
+}
+
+static void check_target_gone(struct collector *c)
+{
+	pid_t pid = c->options->pid;
+
+	if (!pid || c->rings_hung_up < c->events.ring_count)
+		return;
+	if (process_gone(c->options->proc_root, pid)) {
+		log_notice("process %d exited: finishing", (int)pid);
+		c->stopping = 1;
+	}
+}
+
 static void handle_signals(struct collector *c)
 {
 	struct signalfd_siginfo info;
@@ -644,10 +696,12 @@ static int run_loop(struct collector *c)
 			} else if (which < c->events.ring_count) {
 				struct cpu_ring *ring = &c->events.rings[which];
 
-				if (events[i].events & (EPOLLHUP | EPOLLERR))
-					cpu_gone(c, ring);
-				else
+				if (!(events[i].events & (EPOLLHUP | EPOLLERR)))
 					drain_ring(c, ring);
+				else if (c->options->pid || c->options->command)
+					task_gone(c, (size_t)which);
+				else
+					cpu_gone(c, ring);
 			}
 		}
 		now = now_ns();
@@ -655,8 +709,10 @@ static int run_loop(struct collector *c)
 			notify_send("WATCHDOG=1");
 			c->last_watchdog_ns = now;
 		}
-		if (now - c->last_flush_ns >= (uint64_t)c->options->flush_interval_ms * 1000000u)
+		if (now - c->last_flush_ns >= (uint64_t)c->options->flush_interval_ms * 1000000u) {
 			periodic(c, now);
+			check_target_gone(c);
+		}
 		if (c->deadline_ns && now >= c->deadline_ns)
 			c->stopping = 1;
 	}
@@ -693,8 +749,8 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 	int ret;
 
 	ret = build_attr(c, &attr, name, sizeof(name));
-	if (ret < 0)
-		return 2;
+	if (ret < 0)	/* refused (permissions) at run time; else a bad setting */
+		return ret == -EACCES || ret == -EPERM ? 1 : 2;
 	target.proc_root = o->proc_root;
 	target.sysfs_root = o->sysfs_root;
 	target.ring_pages = o->ring_pages ? o->ring_pages :
@@ -718,6 +774,11 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 		return ret == -EINVAL || ret == -ENOENT || ret == -EOPNOTSUPP ? 2 : 1;
 	}
 	c->stats.cpu_samples = calloc(c->events.ring_count, sizeof(uint64_t));
+	c->ring_hung_up = calloc(c->events.ring_count, 1);
+	if (!c->stats.cpu_samples || !c->ring_hung_up) {
+		log_error("out of memory");
+		return 1;
+	}
 	c->layout = (struct synth_layout){ .attr = &c->events.attr,
 					   .id = c->events.ids[0],
 					   .cpu = (uint32_t)c->events.rings[0].cpu };
@@ -813,6 +874,7 @@ out:
 	event_set_close(&c.events);
 	buildid_cache_free(c.buildids);
 	free(c.stats.cpu_samples);
+	free(c.ring_hung_up);
 	if (c.epoll_fd >= 0)
 		close(c.epoll_fd);
 	if (c.signal_fd >= 0)

@@ -365,12 +365,19 @@ int event_default(struct perf_event_attr *attr, char *name, size_t name_size,
 	int fd, err;
 
 	set_error(notice, notice_size, "%s", "");
-	/* As the collector will use it: sampling, system-wide, on one CPU. */
+	/*
+	 * Whether the PMU counts cycles does not depend on the target, so
+	 * probe the calling thread in user mode: that needs no privilege
+	 * (perf_event_paranoid 2), and a privilege problem of the real target
+	 * is reported when the collector opens it.
+	 */
 	attr_init(&probe, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
 	probe.sample_freq = 97;
 	probe.freq = 1;
 	probe.disabled = 1;
-	fd = syscall(SYS_perf_event_open, &probe, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	probe.exclude_kernel = 1;
+	probe.exclude_hv = 1;
+	fd = syscall(SYS_perf_event_open, &probe, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd >= 0) {
 		close(fd);
 		attr_init(attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);

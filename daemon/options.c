@@ -414,7 +414,35 @@ static void build_long_options(struct option *long_options)
 	long_options[n] = (struct option){ 0 };
 }
 
-static const char short_options[] = "+e:F:c:gp:o:d:C:vqhV";
+/* '+': options stop at the first argument (the COMMAND); ':': a missing value is told apart. */
+static const char short_options[] = "+:e:F:c:gp:o:d:C:vqhV";
+
+/*
+ * What getopt stopped at, in one line: an unknown option, a value missing,
+ * or a value given to an option that takes none ("--user-only=yes").
+ */
+static void bad_option(int c, char **argv)
+{
+	const char *arg = argv[optind - 1];
+	int known = optopt >= 128 || (optopt > 0 && strchr(short_options + 2, optopt));
+	char text[256];
+
+	if (c == '?' && optopt && !known) {
+		snprintf(text, sizeof(text), "-%c", optopt);
+	} else if (c == ':' && optopt < 128 && strncmp(arg, "--", 2) != 0) {
+		snprintf(text, sizeof(text), "-%c", optopt);
+	} else {
+		snprintf(text, sizeof(text), "%s", arg);
+		text[strcspn(text, "=")] = '\0';
+	}
+	if (c == ':')
+		fprintf(stderr, "perfrecd: option '%s' needs a value (see perfrecd --help)\n", text);
+	else if (known)
+		fprintf(stderr, "perfrecd: option '%s' takes no value (see perfrecd --help)\n", text);
+	else
+		fprintf(stderr, "perfrecd: unknown %soption '%s' (see perfrecd --help)\n",
+			strncmp(text, "--", 2) == 0 ? "or ambiguous " : "", text);
+}
 
 /* The config file comes first, so find -C before parsing the rest. */
 static int find_config_path(struct perfrecd_options *o, int argc, char **argv,
@@ -431,7 +459,6 @@ static int find_config_path(struct perfrecd_options *o, int argc, char **argv,
 			o->config_given = 1;
 		}
 	}
-	opterr = 1;
 	optind = 1;
 	if (!o->config_path)
 		o->config_path = strdup(PERFRECD_CONFIG_PATH);
@@ -480,7 +507,8 @@ int options_parse(struct perfrecd_options *o, int argc, char **argv)
 			printf("perfrecd %s\n", PACKAGE_VERSION);
 			return 1;
 		case '?':
-			fprintf(stderr, "Try 'perfrecd --help' for more information.\n");
+		case ':':
+			bad_option(c, argv);
 			return -EINVAL;
 		default:
 			break;

@@ -33,7 +33,14 @@ struct output {
 	unsigned sequence;
 
 	int failing;			/* in a write-error episode */
+	int start_failing;		/* the last new file could not be made */
+	int episode_error;		/* errno of the failure that began it */
 	uint64_t episode_chunks;	/* writer chunks when the episode began */
+	/*
+	 * The writer's drop counts when writing last worked (the file's
+	 * start, or the end of the last episode): an episode's note counts
+	 * from here, the chunk whose failure began the episode included.
+	 */
 	uint64_t episode_dropped_records, episode_dropped_bytes;
 
 	struct output_totals totals;	/* of finished files */
@@ -160,9 +167,29 @@ static void make_name(struct output *o, char *name, size_t size)
 		 o->sequence++);
 }
 
+/*
+ * A new file could not be made.  With a current file, the collector goes
+ * on writing it and retries at every flush: say so once, not at every
+ * try, and not at all while a write-error episode has already been told
+ * (a full disk refuses both).  Without one, the caller reports the error.
+ * The sequence number is used again by the next try.
+ */
+static void start_failed(struct output *o, const char *message)
+{
+	o->sequence--;
+	if (!o->writer)
+		return;
+	if (!o->failing && !o->start_failing)
+		log_warning("%s; going on with %s", message, o->path);
+	else
+		log_debug("%s", message);
+	o->start_failing = 1;
+}
+
 int output_start_file(struct output *o, const struct prf_file_info *info,
 		      uint64_t now_ns)
 {
+	char message[PATH_MAX + 600];
 	struct prf_writer_options options = { 0 };
 	struct prf_writer *writer;
 	struct prf_error error;
@@ -179,7 +206,9 @@ int output_start_file(struct output *o, const struct prf_file_info *info,
 	snprintf(path, sizeof(path), "%s/%s", o->directory, name);
 	if (fd < 0) {
 		ret = -errno;
-		log_warning("%s: cannot create: %s", path, strerror(-ret));
+		snprintf(message, sizeof(message), "%s: cannot create: %s", path,
+			 strerror(-ret));
+		start_failed(o, message);
 		return ret;
 	}
 	fchmod(fd, 0640);	/* whatever the umask: readable by the group */
@@ -187,14 +216,18 @@ int output_start_file(struct output *o, const struct prf_file_info *info,
 	options.name = path;
 	ret = prf_writer_open(&writer, fd, info, &options, &error);
 	if (ret < 0) {
-		log_warning("%s", error.message);
 		close(fd);
 		unlinkat(o->dir_fd, name, 0);
+		start_failed(o, error.message);
 		return ret;
 	}
+	if (o->start_failing)
+		log_notice("%s: new files can be made again", o->directory);
+	o->start_failing = 0;
 	close_current(o);
 	o->writer = writer;
 	o->fd = fd;
+	o->episode_dropped_records = o->episode_dropped_bytes = 0;
 	o->started_ns = now_ns;
 	snprintf(o->name, sizeof(o->name), "%s", name);
 	snprintf(o->path, sizeof(o->path), "%s", path);
@@ -215,7 +248,7 @@ int output_rotation_due(const struct output *o, uint64_t now_ns)
 	return o->config.rotate_age_ns && now_ns - o->started_ns >= o->config.rotate_age_ns;
 }
 
-static void begin_episode(struct output *o, const char *message)
+static void begin_episode(struct output *o, const char *message, int error)
 {
 	struct prf_writer_stats stats;
 
@@ -223,17 +256,21 @@ static void begin_episode(struct output *o, const char *message)
 		return;
 	prf_writer_get_stats(o->writer, &stats);
 	o->failing = 1;
+	o->episode_error = error < 0 ? -error : error;
 	o->episode_chunks = stats.chunks;
-	o->episode_dropped_records = stats.dropped_records;
-	o->episode_dropped_bytes = stats.dropped_bytes;
 	log_warning("%s; still sampling, dropping data until it can be written", message);
 }
 
-/* The episode ends with the first chunk written: note what it cost. */
+/*
+ * The episode ends with the first chunk written: note what it cost, and
+ * write the note at once, so that the gap is marked in the file even if
+ * the disk fills up again before the next flush.
+ */
 static void check_recovery(struct output *o, uint64_t now_ns)
 {
 	struct prf_writer_stats stats;
 	struct prf_lost_note_record note = { 0 };
+	int ret;
 
 	if (!o->failing)
 		return;
@@ -248,43 +285,55 @@ static void check_recovery(struct output *o, uint64_t now_ns)
 	note.cpu = -1;
 	note.records = stats.dropped_records - o->episode_dropped_records;
 	note.bytes = stats.dropped_bytes - o->episode_dropped_bytes;
+	note.error = o->episode_error;
+	o->episode_dropped_records = stats.dropped_records;
+	o->episode_dropped_bytes = stats.dropped_bytes;
 	log_notice("%s: writing again; %llu records (%llu bytes) were dropped",
 		   o->path, (unsigned long long)note.records,
 		   (unsigned long long)note.bytes);
 	output_append(o, &note, sizeof(note), now_ns);
+	ret = prf_writer_flush(o->writer);
+	if (ret < 0)
+		begin_episode(o, prf_writer_last_error(o->writer), ret);
 }
 
 void output_append(struct output *o, const void *record, size_t size,
 		   uint64_t time)
 {
+	int ret;
+
 	if (!o->writer) {
 		o->totals.dropped_records++;
 		o->totals.dropped_bytes += size;
 		return;
 	}
-	if (prf_writer_append(o->writer, record, size, time) < 0)
-		begin_episode(o, prf_writer_last_error(o->writer));
+	ret = prf_writer_append(o->writer, record, size, time);
+	if (ret < 0)
+		begin_episode(o, prf_writer_last_error(o->writer), ret);
 }
 
 void output_flush(struct output *o, uint64_t now_ns)
 {
 	struct prf_writer_stats before, after;
+	int ret;
 
 	if (!o->writer)
 		return;
 	prf_writer_get_stats(o->writer, &before);
-	if (prf_writer_flush(o->writer) < 0) {
-		begin_episode(o, prf_writer_last_error(o->writer));
+	ret = prf_writer_flush(o->writer);
+	if (ret < 0) {
+		begin_episode(o, prf_writer_last_error(o->writer), ret);
 		return;
 	}
 	prf_writer_get_stats(o->writer, &after);
 	/* Durable within one flush interval, power loss included. */
 	if (after.chunks != before.chunks && fdatasync(o->fd) < 0) {
 		char message[PATH_MAX + 64];
+		int err = errno;
 
 		snprintf(message, sizeof(message), "%s: fdatasync: %s", o->path,
-			 strerror(errno));
-		begin_episode(o, message);
+			 strerror(err));
+		begin_episode(o, message, err);
 		return;
 	}
 	check_recovery(o, now_ns);

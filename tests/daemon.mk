@@ -1,0 +1,25 @@
+# perfrecd end to end: the daemon samples tests/workload (known hot
+# functions) and the tests read its files back with perfrec-dump.
+# Helpers in tests/lib.sh; each test-daemon-*.sh says what it checks.
+#
+# The workload keeps its frame pointers and its call structure
+# (main -> run_workload -> burn_*), so callchains and symbols can be
+# checked against nm.
+check_PROGRAMS += tests/workload tests/notify-listen
+tests_workload_SOURCES = tests/workload.c
+tests_workload_CFLAGS = $(AM_CFLAGS) -O2 -fno-omit-frame-pointer \
+	-fno-optimize-sibling-calls
+tests_workload_LDADD = -lpthread
+tests_notify_listen_SOURCES = tests/notify-listen.c
+
+DAEMON_TESTS = \
+	tests/test-daemon-workload.sh \
+	tests/test-daemon-snapshot.sh \
+	tests/test-daemon-rotate.sh \
+	tests/test-daemon-kill.sh \
+	tests/test-daemon-diskfull.sh \
+	tests/test-daemon-errors.sh \
+	tests/test-daemon-notify.sh \
+	tests/test-daemon-pid.sh
+TESTS += $(DAEMON_TESTS)
+EXTRA_DIST += $(DAEMON_TESTS) tests/lib.sh

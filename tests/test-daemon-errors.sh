@@ -1,0 +1,139 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# perfrecd's errors: each is one line on stderr that says what is wrong and
+# where, with exit status 2 for a bad setting (retrying cannot help) and 1
+# for a failure at run time; --check-config accepts a good file.  The
+# runtime cases name -e cpu-clock, so that no notice about the default
+# event comes before the error.
+test_name=test-daemon-errors
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+
+out=$work/out
+err=$work/err
+status=0
+
+# Runs perfrecd with a 20 s limit; its stderr in $err, its status in $status.
+run() {
+	status=0
+	timeout 20 "$perfrecd" "$@" >"$work/stdout" 2>"$err" || status=$?
+}
+
+# expect STATUS PATTERN: that status and one line on stderr matching the
+# extended regular expression PATTERN.
+expect() {
+	lines=$(wc -l <"$err")
+	[ "$status" -eq "$1" ] || fail "status $status, expected $1; stderr: $(cat "$err")"
+	[ "$lines" -eq 1 ] || fail "$lines lines on stderr, expected one: $(cat "$err")"
+	grep -qE -- "$2" "$err" || fail "stderr does not match '$2': $(cat "$err")"
+	note "  $(cat "$err")"
+}
+
+# -- configuration -------------------------------------------------------
+good=$work/good.conf
+cat >"$good" <<EOF
+# a comment, then settings with spaces around them
+frequency = 199
+  rotate-size = 2M
+flush-interval=250ms
+output = $out
+call-graph = fp
+user-only = no
+EOF
+check "--check-config accepts a good file: status 0"
+run -C "$good" --check-config
+[ "$status" -eq 0 ] || fail "status $status: $(cat "$err")"
+grep -q 'configuration OK' "$work/stdout" || fail "no 'configuration OK': $(cat "$work/stdout")"
+[ ! -e "$out" ] || fail "--check-config created the output directory"
+
+printf 'frequency = 99\n\n# ok so far\nno-such-key = 1\n' >"$work/unknown.conf"
+check "an unknown key: file:line, status 2"
+run -C "$work/unknown.conf" -d 1 -o "$out"
+expect 2 "$work/unknown.conf:4: .*unknown key 'no-such-key'"
+run -C "$work/unknown.conf" --check-config
+expect 2 "$work/unknown.conf:4: .*no-such-key"
+
+printf 'frequency = 99\nrotate-size = lots\n' >"$work/value.conf"
+check "a bad value: file:line and the value, status 2"
+run -C "$work/value.conf" -d 1 -o "$out"
+expect 2 "$work/value.conf:2: .*rotate-size.*'lots'"
+
+printf 'frequency = 0\n' >"$work/range.conf"
+check "a value out of range: file:line, status 2"
+run -C "$work/range.conf" --check-config
+expect 2 "$work/range.conf:1: .*frequency.*range"
+
+printf 'frequency 99\n' >"$work/syntax.conf"
+check "a line that is not key = value: file:line, status 2"
+run -C "$work/syntax.conf" --check-config
+expect 2 "$work/syntax.conf:1: "
+
+check "a config file that does not exist: status 2"
+run -C "$work/missing.conf" -d 1 -o "$out"
+expect 2 "$work/missing.conf: No such file"
+
+# -- the command line ------------------------------------------------------
+check "an unknown event: status 2, naming it"
+run -e nosuchevent -d 1 -o "$out"
+expect 2 "nosuchevent"
+run -C "$good" -e nosuchevent --check-config
+expect 2 "nosuchevent"
+
+check "an unknown flag: status 2, naming it"
+run --no-such-flag -d 1 -o "$out"
+expect 2 "'--no-such-flag'"
+run -Z
+expect 2 "'-Z'"
+check "a flag without its value: status 2, naming it"
+run -d 1 -o
+expect 2 "'-o'"
+check "a bad value on the command line: status 2, naming the flag and the value"
+run -d 1 -o "$out" --rotate-size 10K
+expect 2 "rotate-size.*10K"
+run -d soon -o "$out"
+expect 2 "duration.*'soon'"
+check "--pid with a COMMAND: status 2"
+run -p 1 -o "$out" -- true
+expect 2 "pid.*COMMAND"
+[ ! -e "$out" ] || fail "a failed start created the output directory"
+
+# -- the output directory --------------------------------------------------
+check "a file where the output directory should be: status 1, naming it"
+: >"$work/a-file"
+run -e cpu-clock -d 1 -o "$work/a-file"
+expect 1 "$work/a-file.*Not a directory"
+run -e cpu-clock -d 1 -o "$work/a-file/sub"
+expect 1 "$work/a-file/sub.*Not a directory"
+
+check "a read-only output directory: status 1, naming it"
+mkdir "$work/ro"
+if mount -t tmpfs -o ro,size=1m perfrec-test "$work/ro" 2>/dev/null; then
+	at_exit "umount -l '$work/ro'"
+	run -e cpu-clock -d 1 -o "$work/ro"
+	expect 1 "$work/ro.*Read-only file system"
+else
+	note "  (cannot mount a tmpfs here: not checked)"
+fi
+
+# -- no privileges -----------------------------------------------------------
+check "unprivileged (nobody, no capabilities, perf_event_paranoid 2): status 1, naming perf_event_paranoid and CAP_PERFMON"
+command -v setpriv >/dev/null || skip "no setpriv (util-linux)"
+paranoid=/proc/sys/kernel/perf_event_paranoid
+saved=$(cat "$paranoid")
+at_exit "echo '$saved' >'$paranoid'"
+echo 2 >"$paranoid" || fail "cannot set $paranoid"
+# nobody may not reach the build tree (under /root, say): a copy it can run.
+unprivileged=$work/unprivileged
+mkdir -p "$unprivileged/out"
+cp "$perfrecd" "$unprivileged/perfrecd"
+chown nobody "$unprivileged/out"
+chmod 755 "$work" "$unprivileged" "$unprivileged/perfrecd"
+for event in "" "-e cpu-clock"; do
+	status=0
+	# shellcheck disable=SC2086
+	setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+		"$unprivileged/perfrecd" $event -d 1 -o "$unprivileged/out" >/dev/null 2>"$err" || status=$?
+	note "  ${event:-the default event}:"
+	expect 1 "perf_event_paranoid.*CAP_PERFMON|CAP_PERFMON.*perf_event_paranoid"
+done
+note "PASS"

@@ -1,0 +1,86 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# perfrecd under a service manager: NOTIFY_SOCKET names a datagram socket
+# that tests/notify-listen reads, as systemd would, with WATCHDOG_USEC set
+# (and WATCHDOG_PID unset, as systemd leaves it when the main process is
+# the one it started).  READY=1 must come once, first, from perfrecd
+# itself, and only once the events are open and the file is started: its
+# time is after the file's start and after the snapshot's end (both on
+# CLOCK_MONOTONIC, the clock notify-listen stamps datagrams with).
+# WATCHDOG=1 must keep coming at half the watchdog interval, and STOPPING=1
+# must come at the end.
+test_name=test-daemon-notify
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+
+out=$work/out
+socket=$work/notify.sock
+log=$work/notify.log
+seconds=4
+
+"$notify_listen" "$socket" 30 >"$log" &
+listener=$!
+at_exit "kill $listener 2>/dev/null"
+wait_for '[ -S "$socket" ]' 10 || fail "notify-listen did not bind $socket"
+
+check "perfrecd -d $seconds with NOTIFY_SOCKET and WATCHDOG_USEC=400000 exits 0"
+NOTIFY_SOCKET=$socket WATCHDOG_USEC=400000 \
+	env -u WATCHDOG_PID "$perfrecd" -d "$seconds" -o "$out" 2>"$work/daemon.err" &
+daemon_pid=$!
+pid=$daemon_pid
+wait_daemon
+[ "$daemon_status" -eq 0 ] || fail "perfrecd exited with status $daemon_status"
+# notify-listen ends at STOPPING=1; give it a moment, then stop waiting.
+wait_for '! kill -0 $listener 2>/dev/null' 10 || fail "notify-listen got no STOPPING=1"
+wait "$listener" || true
+cat "$log"
+grep -q 'NOTIFY_SOCKET' "$work/daemon.err" && fail "perfrecd could not use the socket"
+
+check "every datagram came from perfrecd (pid $pid)"
+awk -v pid="$pid" '$3 != pid { exit 1 }' "$log" || fail "a datagram from another process"
+
+check "the first datagram holds READY=1, and no other does"
+first=$(awk '$2 == 1' "$log")
+echo "$first" | grep -q ' READY=1$' || fail "the first datagram has no READY=1"
+[ "$(grep -c ' READY=1$' "$log")" -eq 1 ] || fail "READY=1 more than once"
+ready=$(echo "$first" | awk '$4 == "READY=1" { print $1 }')
+
+check "READY=1 came after the file was started and its snapshot written"
+file=$(files_in "$out" | head -n 1)
+[ -n "$file" ] || fail "no file"
+"$dump" "$file" >"$work/records" || fail "perfrec-dump: status $?"
+start=$(sed -n 's/^CLOCK .* start_time=\([0-9.]*\) .*/\1/p' "$work/records")
+snapshot_end=$(sed -n 's/.* SNAPSHOT_END time=\([0-9.]*\) .*/\1/p' "$work/records")
+note "file started at $start, snapshot done at $snapshot_end, READY=1 at $ready"
+grep -q '^CLOCK clock=CLOCK_MONOTONIC ' "$work/records" || fail "the file's clock is not CLOCK_MONOTONIC"
+awk -v a="$start" -v b="$snapshot_end" -v r="$ready" 'BEGIN { exit !(a + 0 > 0 && a <= b && b <= r) }' ||
+	fail "READY=1 ($ready) came before the file started ($start) or its snapshot ended ($snapshot_end)"
+
+# perfrecd checks every 100 ms whether half the interval has passed, so the
+# gaps are 200 to 300 ms; the bound is the interval itself, what systemd
+# would act on.  --duration counts from the start, before the events are
+# opened and the snapshot taken, which can take a second on a busy machine:
+# at least 3 s remain between READY=1 and STOPPING=1.
+check "WATCHDOG=1 at least every 390 ms from READY=1 to STOPPING=1 (WATCHDOG_USEC is 400 ms); 8 or more"
+stopping=$(awk '$4 == "STOPPING=1" { print $1; exit }' "$log")
+[ -n "$stopping" ] || fail "no STOPPING=1"
+awk -v ready="$ready" -v stopping="$stopping" '
+	$4 == "WATCHDOG=1" { t[++n] = $1 }
+	END {
+		last = ready
+		for (i = 1; i <= n; i++) {
+			if (t[i] - last > gap) gap = t[i] - last
+			last = t[i]
+		}
+		if (stopping - last > gap) gap = stopping - last
+		printf "%d WATCHDOG=1, the longest gap %.3f s\n", n, gap
+		exit !(n >= 8 && gap <= 0.39)
+	}' "$log" >"$work/watchdog" || fail "$(cat "$work/watchdog")"
+note "$(cat "$work/watchdog")"
+
+check "STOPPING=1 is the last state sent, and came after READY=1"
+last_state=$(grep -E ' (READY|STOPPING|WATCHDOG)=1$' "$log" | tail -n 1 | awk '{ print $4 }')
+[ "$last_state" = "STOPPING=1" ] || fail "the last state sent is $last_state"
+awk -v r="$ready" -v s="$stopping" 'BEGIN { exit !(s > r) }' || fail "STOPPING=1 before READY=1"
+grep -q ' STATUS=' "$log" || fail "no STATUS= line at all"
+note "PASS"
