@@ -30,8 +30,8 @@ int event_parse(const char *name, const char *sysfs_root,
 /*
  * The default event: hardware cycles when this machine's PMU counts them,
  * else cpu-clock (it probes the calling thread, user mode only).  Writes the
- * chosen name to name and a
- * one-line notice into notice when it fell back ("" otherwise).  Any other
+ * chosen name to name and a one-line notice into notice when it fell back
+ * ("" otherwise).  Any other
  * perf_event_open error than ENOENT, EOPNOTSUPP or ENODEV (EACCES, EPERM)
  * comes back as its negative errno for the caller to explain; -ENOSPC
  * when name_size is too small.

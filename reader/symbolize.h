@@ -11,49 +11,91 @@
  * finds an ELF for it (recorded path if its build-id matches, --symfs,
  * --debug-dir .build-id trees, .gnu_debuglink, .gnu_debugdata), keeps one
  * Dwfl per DSO for the whole run and caches answers per (DSO, address).
+ *
+ * The ELF is looked for at a DSO's first lookup, so DSOs no sample hits
+ * cost nothing.  Not thread-safe: one symbolizer per thread.  Every DSO
+ * used keeps up to two files open until symbolizer_free(), so
+ * symbolizer_new() raises the soft RLIMIT_NOFILE to the hard one.
  */
 struct symbolizer;
 struct dso;
 
 struct symbolizer_options {
-	const char *symfs;		/* root prefixed to recorded paths, or NULL */
-	const char *const *debug_dirs;	/* .build-id/xx/rest.debug trees; NULL: /usr/lib/debug */
+	/*
+	 * Root prefixed to recorded paths, or NULL.  Recorded paths with a
+	 * ".." component are then refused (they could leave the root).
+	 * Debug directories are used as given, without the prefix.
+	 */
+	const char *symfs;
+	/*
+	 * Trees searched by build-id: .build-id/xx/rest (the binary itself)
+	 * and .build-id/xx/rest.debug (its debug file, used alone for
+	 * symbols and lines when the binary is nowhere); libdwfl also looks
+	 * there for .gnu_debuglink files.  NULL: /usr/lib/debug.
+	 */
+	const char *const *debug_dirs;
 	size_t debug_dir_count;
 	int want_lines;			/* source file:line from DWARF */
 	int want_inlines;		/* inlined frames from DWARF scopes */
-	/* Called once per problem worth telling (rebuilt binary, no ELF). */
+	/*
+	 * Called once per DSO with a build-id for which no ELF is used: a
+	 * rebuilt binary ("PATH: build-id on this host is X, the capture's
+	 * is Y: not used"), no file at all, not an ELF.  Never for DSOs
+	 * recorded without build-id, nor for names that are no files
+	 * ("[vdso]", "//anon").
+	 */
 	void (*warn)(void *context, const char *message);
 	void *warn_context;
 };
 
-/* One frame of an answer; inlined frames come first, the function last. */
+/*
+ * One frame of an answer; inlined frames come first, the function last,
+ * as `eu-addr2line -f -i` lists them.  Each frame's file:line is where
+ * execution is in that function: the address's line for the first frame,
+ * the call site of the frame before for the others.  The last frame is
+ * named from .symtab/.dynsym ("foo.cold", "__memmove_avx_unaligned_erms"),
+ * or from DWARF when no symbol covers the address; inlined frames from
+ * DWARF.  Strings are interned: equal strings are equal pointers.
+ */
 struct symbol_frame {
 	const char *function;		/* demangled; NULL when unknown */
-	const char *file;		/* NULL when no line info */
+	const char *file;		/* NULL when no line info (or !want_lines) */
 	unsigned line;
 	int inlined;			/* 1 for frames inlined into the next */
-	uint64_t symbol_offset;		/* address - symbol start (outermost frame) */
+	uint64_t symbol_offset;		/* address - symbol start (last frame; 0 in others) */
 };
 
 struct symbol_answer {
 	const struct symbol_frame *frames;	/* owned by the symbolizer */
 	size_t frame_count;		/* 0: nothing resolved this address */
+	/*
+	 * The DSO looked up; for a kernel address in a module, that
+	 * module's DSO (short name "[ext4]", dso_is_kernel() true).
+	 */
 	const struct dso *dso;
 };
 
+/* NULL without memory.  options may be NULL (no lines, no inlines). */
 struct symbolizer *symbolizer_new(const struct symbolizer_options *options);
 void symbolizer_free(struct symbolizer *symbolizer);
 
 /*
  * The DSO for a mapped file, interned: the same (path, build-id) gives the
- * same pointer.  build_id may be NULL (size 0) when the capture has none.
+ * same pointer.  build_id may be NULL (size 0) when the capture has none;
+ * the file at path is then used unchecked.  NULL with errno EINVAL for a
+ * path of PATH_MAX characters or more or a build-id over 20 bytes (the kernel
+ * records at most 20: a longer local build-id matches on its prefix), or
+ * ENOMEM.
  */
 struct dso *symbolizer_dso(struct symbolizer *symbolizer, const char *path,
 			   const uint8_t *build_id, size_t build_id_size);
 
 /*
  * The kernel, from the capture's /proc/kallsyms text (module symbols
- * included) and the kernel's build-id; addresses are absolute.
+ * included, text symbols only) and the kernel's build-id; addresses are
+ * absolute.  The same text and build-id give the same DSO.  All-zero
+ * addresses (kptr_restrict) resolve nothing.  NULL with errno set on
+ * failure.
  */
 struct dso *symbolizer_kernel(struct symbolizer *symbolizer, const char *kallsyms,
 			      size_t size, const uint8_t *build_id,
@@ -62,8 +104,8 @@ struct dso *symbolizer_kernel(struct symbolizer *symbolizer, const char *kallsym
 /*
  * Resolves an address of dso: for files, an offset into the file (sample
  * ip - map start + map page offset); for the kernel, the address itself.
- * Never fails: an unresolved address gives frame_count 0.  The answer
- * stays valid until symbolizer_free().
+ * Never fails: an unresolved address (or a NULL dso) gives frame_count 0.
+ * The answer stays valid until symbolizer_free().
  */
 void symbolizer_lookup(struct symbolizer *symbolizer, struct dso *dso,
 		       uint64_t address, struct symbol_answer *answer);
@@ -73,10 +115,13 @@ const char *dso_short_name(const struct dso *dso);	/* basename, [kernel.kallsyms
 int dso_is_kernel(const struct dso *dso);
 /* The build-id as lower-case hex ("" when none). */
 const char *dso_build_id_hex(const struct dso *dso);
-/* The ELF actually used, NULL when none matched. */
+/* The ELF actually used, NULL when none matched (or not looked up yet). */
 const char *dso_elf_path(const struct dso *dso);
 
-/* Demangles C++ and Rust names; returns name itself when not mangled. */
+/*
+ * Demangles C++ and Rust (legacy, hash dropped, and v0) names; returns
+ * name itself when not mangled, else the demangled name, interned.
+ */
 const char *symbolizer_demangle(struct symbolizer *symbolizer, const char *name);
 
 #endif
