@@ -34,7 +34,6 @@ struct collector_stats {
 	uint64_t lost;
 	uint64_t lost_samples;
 	uint64_t throttled;
-	uint64_t *cpu_samples;		/* per ring */
 };
 
 struct collector {
@@ -165,11 +164,6 @@ static int handle_record(void *context, const struct perf_event_header *record,
 	switch (record->type) {
 	case PERF_RECORD_SAMPLE:
 		c->stats.samples++;
-		for (size_t i = 0; i < c->events.ring_count; i++)
-			if (c->events.rings[i].cpu == cpu) {
-				c->stats.cpu_samples[i]++;
-				break;
-			}
 		break;
 	case PERF_RECORD_LOST:
 		if (record->size >= 24) {
@@ -773,9 +767,8 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 		log_error("%s", message);
 		return ret == -EINVAL || ret == -ENOENT || ret == -EOPNOTSUPP ? 2 : 1;
 	}
-	c->stats.cpu_samples = calloc(c->events.ring_count, sizeof(uint64_t));
 	c->ring_hung_up = calloc(c->events.ring_count, 1);
-	if (!c->stats.cpu_samples || !c->ring_hung_up) {
+	if (!c->ring_hung_up) {
 		log_error("out of memory");
 		return 1;
 	}
@@ -830,6 +823,8 @@ int collector_run(const struct perfrecd_options *options)
 		}
 		goto out;
 	}
+	/* The duration counts from when sampling starts, not from setup. */
+	c.started_ns = now_ns();
 	if (options->duration_s > 0)
 		c.deadline_ns = c.started_ns + (uint64_t)(options->duration_s * 1e9 + 0.5);
 	c.last_flush_ns = c.last_watchdog_ns = now_ns();
@@ -873,7 +868,6 @@ out:
 	output_destroy(c.output);
 	event_set_close(&c.events);
 	buildid_cache_free(c.buildids);
-	free(c.stats.cpu_samples);
 	free(c.ring_hung_up);
 	if (c.epoll_fd >= 0)
 		close(c.epoll_fd);
