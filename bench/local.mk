@@ -1,1 +1,2 @@
 include bench/format.mk
+include bench/collector.mk

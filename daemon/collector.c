@@ -543,8 +543,8 @@ static int open_loop(struct collector *c)
 		return -errno;
 	if (c->watchdog_ns && c->watchdog_ns / 2 < tick_ns)
 		tick_ns = c->watchdog_ns / 2;
-	/* Ticks of a tenth of the interval keep short --duration runs exact. */
-	if (tick_ns > 100000000u)
+	/* A one-shot run ticks often enough to end on time; a service does not. */
+	if (c->options->duration_s > 0 && tick_ns > 100000000u)
 		tick_ns = 100000000u;
 	timer.it_interval.tv_sec = (time_t)(tick_ns / 1000000000u);
 	timer.it_interval.tv_nsec = (long)(tick_ns % 1000000000u);

@@ -197,12 +197,16 @@ static int open_one(struct event_set *set, pid_t pid, int cpu)
 
 uint32_t event_ring_pages_for(uint64_t frequency, int callchains)
 {
-	/* Half a second of samples, generously sized, from 256 KiB to 8 MiB. */
-	uint64_t bytes = frequency * (callchains ? 1024 : 96) / 2;
+	/*
+	 * Half a second of samples at a typical size (callchains average well
+	 * under 400 bytes), from 256 KiB to 4 MiB: rings are locked memory,
+	 * per CPU, and the drain keeps up long before they fill.
+	 */
+	uint64_t bytes = frequency * (callchains ? 384 : 96) / 2;
 	uint64_t pages = bytes / (uint64_t)sysconf(_SC_PAGESIZE);
 	uint32_t result = 64;
 
-	while (result < pages && result < 2048)
+	while (result < pages && result < 1024)
 		result *= 2;
 	return result;
 }

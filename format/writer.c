@@ -301,6 +301,22 @@ static void chunk_reset(struct prf_writer *w)
 	w->chunk_used = 0;
 	w->chunk_records = 0;
 	w->chunk_first_time = w->chunk_last_time = 0;
+	/* One huge record (a kallsyms snapshot) must not pin its buffers. */
+	if (w->chunk_capacity > 2 * w->chunk_target) {
+		size_t bound = ZSTD_compressBound(w->chunk_target);
+		uint8_t *chunk = realloc(w->chunk, w->chunk_target);
+		uint8_t *compressed = realloc(w->compressed, bound);
+
+		/* Shrinking rarely fails; when it does the old buffer stays. */
+		if (chunk) {
+			w->chunk = chunk;
+			w->chunk_capacity = w->chunk_target;
+		}
+		if (compressed) {
+			w->compressed = compressed;
+			w->compressed_capacity = bound;
+		}
+	}
 }
 
 int prf_writer_flush(struct prf_writer *w)
