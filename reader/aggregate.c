@@ -224,7 +224,9 @@ static void symbolize_into(struct aggregator *a, struct address_frames *slot,
 
 	if (where->dso)
 		symbolizer_lookup(a->symbolizer, where->dso, where->address, &answer);
-	dso_name = where->dso ? string_intern(a->strings, dso_short_name(where->dso)) :
+	/* A kernel address in a module answers with the module as its DSO. */
+	dso_name = answer.dso ? string_intern(a->strings, dso_short_name(answer.dso)) :
+		   where->dso ? string_intern(a->strings, dso_short_name(where->dso)) :
 		   string_intern(a->strings, where->kernel ? "[kernel.kallsyms]" : "[unknown]");
 	slot->count = answer.frame_count ? answer.frame_count : 1;
 	slot->frames = calloc(slot->count, sizeof(*slot->frames));

@@ -389,8 +389,9 @@ static void print_sample(void *context, const struct session_sample *sample)
 	unsigned mode = sample->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	int kernel = mode == PERF_RECORD_MISC_KERNEL, first = 1;
 
-	fprintf(v->out, "%s %u/%u [%03u] %llu.%09llu: %llu\n",
-		sample->comm ? sample->comm : "[unknown]", sample->pid, sample->tid,
+	/* Names come from the capture: printed safely, like every view's. */
+	view_put(v->out, sample->comm ? sample->comm : "[unknown]", 0);
+	fprintf(v->out, " %u/%u [%03u] %llu.%09llu: %llu\n", sample->pid, sample->tid,
 		sample->cpu, (unsigned long long)(sample->time / 1000000000u),
 		(unsigned long long)(sample->time % 1000000000u),
 		(unsigned long long)sample->period);

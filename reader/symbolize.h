@@ -13,9 +13,10 @@
  * Dwfl per DSO for the whole run and caches answers per (DSO, address).
  *
  * The ELF is looked for at a DSO's first lookup, so DSOs no sample hits
- * cost nothing.  Not thread-safe: one symbolizer per thread.  Every DSO
- * used keeps up to two files open until symbolizer_free(), so
- * symbolizer_new() raises the soft RLIMIT_NOFILE to the hard one.
+ * cost nothing; libdwfl asks debuginfod too when DEBUGINFOD_URLS is set.
+ * Not thread-safe: one symbolizer per thread.  Every DSO used keeps up to
+ * two files open until symbolizer_free(), so symbolizer_new() raises the
+ * soft RLIMIT_NOFILE (to 65536, or the hard limit if lower).
  */
 struct symbolizer;
 struct dso;
@@ -42,7 +43,8 @@ struct symbolizer_options {
 	 * rebuilt binary ("PATH: build-id on this host is X, the capture's
 	 * is Y: not used"), no file at all, not an ELF.  Never for DSOs
 	 * recorded without build-id, nor for names that are no files
-	 * ("[vdso]", "//anon").
+	 * ("[vdso]", "//anon").  One line: control characters in paths are
+	 * escaped as \xNN.
 	 */
 	void (*warn)(void *context, const char *message);
 	void *warn_context;
@@ -50,19 +52,24 @@ struct symbolizer_options {
 
 /*
  * One frame of an answer; inlined frames come first, the function last,
- * as `eu-addr2line -f -i` lists them.  Each frame's file:line is where
- * execution is in that function: the address's line for the first frame,
- * the call site of the frame before for the others.  The last frame is
- * named from .symtab/.dynsym ("foo.cold", "__memmove_avx_unaligned_erms"),
- * or from DWARF when no symbol covers the address; inlined frames from
- * DWARF.  Strings are interned: equal strings are equal pointers.
+ * as `eu-addr2line --relative -f -i` lists them.  Each frame's file:line
+ * is where execution is in that function: the address's line for the
+ * first frame, the call site of the frame before for the others; file
+ * names are the line table's (eu-addr2line's default prefixes relative
+ * ones with DW_AT_comp_dir).  The last frame is named from .symtab or
+ * .dynsym ("foo.cold", "__memmove_avx_unaligned_erms"), or from DWARF
+ * when no symbol covers the address; inlined frames from DWARF.  Scopes
+ * are those holding the address itself (eu-addr2line -i takes them where
+ * the address's line row starts).  Strings are interned: equal strings
+ * are equal pointers.  Names and files come from other hosts' files and
+ * captures: their control characters are escaped as \xNN.
  */
 struct symbol_frame {
 	const char *function;		/* demangled; NULL when unknown */
 	const char *file;		/* NULL when no line info (or !want_lines) */
 	unsigned line;
 	int inlined;			/* 1 for frames inlined into the next */
-	uint64_t symbol_offset;		/* address - symbol start (last frame; 0 in others) */
+	uint64_t symbol_offset;		/* address - symbol start; 0 in inlined frames */
 };
 
 struct symbol_answer {
@@ -110,8 +117,9 @@ struct dso *symbolizer_kernel(struct symbolizer *symbolizer, const char *kallsym
 void symbolizer_lookup(struct symbolizer *symbolizer, struct dso *dso,
 		       uint64_t address, struct symbol_answer *answer);
 
-const char *dso_path(const struct dso *dso);	/* as recorded */
-const char *dso_short_name(const struct dso *dso);	/* basename, [kernel.kallsyms] */
+const char *dso_path(const struct dso *dso);	/* as recorded, unescaped */
+/* Basename, "[kernel.kallsyms]", "[ext4]"; control characters as \xNN. */
+const char *dso_short_name(const struct dso *dso);
 int dso_is_kernel(const struct dso *dso);
 /* The build-id as lower-case hex ("" when none). */
 const char *dso_build_id_hex(const struct dso *dso);

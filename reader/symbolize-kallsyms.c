@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The kernel from the capture's /proc/kallsyms: text symbols ("ADDR t
+ * name", "ADDR T name\t[module]") sorted into one table, one symbol per
+ * address.  kallsyms has no sizes: a symbol ends where the next begins,
+ * bounded so that an address in a hole or past the last symbol resolves
+ * to nothing rather than to a wrong name.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "symbolize-internal.h"
+
+#define KSYM_NAME_MAX 512	/* the kernel's KSYM_NAME_LEN */
+#define MODULE_NAME_MAX 64	/* MODULE_NAME_LEN is 56 */
+#define SYMBOL_SPAN_MAX (1u << 20)
+#define KERNEL_PAGE 4096u
+
+struct parsed_symbol {
+	uint64_t address;
+	const char *name;	/* interned */
+	const char *module;	/* interned "[name]", NULL for the kernel proper */
+	unsigned rank;		/* lower wins among symbols at one address */
+	size_t index;		/* order in the text, the last tie-break */
+};
+
+struct symbol_list {
+	struct parsed_symbol *symbols;
+	size_t count, capacity;
+};
+
+/* perf's preference at one address: global, then weak, then local; fewer '_'. */
+static unsigned symbol_rank(char type, const char *name, size_t length)
+{
+	unsigned underscores = 0;
+
+	while (underscores < length && name[underscores] == '_' && underscores < 15)
+		underscores++;
+	switch (type) {
+	case 'T':
+		return underscores;
+	case 'W':
+		return 16 + underscores;
+	case 'w':
+		return 32 + underscores;
+	default:
+		return 48 + underscores;
+	}
+}
+
+static int parse_hex(const char **p, const char *end, uint64_t *value)
+{
+	const char *start = *p;
+
+	*value = 0;
+	for (; *p < end && *p - start < 16; (*p)++) {
+		char c = **p;
+		unsigned digit;
+
+		if (c >= '0' && c <= '9')
+			digit = (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			digit = (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			digit = (unsigned)(c - 'A' + 10);
+		else
+			break;
+		*value = *value << 4 | digit;
+	}
+	return *p > start && *p < end && **p == ' ' ? 0 : -EINVAL;
+}
+
+static size_t token_length(const char *p, const char *end)
+{
+	size_t n = 0;
+
+	while (p + n < end && p[n] != ' ' && p[n] != '\t')
+		n++;
+	return n;
+}
+
+static int list_add(struct symbol_list *list, const struct parsed_symbol *symbol)
+{
+	if (list->count == list->capacity) {
+		size_t capacity = list->capacity ? 2 * list->capacity : 4096;
+		struct parsed_symbol *symbols = realloc(list->symbols, capacity * sizeof(*symbols));
+
+		if (!symbols)
+			return -ENOMEM;
+		list->symbols = symbols;
+		list->capacity = capacity;
+	}
+	list->symbols[list->count++] = *symbol;
+	return 0;
+}
+
+/* The module of "name\t[module]": interned with its brackets. */
+static const char *module_of(struct symbolizer *s, const char *p, const char *end)
+{
+	const char *close;
+
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p == end || *p != '[')
+		return NULL;
+	close = memchr(p, ']', (size_t)(end - p));
+	if (!close || close - p < 2 || close - p > MODULE_NAME_MAX)
+		return NULL;
+	return symbolizer_intern_shown_n(s, p, (size_t)(close - p + 1));
+}
+
+/* One line; lines that are no text symbol (or hide their address) are skipped. */
+static int parse_line(struct symbolizer *s, const char *p, const char *end,
+		      struct symbol_list *list)
+{
+	struct parsed_symbol symbol = { .index = list->count };
+	size_t length;
+	char type;
+
+	if (parse_hex(&p, end, &symbol.address) < 0 || !symbol.address)
+		return 0;
+	p++;
+	if (end - p < 3 || p[1] != ' ')
+		return 0;
+	type = p[0];
+	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+		return 0;
+	p += 2;
+	length = token_length(p, end);
+	if (!length || length >= KSYM_NAME_MAX)
+		return 0;
+	symbol.name = symbolizer_intern_shown_n(s, p, length);
+	if (!symbol.name)
+		return -ENOMEM;
+	symbol.rank = symbol_rank(type, p, length);
+	symbol.module = module_of(s, p + length, end);
+	return list_add(list, &symbol);
+}
+
+static int parse_kallsyms(struct symbolizer *s, const char *text, size_t size,
+			  struct symbol_list *list)
+{
+	const char *end = text + size;
+
+	for (const char *p = text; p < end;) {
+		const char *newline = memchr(p, '\n', (size_t)(end - p));
+		const char *line_end = newline ? newline : end;
+		int err = parse_line(s, p, line_end, list);
+
+		if (err < 0)
+			return err;
+		p = line_end + 1;
+	}
+	return 0;
+}
+
+static int compare_parsed(const void *a, const void *b)
+{
+	const struct parsed_symbol *x = a, *y = b;
+
+	if (x->address != y->address)
+		return x->address < y->address ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Sorted, keeping the best name of each address. */
+static void sort_unique(struct symbol_list *list)
+{
+	size_t kept = 0;
+
+	if (list->count)
+		qsort(list->symbols, list->count, sizeof(*list->symbols), compare_parsed);
+	for (size_t i = 0; i < list->count; i++)
+		if (!kept || list->symbols[kept - 1].address != list->symbols[i].address)
+			list->symbols[kept++] = list->symbols[i];
+	list->count = kept;
+}
+
+static const char *owner_module(const struct dso *kernel, const struct kernel_symbol *symbol)
+{
+	return symbol->owner == kernel ? NULL : symbol->owner->short_name;
+}
+
+/* Several captures of one host carry one kallsyms: they share a DSO. */
+static struct dso *same_kernel(struct symbolizer *s, const struct symbol_list *list,
+			       const uint8_t *build_id, size_t build_id_size)
+{
+	for (struct dso *k = s->files; k; k = k->next) {
+		size_t i;
+
+		if (k->kind != DSO_KERNEL || k->symbol_count != list->count ||
+		    k->build_id_size != build_id_size ||
+		    (build_id_size && memcmp(k->build_id, build_id, build_id_size)))
+			continue;
+		for (i = 0; i < list->count; i++) {
+			const struct parsed_symbol *p = &list->symbols[i];
+			const struct kernel_symbol *q = &k->symbols[i];
+
+			if (p->address != q->address || p->name != q->name ||
+			    p->module != owner_module(k, q))
+				break;
+		}
+		if (i == list->count)
+			return k;
+	}
+	return NULL;
+}
+
+static struct dso *module_dso(struct symbolizer *s, struct dso *kernel, const char *name)
+{
+	struct dso *module;
+
+	for (module = kernel->modules; module; module = module->next)
+		if (module->short_name == name)
+			return module;
+	module = symbolizer_alloc(s, sizeof(*module));
+	if (!module)
+		return NULL;
+	module->kind = DSO_MODULE;
+	module->state = DSO_OPEN;
+	module->path = module->short_name = name;
+	module->next = kernel->modules;
+	kernel->modules = module;
+	return module;
+}
+
+static struct dso *kernel_create(struct symbolizer *s, const struct symbol_list *list,
+				 const uint8_t *build_id, size_t build_id_size)
+{
+	struct dso *kernel = symbolizer_alloc(s, sizeof(*kernel));
+
+	if (!kernel)
+		return NULL;
+	kernel->kind = DSO_KERNEL;
+	kernel->state = DSO_OPEN;
+	kernel->path = kernel->short_name = symbolizer_intern(s, "[kernel.kallsyms]");
+	kernel->symbols = calloc(list->count ? list->count : 1, sizeof(*kernel->symbols));
+	if (!kernel->path || !kernel->symbols) {
+		free(kernel->symbols);
+		return NULL;
+	}
+	for (size_t i = 0; i < list->count; i++) {
+		const struct parsed_symbol *p = &list->symbols[i];
+		struct dso *owner = p->module ? module_dso(s, kernel, p->module) : kernel;
+
+		if (!owner) {
+			free(kernel->symbols);
+			return NULL;
+		}
+		kernel->symbols[i] = (struct kernel_symbol){ p->address, p->name, owner };
+	}
+	kernel->symbol_count = list->count;
+	if (build_id_size)
+		memcpy(kernel->build_id, build_id, build_id_size);
+	kernel->build_id_size = build_id_size;
+	build_id_to_hex(kernel->build_id_hex, build_id, build_id_size);
+	kernel->next = s->files;
+	s->files = kernel;
+	return kernel;
+}
+
+struct dso *symbolizer_kernel(struct symbolizer *s, const char *kallsyms, size_t size,
+			      const uint8_t *build_id, size_t build_id_size)
+{
+	struct symbol_list list = { 0 };
+	struct dso *kernel = NULL;
+
+	if (!s || (size && !kallsyms) || build_id_size > BUILD_ID_MAX ||
+	    (build_id_size && !build_id)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (parse_kallsyms(s, kallsyms, size, &list) < 0)
+		goto out;
+	sort_unique(&list);
+	kernel = same_kernel(s, &list, build_id, build_id_size);
+	if (!kernel)
+		kernel = kernel_create(s, &list, build_id, build_id_size);
+out:
+	if (!kernel)
+		errno = ENOMEM;
+	free(list.symbols);
+	return kernel;
+}
+
+/*
+ * Where the symbol at index i ends: the next symbol, within 1 MiB; at the
+ * end of a module (or of the table) the next page boundary past its
+ * start, as perf bounds the last kallsyms symbol.
+ */
+static uint64_t symbol_end(const struct dso *kernel, size_t i)
+{
+	const struct kernel_symbol *symbol = &kernel->symbols[i];
+	const struct kernel_symbol *next = i + 1 < kernel->symbol_count ? symbol + 1 : NULL;
+	uint64_t start = symbol->address, span, end;
+
+	if (next && next->owner == symbol->owner)
+		span = SYMBOL_SPAN_MAX;
+	else	/* to the next page boundary, then one page */
+		span = (KERNEL_PAGE - (start & (KERNEL_PAGE - 1))) % KERNEL_PAGE + KERNEL_PAGE;
+	end = start + span < start ? UINT64_MAX : start + span;
+	return next && next->address < end ? next->address : end;
+}
+
+size_t kernel_resolve(const struct dso *kernel, uint64_t address,
+		      struct symbol_frame *frame, const struct dso **owner)
+{
+	size_t lo = 0, hi = kernel->symbol_count;
+	const struct kernel_symbol *symbol;
+
+	/* The first symbol past address; the one before it may hold it. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (kernel->symbols[mid].address <= address)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || address >= symbol_end(kernel, lo - 1))
+		return 0;
+	symbol = &kernel->symbols[lo - 1];
+	*frame = (struct symbol_frame){
+		.function = symbol->name,
+		.symbol_offset = address - symbol->address,
+	};
+	*owner = symbol->owner;
+	return 1;
+}
+
+void kernel_free_symbols(struct dso *kernel)
+{
+	if (kernel->kind != DSO_KERNEL)
+		return;
+	free(kernel->symbols);
+	kernel->symbols = NULL;
+	kernel->symbol_count = 0;
+}

@@ -1,0 +1,36 @@
+# The symbolizer against eu-addr2line: a test program with inline chains,
+# a shared library and libc (with libc6-dbg), stripped copies found
+# through debug dirs, .gnu_debuglink and .gnu_debugdata, a rebuilt
+# binary, demangling and kallsyms.
+SYMBOLIZE_TEST_SOURCES = \
+	reader/symbolize.c reader/symbolize.h reader/symbolize-internal.h \
+	reader/symbolize-elf.c reader/symbolize-dwarf.c reader/symbolize-symtab.c \
+	reader/symbolize-scopes.c \
+	reader/symbolize-kallsyms.c reader/symbolize-demangle.c \
+	reader/intern.c reader/intern.h
+
+check_PROGRAMS += tests/test-symbolize
+tests_test_symbolize_SOURCES = tests/test-symbolize.c $(SYMBOLIZE_TEST_SOURCES)
+tests_test_symbolize_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(LIBDW_CFLAGS) \
+	$(LIBELF_CFLAGS) -I$(top_srcdir)/reader
+tests_test_symbolize_LDADD = $(LIBDW_LIBS) $(LIBELF_LIBS) $(IBERTY_LIBS) $(CHECK_LIBS)
+# The programs it reads, so that `make tests/test-symbolize` is enough.
+EXTRA_tests_test_symbolize_DEPENDENCIES = tests/symbolize-target$(EXEEXT) \
+	tests/symbolize-target-v2$(EXEEXT) tests/libsymbolize-lib.so$(EXEEXT)
+TESTS += tests/test-symbolize
+
+# Read, never run: built -O2 -g without the sanitizers, whatever the
+# configuration.  -v2 is the same program rebuilt: another build-id.
+SYMBOLIZE_FIXTURE_CFLAGS = -O2 -g -fno-omit-frame-pointer
+check_PROGRAMS += tests/libsymbolize-lib.so tests/symbolize-target tests/symbolize-target-v2
+tests_libsymbolize_lib_so_SOURCES = tests/symbolize-lib.c
+tests_libsymbolize_lib_so_CFLAGS = $(SYMBOLIZE_FIXTURE_CFLAGS) -fPIC
+tests_libsymbolize_lib_so_LDFLAGS = -shared -Wl,-soname,libsymbolize-lib.so
+tests_symbolize_target_SOURCES = tests/symbolize-target.c
+tests_symbolize_target_CFLAGS = $(SYMBOLIZE_FIXTURE_CFLAGS)
+tests_symbolize_target_LDFLAGS =
+tests_symbolize_target_LDADD = tests/libsymbolize-lib.so$(EXEEXT)
+tests_symbolize_target_v2_SOURCES = tests/symbolize-target.c
+tests_symbolize_target_v2_CFLAGS = $(SYMBOLIZE_FIXTURE_CFLAGS) -DVARIANT=1
+tests_symbolize_target_v2_LDFLAGS =
+tests_symbolize_target_v2_LDADD = tests/libsymbolize-lib.so$(EXEEXT)
