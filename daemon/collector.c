@@ -399,11 +399,12 @@ static void periodic(struct collector *c, uint64_t now)
 
 /* ---- setting up ----------------------------------------------------- */
 
+/* notice gets the default event's fallback, said once the events are open. */
 static int build_attr(struct collector *c, struct perf_event_attr *attr,
-		      char *name, size_t name_size)
+		      char *name, size_t name_size, char *notice, size_t notice_size)
 {
 	const struct perfrecd_options *o = c->options;
-	char error[512], notice[512] = "";
+	char error[512];
 	int ret;
 
 	memset(attr, 0, sizeof(*attr));
@@ -415,15 +416,13 @@ static int build_attr(struct collector *c, struct perf_event_attr *attr,
 		}
 		snprintf(name, name_size, "%s", o->event);
 	} else {
-		ret = event_default(attr, name, name_size, notice, sizeof(notice));
+		ret = event_default(attr, name, name_size, notice, notice_size);
 		if (ret < 0) {
 			log_error("probing the default event: %s%s", strerror(-ret),
 				  ret == -EACCES || ret == -EPERM ?
 				  "; system-wide sampling needs CAP_PERFMON (or root), or kernel.perf_event_paranoid <= 0" : "");
 			return ret;
 		}
-		if (*notice)
-			log_notice("%s", notice);
 	}
 	attr->size = sizeof(*attr);
 	attr->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
@@ -739,10 +738,10 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 	struct event_target target = { .pid = -1 };
 	struct perf_event_attr attr;
 	struct prf_error error;
-	char name[256], message[1024];
+	char name[256], message[1024], notice[512] = "";
 	int ret;
 
-	ret = build_attr(c, &attr, name, sizeof(name));
+	ret = build_attr(c, &attr, name, sizeof(name), notice, sizeof(notice));
 	if (ret < 0)	/* refused (permissions) at run time; else a bad setting */
 		return ret == -EACCES || ret == -EPERM ? 1 : 2;
 	target.proc_root = o->proc_root;
@@ -764,9 +763,11 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 	}
 	ret = event_set_open(&c->events, &attr, name, &target, message, sizeof(message));
 	if (ret < 0) {
-		log_error("%s", message);
+		log_error("%s", message);	/* the one line a failure prints */
 		return ret == -EINVAL || ret == -ENOENT || ret == -EOPNOTSUPP ? 2 : 1;
 	}
+	if (*notice)
+		log_notice("%s", notice);
 	c->ring_hung_up = calloc(c->events.ring_count, 1);
 	if (!c->ring_hung_up) {
 		log_error("out of memory");
