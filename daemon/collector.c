@@ -198,6 +198,19 @@ static int sink_emit(void *context, const void *record, size_t size, uint64_t ti
 	return 0;
 }
 
+/* A LOST_NOTE: data of this CPU the collector could not keep. */
+static void note_loss(struct collector *c, enum prf_lost_reason reason, int cpu)
+{
+	struct prf_lost_note_record note = { 0 };
+
+	note.header.type = PRF_RECORD_LOST_NOTE;
+	note.header.size = sizeof(note);
+	note.time = now_ns();
+	note.reason = reason;
+	note.cpu = cpu;
+	output_append(c->output, &note, sizeof(note), note.time);
+}
+
 static void drain_ring(struct collector *c, struct cpu_ring *ring)
 {
 	uint64_t overruns = ring->overruns;
@@ -206,14 +219,7 @@ static void drain_ring(struct collector *c, struct cpu_ring *ring)
 		return;
 	ring_drain(ring, handle_record, c);
 	if (ring->overruns != overruns) {
-		struct prf_lost_note_record note = { 0 };
-
-		note.header.type = PRF_RECORD_LOST_NOTE;
-		note.header.size = sizeof(note);
-		note.time = now_ns();
-		note.reason = PRF_LOST_RING_OVERRUN;
-		note.cpu = ring->cpu;
-		output_append(c->output, &note, sizeof(note), note.time);
+		note_loss(c, PRF_LOST_RING_OVERRUN, ring->cpu);
 		log_warning("CPU %d: the ring buffer held an impossible record; its contents were dropped",
 			    ring->cpu);
 	}
@@ -568,19 +574,12 @@ static int open_loop(struct collector *c)
 
 static void cpu_gone(struct collector *c, struct cpu_ring *ring)
 {
-	struct prf_lost_note_record note = { 0 };
-
 	drain_ring(c, ring);
 	epoll_ctl(c->epoll_fd, EPOLL_CTL_DEL, ring->fd, NULL);
 	close(ring->fd);
 	ring->fd = -1;
 	ring_unmap(ring);
-	note.header.type = PRF_RECORD_LOST_NOTE;
-	note.header.size = sizeof(note);
-	note.time = now_ns();
-	note.reason = PRF_LOST_CPU_OFFLINE;
-	note.cpu = ring->cpu;
-	output_append(c->output, &note, sizeof(note), note.time);
+	note_loss(c, PRF_LOST_CPU_OFFLINE, ring->cpu);
 	log_notice("CPU %d went offline; sampling goes on on the others", ring->cpu);
 }
 
