@@ -510,11 +510,13 @@ static void count_tree(struct aggregator *a, const struct session_sample *sample
 	for (size_t i = 0; node; i++) {
 		node->total_period += sample->period;
 		node->total_samples++;
-		if (i == depth) {
+		/* Self belongs to the sample's leaf: the top frame when inverted. */
+		if (a->options.callee ? i == 1 : i == depth) {
 			node->self_period += sample->period;
 			node->self_samples++;
-			break;
 		}
+		if (i == depth)
+			break;
 		const struct report_symbol *s = a->options.callee ? a->stack[i] :
 						a->stack[depth - 1 - i];
 		node = child_of(a, node, s, s, NULL);
@@ -592,8 +594,9 @@ static int link_children(struct aggregator *a)
 		}
 		parent->children[parent->child_count++] = a->tree[i].node;
 	}
-	qsort(a->root.children, a->root.child_count, sizeof(*a->root.children),
-	      compare_children);
+	if (a->root.child_count)
+		qsort(a->root.children, a->root.child_count, sizeof(*a->root.children),
+		      compare_children);
 	for (size_t i = 0; i < a->tree_capacity; i++) {
 		struct call_node *n = a->tree[i].node;
 
@@ -616,11 +619,12 @@ int aggregator_finish(struct aggregator *a, struct report_data *data)
 	for (size_t i = 0; i < a->flat_capacity; i++)
 		if (a->flat[i] && a->flat[i]->entry.self_samples)
 			a->flat_sorted[n++] = a->flat[i]->entry;
-	/* Entries only ever on stacks show in the flat view too (total %). */
-	for (size_t i = 0; i < a->flat_capacity; i++)
+	/* Functions only ever callers matter only with a total column. */
+	for (size_t i = 0; i < a->flat_capacity && a->options.children; i++)
 		if (a->flat[i] && !a->flat[i]->entry.self_samples)
 			a->flat_sorted[n++] = a->flat[i]->entry;
-	qsort(a->flat_sorted, n, sizeof(*a->flat_sorted), compare_flat);
+	if (n)
+		qsort(a->flat_sorted, n, sizeof(*a->flat_sorted), compare_flat);
 	if (link_children(a) < 0)
 		return -ENOMEM;
 	data->sort_keys = a->options.sort_keys;

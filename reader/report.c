@@ -31,6 +31,8 @@ struct report_options {
 	size_t pid_count, tid_count;
 	const char *comms[64];
 	size_t comm_count;
+	char *comm_storage[64];		/* the --comm arguments, split in place */
+	size_t comm_storage_count;
 	int cpus[1024];
 	size_t cpu_count;
 	const char *event;
@@ -291,6 +293,13 @@ static int parse_option(struct report_options *o, int c, const char *arg)
 		/* Kept as given; split on commas in place. */
 		char *copy = strdup(arg), *saveptr = NULL;
 
+		if (!copy || o->comm_storage_count == 64) {
+			free(copy);
+			fprintf(stderr, "perfrec-report: --comm: too many\n");
+			return -EINVAL;
+		}
+		o->comm_storage[o->comm_storage_count++] = copy;
+
 		for (char *k = strtok_r(copy, ",", &saveptr); k && o->comm_count < 64;
 		     k = strtok_r(NULL, ",", &saveptr))
 			o->comms[o->comm_count++] = k;
@@ -446,7 +455,9 @@ static int run(struct report_options *o, char **inputs, int input_count)
 		.sort_keys = o->sort_keys | (o->lines ? SORT_SRCLINE : 0),
 		.leaf_inline = o->inline_leaf,
 		.tree_inlines = !o->no_inlines,
-		.callee = o->callee,
+		/* Collapsed stacks are caller-first whatever the tree's order. */
+		.callee = o->callee && o->view != VIEW_FOLDED,
+		.children = o->children,
 		.focus = o->focus,
 	};
 	struct session_filter filter = {
@@ -549,5 +560,8 @@ int main(int argc, char **argv)
 	}
 	if (options.view == VIEW_TREE && !options.percent_limit_given)
 		options.percent_limit = 0.5;
-	return run(&options, argv + optind, argc - optind);
+	c = run(&options, argv + optind, argc - optind);
+	for (size_t i = 0; i < options.comm_storage_count; i++)
+		free(options.comm_storage[i]);
+	return c;
 }

@@ -55,7 +55,7 @@ struct sideband {
 	uint8_t exec;
 	uint8_t build_id_size;
 	uint16_t host;
-	uint32_t pid, tid, ppid;
+	uint32_t pid, tid, ppid, ptid;
 	uint64_t start, length, pgoff;
 	uint32_t major, minor;
 	uint64_t inode;
@@ -241,7 +241,8 @@ static int add_directory(struct session *s, const char *path, struct prf_error *
 		sprintf(names[count++], "%s/%s", path, entry->d_name);
 	}
 	closedir(dir);
-	qsort(names, count, sizeof(*names), compare_names);
+	if (count)
+		qsort(names, count, sizeof(*names), compare_names);
 	for (size_t i = 0; i < count; i++) {
 		if (!ret)
 			ret = add_file(s, names[i]);
@@ -390,7 +391,7 @@ static const struct build_id_entry *build_id_find(const struct session *s,
 				      .minor = m->minor, .inode = m->inode };
 	const struct build_id_entry *found;
 
-	if (m->inode) {
+	if (m->inode && s->build_id_count) {
 		found = bsearch(&key, s->build_ids, s->build_id_count,
 				sizeof(*s->build_ids), compare_build_ids);
 		if (found)
@@ -485,6 +486,7 @@ static void take_kernel_record(struct pass_one *p, const struct prf_record *reco
 		entry.time = d.task.time;
 		entry.pid = d.task.pid;
 		entry.ppid = d.task.ppid;
+		entry.ptid = d.task.ptid;
 		entry.tid = d.task.tid;
 		break;
 	case PERF_RECORD_COMM:
@@ -724,6 +726,8 @@ static void apply_mmap(struct session *s, const struct sideband *e)
 				  NO_END, dso });
 }
 
+static const char *comm_at(const struct process *p, uint32_t tid, uint64_t time);
+
 static void apply_fork(struct session *s, const struct sideband *e)
 {
 	struct process *parent, *child;
@@ -749,11 +753,11 @@ static void apply_fork(struct session *s, const struct sideband *e)
 		m.to = NO_END;
 		map_add(child, &m);
 	}
-	for (size_t i = parent->name_count; i-- > 0;)
-		if (parent->names[i].time <= e->time) {
-			name_add(child, e->time, e->pid, parent->names[i].comm);
-			break;
-		}
+	/* The child is named after the thread that forked it. */
+	const char *comm = comm_at(parent, e->ptid, e->time);
+
+	if (comm)
+		name_add(child, e->time, e->pid, comm);
 }
 
 static void apply_comm(struct session *s, const struct sideband *e)
@@ -785,18 +789,22 @@ static int compare_name_changes(const void *a, const void *b)
 
 static void finish_process(struct process *p)
 {
-	qsort(p->maps, p->map_count, sizeof(*p->maps), compare_maps);
+	if (p->map_count)
+		qsort(p->maps, p->map_count, sizeof(*p->maps), compare_maps);
 	for (size_t i = 0; i < p->map_count; i++)
 		if (p->maps[i].end - p->maps[i].start > p->longest_map)
 			p->longest_map = p->maps[i].end - p->maps[i].start;
 	/* Stable enough: names of one time come from one record stream. */
-	qsort(p->names, p->name_count, sizeof(*p->names), compare_name_changes);
+	if (p->name_count)
+		qsort(p->names, p->name_count, sizeof(*p->names), compare_name_changes);
 }
 
 static void replay(struct session *s)
 {
-	qsort(s->sideband, s->sideband_count, sizeof(*s->sideband), compare_sideband);
-	qsort(s->build_ids, s->build_id_count, sizeof(*s->build_ids), compare_build_ids);
+	if (s->sideband_count)
+		qsort(s->sideband, s->sideband_count, sizeof(*s->sideband), compare_sideband);
+	if (s->build_id_count)
+		qsort(s->build_ids, s->build_id_count, sizeof(*s->build_ids), compare_build_ids);
 	for (size_t i = 0; i < s->sideband_count; i++) {
 		const struct sideband *e = &s->sideband[i];
 
@@ -846,7 +854,8 @@ int session_load(struct session *s, struct prf_error *error)
 		note_file_facts(s, prf_reader_info(reader));
 		prf_reader_close(reader);
 	}
-	qsort(s->inputs, s->input_count, sizeof(*s->inputs), compare_inputs);
+	if (s->input_count)
+		qsort(s->inputs, s->input_count, sizeof(*s->inputs), compare_inputs);
 	s->input_names = calloc(s->input_count + 1, sizeof(*s->input_names));
 	if (!s->input_names)
 		return -ENOMEM;

@@ -183,7 +183,8 @@ static void fit(struct layout *layout, const struct report_data *data,
 		for (int c = 0; c < COL_COUNT; c++) {
 			size_t columns = cell_columns(layout, e, c);
 
-			if (c == COL_SYMBOL && columns > ALIGN_MAX) {
+			/* One huge cell (a hostile name) must not pad every row. */
+			if (columns > ALIGN_MAX) {
 				if (!layout->fit)
 					continue;
 				columns = ALIGN_MAX;

@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Helpers of the perfrec-report end-to-end tests (tests/test-report-*.sh),
+# on top of tests/lib.sh (sourced here: $perfrecd, $workload, $work, check,
+# note, fail, skip, start_daemon, ...).  A test sets test_name, sources
+# this file, and also gets:
+#
+#   $report          perfrec-report (PERFREC_REPORT overrides it)
+#   capture DIR CMD [ARGS...]
+#                    runs CMD under `perfrecd -F 999 -o DIR -- CMD` (which
+#                    profiles CMD and its children until it exits), CMD's
+#                    stdout in $work/command.out; fails unless DIR then
+#                    holds exactly one capture file, set in $capture_file
+#   report_ok OUT [ARGS...]
+#                    runs perfrec-report ARGS >OUT 2>OUT.err; fails unless
+#                    it exits 0 without a sanitizer report
+#   flat_rows FILE   the data rows of a flat view (default sort), as
+#                    "percent<TAB>samples<TAB>mark<TAB>symbol<TAB>dso" with
+#                    mark "k" or "." and percent without its "%"
+#   flat_percent FILE SYMBOL [DSO]
+#                    the self percent of SYMBOL (in DSO) in a flat view, 0
+#                    when it has no row; rows of the same name are added
+#   within A B POINTS
+#                    whether |A - B| <= POINTS (decimal numbers)
+#   $favour          a command prefix ("$favour CMD ARGS", unquoted) that
+#                    runs CMD at nice -10 in a session of its own whose
+#                    autogroup is at nice -10 too (plain nice counts only
+#                    within a session under sched_autogroup): the workloads
+#                    keep their CPUs when make -j2 runs another test, so
+#                    they are preempted less (a cpu-clock sample held back
+#                    while a task is off the CPU lands at its switch-in, in
+#                    finish_task_switch and the like, not in the function
+#                    that was running) and take more samples
+#   elf_load_segments FILE
+#                    "offset vaddr filesz flags" (hex offset/vaddr/filesz)
+#                    of each PT_LOAD of FILE, from eu-readelf -l
+#
+# Captures are short (a few seconds) and their thresholds have margins:
+# make -j2 check runs two of these at once on two CPUs, and CI runs them
+# again under ASan and UBSan.
+
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+
+report=${PERFREC_REPORT:-$top_builddir/perfrec-report}
+[ -x "$report" ] || { echo "$test_name: $report not built" >&2; exit 99; }
+# A pipe, never a terminal: no width to fit; a fixed locale for the tools.
+unset COLUMNS
+LC_ALL=C
+export LC_ALL
+# A sanitizer's report must not look like perfrec-report's own exit 1.
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=86
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}:exitcode=86
+export ASAN_OPTIONS UBSAN_OPTIONS
+# Whether perfrec-report is built with the sanitizers (slower: ~20 ms a run).
+sanitized=no
+ldd "$report" 2>/dev/null | grep -q -e libasan -e libubsan && sanitized=yes
+
+cat >"$work/favoured" <<'EOF'
+#!/bin/sh
+echo -10 >/proc/self/autogroup 2>/dev/null
+exec nice -n -10 "$@"
+EOF
+chmod +x "$work/favoured"
+if command -v setsid >/dev/null 2>&1; then
+	favour="setsid -w $work/favoured"
+else
+	favour=$work/favoured
+fi
+
+capture() {
+	capture_dir=$1
+	shift
+	"$perfrecd" -d 120 -F 999 -o "$capture_dir" -- "$@" >"$work/command.out" \
+		2>"$work/daemon.err" || fail "perfrecd -- $*: status $?"
+	[ "$(file_count "$capture_dir")" -eq 1 ] ||
+		fail "perfrecd -- $*: $(file_count "$capture_dir") capture files, expected 1"
+	capture_file=$(files_in "$capture_dir")
+}
+
+# Whether FILE (stderr of a program) holds a sanitizer's report.
+sanitizer_report() {
+	grep -qE 'ERROR: (Address|Leak|Memory|Thread|UndefinedBehavior)Sanitizer|runtime error:|SUMMARY: .*Sanitizer' "$1"
+}
+
+report_ok() {
+	report_out=$1
+	shift
+	report_status=0
+	"$report" "$@" >"$report_out" 2>"$report_out.err" || report_status=$?
+	if [ "$report_status" -ne 0 ] || sanitizer_report "$report_out.err"; then
+		echo "--- perfrec-report $*: status $report_status; its stderr:" >&2
+		tail -n 40 "$report_out.err" >&2
+		fail "perfrec-report $* exited with status $report_status"
+	fi
+}
+
+flat_rows() {
+	awk '
+	/^#/ || NF < 4 { next }
+	{
+		pct = $1
+		sub(/%$/, "", pct)
+		mark = $3 == "[k]" ? "k" : "."
+		symbol = $4
+		for (i = 5; i < NF; i++)
+			symbol = symbol " " $i
+		printf "%s\t%s\t%s\t%s\t%s\n", pct, $2, mark, symbol, $NF
+	}' "$1"
+}
+
+flat_percent() {
+	flat_rows "$1" | awk -F '\t' -v symbol="$2" -v dso="${3:-}" '
+	$4 == symbol && (dso == "" || $5 == dso) { sum += $1 }
+	END { printf "%.2f\n", sum + 0 }'
+}
+
+within() {
+	awk -v a="$1" -v b="$2" -v points="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= points) }'
+}
+
+elf_load_segments() {
+	eu-readelf -l "$1" | awk '
+	$1 == "LOAD" {
+		flags = ""
+		for (i = 7; i < NF; i++)
+			flags = flags $i
+		print $2, $3, $5, flags
+	}'
+}

@@ -1,0 +1,348 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Hostile input: perfrec-report never crashes, hangs or trips a sanitizer
+# (CI runs this under ASan and UBSan too: that is the point), whatever it
+# reads:
+#   - the odd captures of tests/report-hostile (overlapping maps, samples
+#     before any mmap, reused pids, 8000-frame and lying callchains,
+#     unknown record types, time going backwards, garbage KALLSYMS, odd
+#     BUILD_ID paths, kernel addresses in user context, hostile names, ...:
+#     see report-hostile.c), each alone and all merged, and 70 files of 70
+#     hosts; maps of odd files of this host (a FIFO, a directory, a
+#     truncated ELF, /dev/null, real ELFs at absurd offsets).  All are
+#     readable captures: every view must exit 0 on them.
+#   - the seeds of the format fuzz corpus (tests/fuzz/make-corpus: valid,
+#     cut, flipped and forged files), every file in every view: exit 0, or
+#     1 with a message naming the file when it is unreadable (under the
+#     sanitizers, the views but flat get the files 40 at a time: below).
+# The views: flat, tree, folded, samples, flat --json, tree --json; for the
+# odd captures also --callee, --lines, --inline, --children, every sort
+# key, --focus, a narrow --width, --since/--until, --symfs and the filters
+# (--comm, --pid, --tid, --cpu, --event).  The JSON
+# must parse (with jq or python3, when one of them is installed), and names
+# from the captures (comms, paths, symbols with ESC sequences, newlines,
+# invalid UTF-8) must come out without raw control characters, in any view
+# or warning.
+#
+# Bad input: a missing file, a directory without .prf files, a file that is
+# not a capture and an empty one exit 1 with one line naming the path; a
+# bad option exits 2.
+test_name=test-report-hostile
+. "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
+
+hostile=$top_builddir/tests/report-hostile
+[ -x "$hostile" ] || { echo "$test_name: $hostile not built" >&2; exit 99; }
+timeout=${PRF_HOSTILE_TIMEOUT:-60}	# seconds one run may take
+
+json_checker=
+if command -v jq >/dev/null 2>&1; then
+	json_checker="jq -e . >/dev/null"
+elif command -v python3 >/dev/null 2>&1 && python3 -c 'import json' 2>/dev/null; then
+	json_checker="python3 -c 'import json, sys
+d = json.JSONDecoder(); s = sys.stdin.read(); i = 0
+while True:
+    while i < len(s) and s[i].isspace(): i += 1
+    if i == len(s): break
+    _, i = d.raw_decode(s, i)'"
+fi
+
+failures=0
+runs=0
+: >"$work/failures"
+
+# A watchdog instead of timeout(1) around each run (thousands of runs: a
+# process less each counts): every second it looks at the perfrec-report
+# running now (its pid in $work/running) and kills it when it has been the
+# same one for $timeout s, noting its pid in $work/hung.
+(
+	last='' ticks=0
+	while [ -d "$work" ]; do
+		sleep 1
+		read -r pid <"$work/running" 2>/dev/null || pid=
+		if [ -n "$pid" ] && [ "$pid" = "$last" ]; then
+			ticks=$((ticks + 1))
+			if [ "$ticks" -ge "$timeout" ] && kill -0 "$pid" 2>/dev/null; then
+				echo "$pid" >"$work/hung"
+				kill -KILL "$pid" 2>/dev/null
+			fi
+		else
+			last=$pid ticks=0
+		fi
+	done
+) </dev/null >/dev/null 2>&1 &
+watchdog_pid=$!
+at_exit "kill $watchdog_pid 2>/dev/null"
+
+# run_case EXPECT FILE ARGS...: EXPECT is "0" (must exit 0) or "01" (0, or
+# 1 with a last stderr line naming FILE).  Failures are collected.  The
+# output of --json runs goes to $work/all.json, to be parsed once.
+run_case() {
+	expect=$1 file=$2
+	shift 2
+	runs=$((runs + 1))
+	status=0
+	case " $* " in
+	*" --json "*) json=$work/all.json ;;
+	*) json=/dev/null ;;
+	esac
+	"$report" "$@" "$file" >>"$json" 2>"$work/case.err" &
+	echo "$!" >"$work/running"
+	wait "$!" || status=$?
+	why=
+	[ -s "$work/case.err" ] && sanitizer_report "$work/case.err" && why="a sanitizer report"
+	[ -n "$why" ] || case $status in
+	0) ;;
+	1)
+		last_line=$(tail -n 1 "$work/case.err")
+		case $last_line in
+		"perfrec-report: "*"$file"*) [ "$expect" = 0 ] && why="exit 1 on a readable capture: $last_line" ;;
+		*) why="exit 1 without a last line naming the file: $last_line" ;;
+		esac ;;
+	86) why="a sanitizer report" ;;
+	*) why="exit status $status$([ "$status" -gt 128 ] && echo " (signal $((status - 128)))")"
+	   [ "$status" -eq 137 ] && grep -qx "$!" "$work/hung" 2>/dev/null && why="hung: killed after $timeout s" ;;
+	esac
+	if [ -n "$why" ]; then
+		failures=$((failures + 1))
+		{
+			echo "perfrec-report $* $file: $why"
+			grep -m 3 -E 'ERROR: .*Sanitizer|runtime error|#[0-3] ' "$work/case.err" | sed 's/^/    /'
+		} >>"$work/failures"
+	fi
+	return 0
+}
+
+views() {
+	printf '%s\n' "--view=flat" "--view=tree" "--view=folded" "--view=samples" \
+		"--json" "--view=tree --json"
+}
+
+more_options() {
+	printf '%s\n' "--view=tree --callee --percent-limit 0" \
+		"--lines --inline --children" \
+		"--sort comm,pid,tid,dso,sym,srcline --lines" \
+		"--view=tree --focus main --no-inline" \
+		"--view=folded --callee" \
+		"--width 20 --lines --children" \
+		"--view=tree --width 12 --percent-limit 0" \
+		"--view=samples --lines" \
+		"--since 1s --until 3s" \
+		"--json --lines --sort dso,sym" \
+		"--view=tree --json --callee --percent-limit 0" \
+		"--symfs $work/symfs --debug-dir $work/symfs" \
+		"--comm init,deep,confused --pid 1,4001,10001 --cpu 0,1 --event cpu-clock" \
+		"--view=tree --tid 3001,3002 --top 3 --quiet"
+}
+
+phase_runs=0 phase_start=$(date +%s)
+check_failures() {
+	if [ "$failures" -ne 0 ]; then
+		head -n 60 "$work/failures" >&2
+		fail "$1: $failures of $((runs - phase_runs)) runs failed (the first ones above)"
+	fi
+	note "$1: $((runs - phase_runs)) runs in $(($(date +%s) - phase_start)) s, no crash, hang or sanitizer report"
+	phase_runs=$runs phase_start=$(date +%s)
+}
+
+check_json() {
+	[ -s "$work/all.json" ] || return 0
+	if [ -z "$json_checker" ]; then
+		note "no jq or python3: the JSON is not parsed"
+	elif ! eval "$json_checker" <"$work/all.json" 2>"$work/json.err"; then
+		fail "$1: the --json output does not parse: $(head -n 2 "$work/json.err")"
+	else
+		note "$1: the --json output parses ($(wc -c <"$work/all.json") bytes)"
+	fi
+	: >"$work/all.json"
+}
+
+# ---- the odd captures ----------------------------------------------------
+
+check "report-hostile writes its odd captures"
+"$hostile" "$work/hostile" || fail "report-hostile failed"
+mkdir -p "$work/symfs/etc"
+echo "not the real one" >"$work/symfs/etc/passwd"
+mkfifo "$work/fifo"
+printf '\177ELF\002\001\001\000' >"$work/truncated-elf"
+head -c 4096 "$workload" >"$work/half-elf"
+ln -s "$work/loop-b" "$work/loop-a"
+ln -s "$work/loop-a" "$work/loop-b"
+libc=$(ldd "$workload" | awk '$1 == "libc.so.6" { print $3 }')
+"$hostile" --local "$work/hostile/local-files.prf" "$workload" ${libc:+"$libc"} /etc/passwd \
+	/dev/null / "$work/truncated-elf" "$work/half-elf" "$work/loop-a" "$work/missing" ||
+	fail "report-hostile --local failed"
+"$hostile" --local "$work/hostile/local-fifo.prf" "$work/fifo" ||
+	fail "report-hostile --local (FIFO) failed"
+note "$(ls "$work/hostile"/*.prf | wc -l) files, and $(ls "$work/hostile/hosts" | wc -l) in hosts/"
+
+check "every view, and more options, on each odd capture: exit 0, no crash, no hang"
+for file in "$work/hostile"/*.prf; do
+	{ views; more_options; } >"$work/option-sets"
+	while read -r options; do
+		# shellcheck disable=SC2086
+		run_case 0 "$file" $options
+	done <"$work/option-sets"
+done
+check_failures "odd captures"
+check_json "odd captures"
+
+check "names from the captures are printed safely: no control characters in any view or warning, one line a warning"
+# names.prf, build-id-paths.prf and kallsyms-2.prf carry ESC sequences,
+# BEL, newlines, tabs and invalid UTF-8 in comms, paths and symbols; the
+# views promise '?' (or a JSON escape) for them, and a warning is a line.
+unsafe=0
+tab=$(printf '\t')
+: >"$work/unsafe"
+for file in names build-id-paths kallsyms-2; do
+	views >"$work/option-sets"
+	while read -r options; do
+		# shellcheck disable=SC2086
+		"$report" $options --lines "$work/hostile/$file.prf" >"$work/safe.out" 2>"$work/safe.err" || true
+		if grep -aqP '[\x00-\x08\x0b-\x1f\x7f]' "$work/safe.out"; then
+			unsafe=$((unsafe + 1))
+			echo "$options $file.prf: stdout: $(grep -aP '[\x00-\x08\x0b-\x1f\x7f]' "$work/safe.out" | head -n 1 | cat -v)" >>"$work/unsafe"
+		fi
+		# A name with a newline must not make a line of its own.
+		case $options in
+		--view=samples) pattern="^\$|^$tab|^.* [0-9]+/[0-9]+ \\[[0-9]+\\] [0-9]+\\.[0-9]+: [0-9]+\$" ;;
+		--view=folded) pattern='^.* [0-9]+$' ;;
+		*) pattern= ;;
+		esac
+		if [ -n "$pattern" ] && grep -avqE "$pattern" "$work/safe.out"; then
+			unsafe=$((unsafe + 1))
+			echo "$options $file.prf: a line that is no $options line: $(grep -avE "$pattern" "$work/safe.out" | head -n 1 | cat -v)" >>"$work/unsafe"
+		fi
+		if grep -aqP '[\x00-\x08\x0b-\x1f\x7f]' "$work/safe.err" ||
+			grep -avq '^perfrec-report: ' "$work/safe.err"; then
+			unsafe=$((unsafe + 1))
+			echo "$options $file.prf: stderr: $(grep -aP '[\x00-\x08\x0b-\x1f\x7f]|^(?!perfrec-report: )' "$work/safe.err" | head -n 1 | cat -v)" >>"$work/unsafe"
+		fi
+	done <"$work/option-sets"
+done
+if [ "$unsafe" -ne 0 ]; then
+	cat "$work/unsafe" >&2
+	fail "$unsafe outputs with raw control characters from the capture (or a warning of several lines)"
+fi
+
+check "every view on all of them merged (a directory), and on 70 files of 70 hosts"
+views >"$work/option-sets"
+while read -r options; do
+	# shellcheck disable=SC2086
+	run_case 0 "$work/hostile" $options
+	# shellcheck disable=SC2086
+	run_case 0 "$work/hostile/hosts" $options
+done <"$work/option-sets"
+check_failures "merged"
+check_json "merged"
+
+# ---- the fuzz corpus -----------------------------------------------------
+
+corpus_tool=$top_builddir/tests/fuzz/make-corpus
+# Every file in every view: ~7000 runs, 20 s here, but minutes under the
+# sanitizers (each run starts at ~20 ms).  There, by default, each file is
+# read alone by the flat view (the reading, replay, symbolization and
+# aggregation of that file by itself), and the files that read are then
+# given to the other views 40 at a time: every record of every file still
+# reaches every view, in fewer runs.  PRF_HOSTILE_FULL=1 runs all of them.
+corpus_mode=full
+[ "$sanitized" = yes ] && [ "${PRF_HOSTILE_FULL:-0}" != 1 ] && corpus_mode=batched
+if [ -x "$corpus_tool" ]; then
+	check "every view on every file of the fuzz seed corpus ($corpus_mode): exit 0, or 1 naming the file"
+	"$corpus_tool" "$work/seeds" >/dev/null || fail "make-corpus failed"
+	total=$(ls "$work/seeds" | wc -l)
+	unreadable=0
+	: >"$work/readable"
+	if [ "$corpus_mode" = full ]; then
+		views >"$work/option-sets"
+	else
+		echo "--view=flat" >"$work/option-sets"
+	fi
+	for file in "$work/seeds"/*; do
+		while read -r options; do
+			# shellcheck disable=SC2086
+			run_case 01 "$file" -q $options
+		done <"$work/option-sets"
+		if [ "$status" -eq 1 ] && [ -z "$why" ]; then
+			unreadable=$((unreadable + 1))
+		elif [ "$status" -eq 0 ]; then
+			echo "$file" >>"$work/readable"
+		fi
+	done
+	note "$total seed files, $unreadable unreadable (exit 1, each named)"
+	if [ "$corpus_mode" = batched ]; then
+		views | grep -vx -e "--view=flat" >"$work/option-sets"
+		split -l 40 "$work/readable" "$work/batch."
+		for batch in "$work"/batch.*; do
+			last=$(tail -n 1 "$batch")
+			# shellcheck disable=SC2046
+			set -- $(sed '$d' "$batch")
+			while read -r options; do
+				# shellcheck disable=SC2086
+				run_case 0 "$last" -q $options "$@"
+			done <"$work/option-sets"
+		done
+		note "the other views on the $(wc -l <"$work/readable") readable files, 40 at a time"
+	fi
+	check_failures "fuzz corpus"
+	check_json "fuzz corpus"
+	if [ -d "$top_srcdir/tests/fuzz/crashes" ]; then
+		views >"$work/option-sets"
+		for file in "$top_srcdir/tests/fuzz/crashes"/*; do
+			[ -f "$file" ] || continue
+			while read -r options; do
+				# shellcheck disable=SC2086
+				run_case 01 "$file" -q $options
+			done <"$work/option-sets"
+		done
+		check_failures "saved fuzz crashes"
+	fi
+else
+	note "no tests/fuzz/make-corpus: the fuzz corpus part is skipped"
+fi
+
+# ---- bad input -----------------------------------------------------------
+
+# expect_error STATUS NAME ARGS...: exit STATUS with one stderr line naming NAME.
+expect_error() {
+	want=$1 name=$2
+	shift 2
+	status=0
+	"$report" "$@" >"$work/error.out" 2>"$work/error.err" || status=$?
+	[ "$status" -eq "$want" ] ||
+		fail "perfrec-report $*: status $status, expected $want ($(head -n 2 "$work/error.err"))"
+	sanitizer_report "$work/error.err" && fail "perfrec-report $*: a sanitizer report"
+	lines=$(wc -l <"$work/error.err")
+	[ "$lines" -eq 1 ] || { cat "$work/error.err" >&2; fail "perfrec-report $*: $lines lines on stderr, expected 1"; }
+	[ -z "$name" ] || grep -qF -- "$name" "$work/error.err" ||
+		fail "perfrec-report $*: the message does not name $name: $(cat "$work/error.err")"
+	[ -s "$work/error.out" ] && fail "perfrec-report $*: printed a report: $(head -n 2 "$work/error.out")"
+	note "perfrec-report $*: $status: $(cat "$work/error.err")"
+}
+
+check "bad input: exit 1, one line naming the path"
+expect_error 1 "$work/missing.prf" "$work/missing.prf"
+mkdir "$work/no-captures"
+echo notes >"$work/no-captures/notes.txt"
+expect_error 1 "$work/no-captures" "$work/no-captures"
+cp /etc/passwd "$work/not-a-capture.prf"
+expect_error 1 "$work/not-a-capture.prf" "$work/not-a-capture.prf"
+: >"$work/empty.prf"
+expect_error 1 "$work/empty.prf" "$work/empty.prf"
+expect_error 1 "$work/missing.prf" --view=tree "$work/hostile/overlap.prf" "$work/missing.prf"
+
+check "bad options: exit 2"
+for options in "--no-such-option" "--view=bogus" "--sort bogus" "--percent-limit abc" \
+	"--top -1" "--pid x" "--json --view=folded" "--json --view=samples" ""; do
+	status=0
+	# shellcheck disable=SC2086
+	"$report" $options ${options:+"$work/hostile/overlap.prf"} >"$work/error.out" 2>"$work/error.err" || status=$?
+	[ "$status" -eq 2 ] || fail "perfrec-report $options: status $status, expected 2"
+	[ -s "$work/error.err" ] || fail "perfrec-report $options: exit 2 without a message"
+	[ -s "$work/error.out" ] && fail "perfrec-report $options: printed a report"
+	note "perfrec-report ${options:-(no input)}: 2: $(head -n 1 "$work/error.err")"
+done
+status=0
+"$report" --since bogus "$work/hostile/overlap.prf" >/dev/null 2>"$work/error.err" || status=$?
+[ "$status" -eq 2 ] || fail "perfrec-report --since bogus: status $status, expected 2"
+note "PASS"
