@@ -965,7 +965,7 @@ static void odd_names(struct out *o, uint64_t t)
 {
 	const char *names[] = {
 		"", "\x1b[31mred\x1b[0m", "\xff\xfe\xfd", "tab\there", "new\nline",
-		"\xe2\x80\xae" "evil", "\xc0\x80", "%s%n%s%n", "a;b;c d", "\"quoted\\\"",
+		"\342\200\256evil" /* U+202E, right-to-left override */, "\xc0\x80", "%s%n%s%n", "a;b;c d", "\"quoted\\\"",
 		"\xf4\x90\x80\x80", "\xed\xa0\x80", "ok-\xe2\x9c\x93",
 	};
 

@@ -1819,7 +1819,11 @@ END_TEST
 #define LIVE_COMM	"prf-decode-live"
 
 /* The burn code has its own section, so the linker tells its exact bounds. */
+#if defined(__clang__)
+#define BURN_CODE __attribute__((noinline, section("prf_burn_text")))
+#else
 #define BURN_CODE __attribute__((noinline, noclone, section("prf_burn_text")))
+#endif
 
 extern const char __executable_start[], etext[];
 extern const char __start_prf_burn_text[], __stop_prf_burn_text[];
