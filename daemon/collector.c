@@ -455,7 +455,12 @@ static int build_attr(struct collector *c, struct perf_event_attr *attr,
 	attr->sample_id_all = 1;
 	attr->use_clockid = 1;
 	attr->clockid = CLOCK_MONOTONIC;
-	attr->build_id = 1;
+	/*
+	 * No attr.build_id: on Linux 6.18 it leaks PERF_RECORD_MISC_MMAP_BUILD_ID
+	 * into the MMAP2 records other tools' events receive, whose bodies hold
+	 * dev/inode, and crashes perf 6.1 reading them.  Build-ids are read
+	 * from the mapped files instead, once per (dev, inode).
+	 */
 	attr->watermark = 1;
 	if (o->pid || o->command)
 		attr->inherit = 1;

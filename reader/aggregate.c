@@ -443,7 +443,7 @@ static void count_flat(struct aggregator *a, const struct session_sample *sample
 	slot->entry.total_samples++;
 	slot->last_sample = a->sample_number;
 	/* Total: each function on the stack once, however often it recurs. */
-	for (size_t i = 0; i < depth; i++) {
+	for (size_t i = 0; i < depth && a->options.children; i++) {
 		const struct report_symbol *s = a->stack[i];
 
 		if (s->inlined && !a->options.leaf_inline)
@@ -547,7 +547,8 @@ void aggregator_add(void *context, const struct session_sample *sample)
 	a->total_period += sample->period;
 	a->total_samples++;
 	count_flat(a, sample, leaf, depth);
-	count_tree(a, sample, depth);
+	if (a->options.want_tree)
+		count_tree(a, sample, depth);
 }
 
 /* ---- finishing ------------------------------------------------------- */

@@ -18,7 +18,8 @@ struct aggregate_options {
 	int leaf_inline;		/* flat: charge the innermost inlined function */
 	int tree_inlines;		/* tree: inlined frames as nodes of their own */
 	int callee;			/* tree: leaf at the top */
-	int children;			/* flat: keep callers without self time */
+	int children;			/* flat: totals, and callers without self time */
+	int want_tree;			/* build the call tree (tree, folded views) */
 	const char *focus;		/* only stacks through this function */
 	size_t max_frames;		/* per sample; longer chains are cut */
 };
