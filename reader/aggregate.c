@@ -341,6 +341,11 @@ static size_t build_stack(struct aggregator *a, const struct session_sample *sam
 	int kernel = sample_is_kernel(sample), first = 1;
 
 	*leaf = NULL;
+	/* A flat profile of self time needs only where the sample hit. */
+	if (!a->options.want_tree && !a->options.children && !a->options.focus) {
+		push_address(a, sample, sample->ip, kernel, 1, &depth, leaf);
+		return depth;
+	}
 	if (!sample->callchain_nr) {
 		push_address(a, sample, sample->ip, kernel, 1, &depth, leaf);
 		return depth;
