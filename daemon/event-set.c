@@ -13,7 +13,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "event-set.h"
-#include "log.h"
 
 static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 {
@@ -176,22 +175,10 @@ static void explain_open_error(int err, const struct event_set *set, int cpu,
 	}
 }
 
-/*
- * Opens one event; on EINVAL retries without the attr features that older
- * kernels reject, keeping what the kernel accepted for every later fd.
- */
 static int open_one(struct event_set *set, pid_t pid, int cpu)
 {
 	int fd = perf_event_open(&set->attr, pid, cpu);
 
-	if (fd < 0 && errno == EINVAL && set->attr.build_id) {
-		set->attr.build_id = 0;
-		fd = perf_event_open(&set->attr, pid, cpu);
-		if (fd >= 0)
-			log_notice("the kernel does not put build-ids in MMAP2 records; reading them from the mapped files");
-		else
-			set->attr.build_id = 1;
-	}
 	return fd < 0 ? -errno : fd;
 }
 

@@ -33,9 +33,8 @@ struct event_target {
 
 /*
  * Opens attr on every online CPU for target, maps the rings and leaves the
- * events disabled.  Falls back from attr features the kernel does not
- * know (build_id) with a notice.  On failure returns a negative errno with
- * a one-line message naming the cause and what to do about it.
+ * events disabled.  On failure returns a negative errno with a one-line
+ * message naming the cause and what to do about it.
  */
 int event_set_open(struct event_set *set, const struct perf_event_attr *attr,
 		   const char *name, const struct event_target *target,
