@@ -149,7 +149,7 @@ static int parse_u32_list(const char *option, const char *text, uint32_t *out,
  * absolute UTC time ("2026-12-02T17:30:00", "17:30:00" on the start's day).
  */
 static int parse_time(const char *option, const char *text,
-		      const struct session_facts *facts, uint64_t *out)
+		      const struct report_header *facts, uint64_t *out)
 {
 	struct tm tm = { 0 };
 	const char *end;
@@ -332,27 +332,6 @@ static int terminal_width(void)
 	return 0;
 }
 
-static void fill_header(struct report_header *h, const struct session_facts *facts,
-			uint64_t samples)
-{
-	memset(h, 0, sizeof(*h));
-	h->hostname = facts->hostname;
-	h->kernel_release = facts->kernel_release;
-	h->machine = facts->machine;
-	h->event = facts->event;
-	h->sampling = facts->sampling;
-	h->start_ns = facts->start_ns;
-	h->end_ns = facts->end_ns;
-	h->realtime_offset_ns = facts->realtime_offset_ns;
-	h->samples = samples;
-	h->samples_total = facts->samples;
-	h->lost = facts->lost;
-	h->dropped = facts->dropped;
-	h->files = facts->files;
-	h->damaged_files = facts->damaged_files;
-	h->file_names = facts->file_names;
-}
-
 struct samples_view {
 	struct session *session;
 	struct symbolizer *symbolizer;
@@ -474,7 +453,6 @@ static int run(struct report_options *o, char **inputs, int input_count)
 	struct symbolizer *symbolizer = NULL;
 	struct session *session = NULL;
 	struct aggregator *aggregator = NULL;
-	struct session_facts facts;
 	struct report_data data = { 0 };
 	struct prf_error error = { 0 };
 	int status = 1, ret;
@@ -495,9 +473,9 @@ static int run(struct report_options *o, char **inputs, int input_count)
 		fprintf(stderr, "perfrec-report: %s\n", error.message);
 		goto out;
 	}
-	session_get_facts(session, &facts);
-	if ((o->since && parse_time("since", o->since, &facts, &filter.since_ns) < 0) ||
-	    (o->until && parse_time("until", o->until, &facts, &filter.until_ns) < 0)) {
+	session_get_header(session, &data.header);
+	if ((o->since && parse_time("since", o->since, &data.header, &filter.since_ns) < 0) ||
+	    (o->until && parse_time("until", o->until, &data.header, &filter.until_ns) < 0)) {
 		status = 2;
 		goto out;
 	}
@@ -518,7 +496,7 @@ static int run(struct report_options *o, char **inputs, int input_count)
 		fprintf(stderr, "perfrec-report: out of memory\n");
 		goto out;
 	}
-	fill_header(&data.header, &facts, data.total_samples);
+	data.header.samples = data.total_samples;
 	status = print_view(o, &data) < 0 ? 1 : 0;
 flush:
 	if (fflush(stdout) != 0 && errno != EPIPE) {

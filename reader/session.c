@@ -99,8 +99,9 @@ struct session {
 	size_t host_count;
 	struct dso *kernels[64];	/* by host */
 
-	struct session_facts facts;
+	struct report_header facts;	/* samples_total counted, samples not */
 	char first_event[256];
+	char sampling[64];
 };
 
 static void warn(struct session *s, const char *fmt, ...)
@@ -455,7 +456,7 @@ static void take_kernel_record(struct pass_one *p, const struct prf_record *reco
 
 	attr = event ? &event->attr : NULL;
 	if (record->type == PERF_RECORD_SAMPLE) {
-		s->facts.samples++;
+		s->facts.samples_total++;
 		return;
 	}
 	if (prf_decode_record(attr, record->data, record->size, &d) != 1)
@@ -598,11 +599,12 @@ static void note_file_facts(struct session *s, const struct prf_file_info *info)
 
 		snprintf(s->first_event, sizeof(s->first_event), "%s", info->events[0].name);
 		s->facts.event = s->first_event;
+		s->facts.sampling = s->sampling;
 		if (attr->freq)
-			snprintf(s->facts.sampling, sizeof(s->facts.sampling), "%llu Hz",
+			snprintf(s->sampling, sizeof(s->sampling), "%llu Hz",
 				 (unsigned long long)attr->sample_freq);
 		else
-			snprintf(s->facts.sampling, sizeof(s->facts.sampling), "period %llu",
+			snprintf(s->sampling, sizeof(s->sampling), "period %llu",
 				 (unsigned long long)attr->sample_period);
 	}
 }
@@ -872,9 +874,9 @@ int session_load(struct session *s, struct prf_error *error)
 	return 0;
 }
 
-void session_get_facts(const struct session *s, struct session_facts *facts)
+void session_get_header(const struct session *s, struct report_header *header)
 {
-	*facts = s->facts;
+	*header = s->facts;
 }
 
 /* ---- pass 2: samples ------------------------------------------------ */

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "perfrec-format.h"
+#include "report.h"
 
 struct symbolizer;
 struct dso;
@@ -87,20 +88,11 @@ int session_for_each_sample(struct session *session,
 void session_resolve(struct session *session, const struct session_sample *sample,
 		     uint64_t address, int kernel, struct resolved_address *out);
 
-/* What the header of a report says about the inputs. */
-struct session_facts {
-	const char *hostname, *kernel_release, *machine;
-	const char *event;		/* first event's name */
-	char sampling[64];		/* "97 Hz" or "period N" */
-	uint64_t start_ns, end_ns;
-	int64_t realtime_offset_ns;
-	uint64_t samples;		/* in the files */
-	uint64_t lost;
-	uint64_t dropped;
-	size_t files, damaged_files;
-	const char *const *file_names;
-};
-void session_get_facts(const struct session *session, struct session_facts *facts);
+/*
+ * What the header of a report says about the inputs, as the views take it;
+ * header->samples (those that pass the filters) is the caller's to fill.
+ */
+void session_get_header(const struct session *session, struct report_header *header);
 
 struct string_table *session_strings(struct session *session);
 
