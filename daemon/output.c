@@ -286,15 +286,21 @@ static void check_recovery(struct output *o, uint64_t now_ns)
 	note.records = stats.dropped_records - o->episode_dropped_records;
 	note.bytes = stats.dropped_bytes - o->episode_dropped_bytes;
 	note.error = o->episode_error;
-	o->episode_dropped_records = stats.dropped_records;
-	o->episode_dropped_bytes = stats.dropped_bytes;
 	log_notice("%s: writing again; %llu records (%llu bytes) were dropped",
 		   o->path, (unsigned long long)note.records,
 		   (unsigned long long)note.bytes);
 	output_append(o, &note, sizeof(note), now_ns);
 	ret = prf_writer_flush(o->writer);
-	if (ret < 0)
+	if (ret < 0) {
+		/*
+		 * The note itself was dropped: the next episode keeps this one's
+		 * starting point, so its note counts both gaps (and this note).
+		 */
 		begin_episode(o, prf_writer_last_error(o->writer), ret);
+		return;
+	}
+	o->episode_dropped_records = stats.dropped_records;
+	o->episode_dropped_bytes = stats.dropped_bytes;
 }
 
 void output_append(struct output *o, const void *record, size_t size,
