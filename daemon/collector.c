@@ -28,12 +28,17 @@
 #include "notify.h"
 #include "output.h"
 #include "synthesize.h"
+#include "user-stack.h"
 
 struct collector_stats {
 	uint64_t samples;
 	uint64_t lost;
 	uint64_t lost_samples;
 	uint64_t throttled;
+	/* --call-graph dwarf: sample bytes from the rings, and after the trim */
+	uint64_t sample_bytes_in;
+	uint64_t sample_bytes_out;
+	uint64_t samples_not_trimmed;	/* did not decode: kept verbatim */
 };
 
 struct collector {
@@ -44,6 +49,7 @@ struct collector {
 	unsigned generation;		/* of the current file, for build-ids */
 	struct record_sink sink;
 	struct synth_layout layout;
+	uint8_t *trim_buffer;		/* a sample with its dead stack dropped */
 
 	/* where TIME sits in records, from sample_type */
 	size_t sample_time_offset;	/* 0: samples have no time */
@@ -75,6 +81,9 @@ static uint64_t now_ns(void)
 }
 
 /* ---- records from the rings ---------------------------------------- */
+
+/* A record's size is a u16. */
+#define TRIM_BUFFER_SIZE	65536
 
 static uint64_t record_time(const struct collector *c,
 			    const struct perf_event_header *record)
@@ -154,6 +163,31 @@ static void note_mapping_build_id(struct collector *c,
 			     inode, inode_generation, &c->sink, time);
 }
 
+/*
+ * perfrec-format(5), "User stack samples": the kernel reserves the whole
+ * sample_stack_user in each sample but fills only dyn_size bytes of it;
+ * the file gets the filled part.  A sample that does not decode (which a
+ * sane kernel never writes) is kept as it came, for the reader to judge.
+ */
+static void append_trimmed(struct collector *c, const struct perf_event_header *record,
+			   uint64_t time)
+{
+	int size = prf_sample_trim_stack_user(&c->events.attr, record, record->size,
+					      c->trim_buffer, TRIM_BUFFER_SIZE);
+
+	if (size < 0 && !c->stats.samples_not_trimmed++)
+		log_warning("a sample from the kernel does not decode (%s); keeping it untrimmed",
+			    strerror(-size));
+	c->stats.sample_bytes_in += record->size;
+	if (size > 0) {
+		c->stats.sample_bytes_out += (uint64_t)size;
+		output_append(c->output, c->trim_buffer, (size_t)size, time);
+	} else {
+		c->stats.sample_bytes_out += record->size;
+		output_append(c->output, record, record->size, time);
+	}
+}
+
 static int handle_record(void *context, const struct perf_event_header *record,
 			 int cpu)
 {
@@ -164,6 +198,10 @@ static int handle_record(void *context, const struct perf_event_header *record,
 	switch (record->type) {
 	case PERF_RECORD_SAMPLE:
 		c->stats.samples++;
+		if (c->trim_buffer) {
+			append_trimmed(c, record, time);
+			return 0;
+		}
 		break;
 	case PERF_RECORD_LOST:
 		if (record->size >= 24) {
@@ -267,7 +305,10 @@ static void describe_file(struct collector *c)
 		add_meta(c, "period", "%llu", (unsigned long long)o->period);
 	else
 		add_meta(c, "frequency", "%llu", (unsigned long long)o->frequency);
-	add_meta(c, "call-graph", "%s", o->call_graph == CALL_GRAPH_FP ? "fp" : "none");
+	if (o->call_graph == CALL_GRAPH_DWARF)
+		add_meta(c, "call-graph", "dwarf,%u", o->stack_user_size);
+	else
+		add_meta(c, "call-graph", "%s", o->call_graph == CALL_GRAPH_FP ? "fp" : "none");
 	if (o->pid)
 		add_meta(c, "target", "pid %d", (int)o->pid);
 	else if (o->command)
@@ -433,11 +474,18 @@ static int build_attr(struct collector *c, struct perf_event_attr *attr,
 	attr->size = sizeof(*attr);
 	attr->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-	if (o->call_graph == CALL_GRAPH_FP) {
+	if (o->call_graph != CALL_GRAPH_NONE) {
 		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		attr->sample_max_stack = (uint16_t)o->max_stack;
 		attr->exclude_callchain_kernel = !!o->exclude_kernel_callchain;
 		attr->exclude_callchain_user = !!o->exclude_user_callchain;
+	}
+	if (o->call_graph == CALL_GRAPH_DWARF) {
+		ret = user_stack_configure(attr, o->stack_user_size, error, sizeof(error));
+		if (ret < 0) {
+			log_error("%s", error);
+			return ret;
+		}
 	}
 	if (o->period) {
 		attr->sample_period = o->period;
@@ -467,6 +515,21 @@ static int build_attr(struct collector *c, struct perf_event_attr *attr,
 	if (o->command)
 		attr->enable_on_exec = 1;
 	return 0;
+}
+
+/* What a sample of attr takes in the ring, for sizing it. */
+static size_t sample_bytes_estimate(const struct perf_event_attr *attr)
+{
+	size_t bytes = 96;
+
+	/* Callchains average well under 400 bytes. */
+	if (attr->sample_type & PERF_SAMPLE_CALLCHAIN)
+		bytes = 384;
+	/* The kernel writes the whole stack reservation, live or not. */
+	if (attr->sample_type & PERF_SAMPLE_STACK_USER)
+		bytes += user_stack_record_bytes(attr->sample_regs_user,
+						 attr->sample_stack_user);
+	return bytes;
 }
 
 /*
@@ -729,6 +792,10 @@ static void print_summary(struct collector *c)
 		   (unsigned long long)totals.files, totals.files == 1 ? "" : "s",
 		   (double)totals.bytes / 1048576.0, (double)totals.raw_bytes / 1048576.0,
 		   c->options->output_dir);
+	if (c->trim_buffer)
+		log_notice("user stacks: %.1f MiB of samples from the kernel, %.1f MiB after dropping unused stack",
+			   (double)c->stats.sample_bytes_in / 1048576.0,
+			   (double)c->stats.sample_bytes_out / 1048576.0);
 	if (totals.dropped_records)
 		log_warning("%llu records (%llu bytes) could not be written",
 			    (unsigned long long)totals.dropped_records,
@@ -752,7 +819,7 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 	target.sysfs_root = o->sysfs_root;
 	target.ring_pages = o->ring_pages ? o->ring_pages :
 			    event_ring_pages_for(o->period ? 1000 : o->frequency,
-						 o->call_graph == CALL_GRAPH_FP);
+						 sample_bytes_estimate(&attr));
 	attr.wakeup_watermark = (uint32_t)(target.ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	if (o->pid) {
 		target.pid = o->pid;
@@ -773,7 +840,10 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 	if (*notice)
 		log_notice("%s", notice);
 	c->ring_hung_up = calloc(c->events.ring_count, 1);
-	if (!c->ring_hung_up) {
+	if (c->events.attr.sample_type & PERF_SAMPLE_STACK_USER)
+		c->trim_buffer = malloc(TRIM_BUFFER_SIZE);
+	if (!c->ring_hung_up || ((c->events.attr.sample_type & PERF_SAMPLE_STACK_USER) &&
+				 !c->trim_buffer)) {
 		log_error("out of memory");
 		return 1;
 	}
@@ -874,6 +944,7 @@ out:
 	event_set_close(&c.events);
 	buildid_cache_free(c.buildids);
 	free(c.ring_hung_up);
+	free(c.trim_buffer);
 	if (c.epoll_fd >= 0)
 		close(c.epoll_fd);
 	if (c.signal_fd >= 0)

@@ -147,9 +147,15 @@ static void explain_open_error(int err, const struct event_set *set, int cpu,
 	case ENFILE:
 		snprintf(error, size, "one descriptor per CPU (and thread) is needed; raise the limit (ulimit -n, LimitNOFILE=)");
 		break;
+	case ENOSYS:
+	case EOPNOTSUPP:
+		if (set->attr.sample_type & PERF_SAMPLE_STACK_USER) {
+			snprintf(error, size, "this kernel cannot sample user registers and stacks (--call-graph dwarf); use --call-graph fp");
+			break;
+		}
+		/* fall through */
 	case ENOENT:
 	case ENODEV:
-	case EOPNOTSUPP:
 		snprintf(error, size, "this machine does not support the event; 'perf list' shows what it has");
 		break;
 	case EINVAL:
@@ -163,6 +169,10 @@ static void explain_open_error(int err, const struct event_set *set, int cpu,
 			snprintf(error, size, "--max-stack %u is above kernel.perf_event_max_stack (%ld)",
 				 set->attr.sample_max_stack,
 				 read_sysctl("/proc/sys/kernel/perf_event_max_stack", 0));
+		else if (set->attr.sample_type & PERF_SAMPLE_STACK_USER)
+			snprintf(error, size, "the kernel refused --call-graph dwarf (registers 0x%llx, %u bytes of stack); try a smaller SIZE, or --call-graph fp",
+				 (unsigned long long)set->attr.sample_regs_user,
+				 set->attr.sample_stack_user);
 		else
 			snprintf(error, size, "the kernel refused these event settings");
 		break;
@@ -182,14 +192,15 @@ static int open_one(struct event_set *set, pid_t pid, int cpu)
 	return fd < 0 ? -errno : fd;
 }
 
-uint32_t event_ring_pages_for(uint64_t frequency, int callchains)
+uint32_t event_ring_pages_for(uint64_t frequency, size_t sample_bytes)
 {
 	/*
-	 * Half a second of samples at a typical size (callchains average well
-	 * under 400 bytes), from 256 KiB to 4 MiB: rings are locked memory,
-	 * per CPU, and the drain keeps up long before they fill.
+	 * Half a second of samples, from 256 KiB to 4 MiB: rings are locked
+	 * memory, per CPU, and the drain keeps up long before they fill.  At
+	 * 97 Hz that is 64 pages without user stacks and 128 with 8 KiB of
+	 * them, which still fits the default kernel.perf_event_mlock_kb.
 	 */
-	uint64_t bytes = frequency * (callchains ? 384 : 96) / 2;
+	uint64_t bytes = frequency * (uint64_t)sample_bytes / 2;
 	uint64_t pages = bytes / (uint64_t)sysconf(_SC_PAGESIZE);
 	uint32_t result = 64;
 

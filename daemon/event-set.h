@@ -42,7 +42,10 @@ int event_set_open(struct event_set *set, const struct perf_event_attr *attr,
 void event_set_close(struct event_set *set);
 int event_set_enable(struct event_set *set, int enable);
 
-/* Data pages per ring for a sampling rate, when not told (power of 2). */
-uint32_t event_ring_pages_for(uint64_t frequency, int callchains);
+/*
+ * Data pages per ring for a sampling rate and the bytes a sample takes in
+ * the ring, when not told (a power of 2).
+ */
+uint32_t event_ring_pages_for(uint64_t frequency, size_t sample_bytes);
 
 #endif

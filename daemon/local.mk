@@ -6,6 +6,7 @@ perfrecd_SOURCES = \
 	daemon/events.c daemon/events.h daemon/pmu.c daemon/pmu.h \
 	daemon/event-set.c daemon/event-set.h \
 	daemon/ring.c daemon/ring.h \
+	daemon/user-stack.c daemon/user-stack.h \
 	daemon/collector.c daemon/collector.h \
 	daemon/output.c daemon/output.h \
 	daemon/synthesize.c daemon/buildid.c daemon/kernel.c daemon/synthesize.h daemon/synth-internal.h \

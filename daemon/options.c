@@ -68,6 +68,7 @@ void options_init(struct perfrecd_options *o)
 	memset(o, 0, sizeof(*o));
 	o->frequency = 97;
 	o->call_graph = CALL_GRAPH_FP;
+	o->stack_user_size = STACK_USER_SIZE_DEFAULT;
 	o->max_stack = 127;
 	o->flush_interval_ms = 1000;
 	o->output_dir = strdup(PERFRECD_OUTPUT_DIR);
@@ -155,21 +156,35 @@ static int parse_flag(const char *value, int *out)
 	return -EINVAL;
 }
 
-static int parse_call_graph(const char *value, enum call_graph_mode *out,
+/* fp, none, dwarf or dwarf,SIZE (bytes of user stack per sample, K allowed). */
+static int parse_call_graph(struct perfrecd_options *o, const char *value,
 			    char *error, size_t error_size)
 {
-	if (strcmp(value, "fp") == 0)
-		*out = CALL_GRAPH_FP;
-	else if (strcmp(value, "none") == 0 || strcmp(value, "no") == 0)
-		*out = CALL_GRAPH_NONE;
-	else if (strncmp(value, "dwarf", 5) == 0) {
-		snprintf(error, error_size,
-			 "call-graph: 'dwarf' is not supported yet; use fp (frame pointers) or none");
-		return -ENOTSUP;
-	} else {
-		snprintf(error, error_size, "call-graph: '%s' is not one of fp, none", value);
+	uint64_t size = STACK_USER_SIZE_DEFAULT;
+
+	if (strcmp(value, "fp") == 0) {
+		o->call_graph = CALL_GRAPH_FP;
+		return 0;
+	}
+	if (strcmp(value, "none") == 0 || strcmp(value, "no") == 0) {
+		o->call_graph = CALL_GRAPH_NONE;
+		return 0;
+	}
+	if (strncmp(value, "dwarf", 5) != 0 || (value[5] && value[5] != ',')) {
+		snprintf(error, error_size, "call-graph: '%s' is not one of fp, dwarf[,SIZE], none",
+			 value);
 		return -EINVAL;
 	}
+	if (value[5] == ',' &&
+	    (parse_size(value + 6, &size) < 0 || !size || size % 8 ||
+	     size > STACK_USER_SIZE_MAX)) {
+		snprintf(error, error_size,
+			 "call-graph dwarf,SIZE: SIZE must be a multiple of 8 between 8 and %u, not '%s'",
+			 STACK_USER_SIZE_MAX, value + 6);
+		return -EINVAL;
+	}
+	o->call_graph = CALL_GRAPH_DWARF;
+	o->stack_user_size = (uint32_t)size;
 	return 0;
 }
 
@@ -203,7 +218,7 @@ static int apply(struct perfrecd_options *o, const struct setting *s,
 			snprintf(error, error_size, "%s: '%s' is not yes or no", s->name, value);
 		return ret;
 	case KIND_CALL_GRAPH:
-		return parse_call_graph(value, field, error, error_size);
+		return parse_call_graph(o, value, error, error_size);
 	case KIND_DURATION: {
 		char *end;
 		double seconds = strtod(value, &end);
@@ -365,7 +380,8 @@ static void usage(FILE *out)
 "  -F, --frequency HZ        samples per second per CPU (default 97)\n"
 "  -c, --period N            sample every N events instead of a frequency\n"
 "  -g                        frame-pointer callchains (the default)\n"
-"      --call-graph MODE     fp or none\n"
+"      --call-graph MODE     fp, none, or dwarf[,SIZE]: copy SIZE bytes of user\n"
+"                            stack (default 8192) for perfrec-report to unwind\n"
 "      --max-stack N         deepest callchain kept (default 127)\n"
 "      --no-kernel-callchain, --no-user-callchain\n"
 "      --user-only           sample user mode only (exclude the kernel)\n"
@@ -540,6 +556,10 @@ int options_parse(struct perfrecd_options *o, int argc, char **argv)
 	}
 	if (o->command && o->pid) {
 		fprintf(stderr, "perfrecd: --pid and a COMMAND exclude each other\n");
+		return -EINVAL;
+	}
+	if (o->call_graph == CALL_GRAPH_DWARF && o->exclude_user_callchain) {
+		fprintf(stderr, "perfrecd: --call-graph dwarf records user stacks to unwind; it cannot go with --no-user-callchain\n");
 		return -EINVAL;
 	}
 	return 0;

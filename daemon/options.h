@@ -13,6 +13,13 @@
 enum call_graph_mode { CALL_GRAPH_NONE, CALL_GRAPH_FP, CALL_GRAPH_DWARF };
 
 /*
+ * --call-graph dwarf,SIZE: the kernel takes sample_stack_user below
+ * USHRT_MAX and 8-aligned (perf_copy_attr() in kernel/events/core.c).
+ */
+#define STACK_USER_SIZE_DEFAULT	8192u
+#define STACK_USER_SIZE_MAX	65528u
+
+/*
  * Everything perfrecd can be told.  Defaults, then the config file, then
  * the command line: each later source overrides the earlier.
  */
@@ -24,7 +31,8 @@ struct perfrecd_options {
 	char *event;			/* -e/--event; NULL: the default event */
 	uint64_t frequency;		/* -F Hz (default 97) */
 	uint64_t period;		/* -c events; overrides frequency */
-	enum call_graph_mode call_graph;	/* -g/--call-graph fp|none */
+	enum call_graph_mode call_graph;	/* -g/--call-graph fp|dwarf[,SIZE]|none */
+	uint32_t stack_user_size;	/* dwarf: user stack bytes per sample (8192) */
 	uint32_t max_stack;		/* --max-stack (sample_max_stack) */
 	int exclude_kernel_callchain;	/* --no-kernel-callchain */
 	int exclude_user_callchain;	/* --no-user-callchain */

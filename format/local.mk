@@ -9,6 +9,7 @@ format_libperfrec_format_a_SOURCES = \
 	format/writer.c \
 	format/reader.c \
 	format/decode.c \
+	format/stack-trim.c \
 	format/encode.c \
 	format/names.c
 format_libperfrec_format_a_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)

@@ -158,6 +158,36 @@ static void field_u64_list(FILE *out, const char *key, const uint64_t *values,
 	fputc(']', out);
 }
 
+/*
+ * Registers as abi (none, 32, 64), the mask, then the values in bit order
+ * under their perf register numbers: "regs_user_abi=64
+ * regs_user_mask=0xff01ff regs_user=[0:0x1,1:0x2,...]".
+ */
+static void field_regs(FILE *out, const char *key, const struct prf_regs *regs)
+{
+	static const char *const abis[] = { "none", "32", "64" };
+	uint64_t mask = regs->mask;
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s_abi", key);
+	if (regs->abi < sizeof(abis) / sizeof(abis[0]))
+		fprintf(out, " %s=%s", name, abis[regs->abi]);
+	else
+		field_u64(out, name, regs->abi);
+	snprintf(name, sizeof(name), "%s_mask", key);
+	field_hex(out, name, regs->mask);
+	if (!regs->regs)
+		return;
+	fprintf(out, " %s=[", key);
+	for (uint32_t i = 0; i < regs->count && mask; i++) {
+		int bit = __builtin_ctzll(mask);
+
+		mask &= mask - 1;
+		fprintf(out, "%s%d:0x%" PRIx64, i ? "," : "", bit, regs->regs[i]);
+	}
+	fputc(']', out);
+}
+
 /* The fields after PERIOD: rare enough that most print only their size. */
 static void print_sample_tail(FILE *out, const struct prf_sample *sample)
 {
@@ -172,9 +202,12 @@ static void print_sample_tail(FILE *out, const struct prf_sample *sample)
 	if (type & PERF_SAMPLE_BRANCH_STACK)
 		field_u64(out, "branches", sample->branch_nr);
 	if (type & PERF_SAMPLE_REGS_USER)
-		field_u64(out, "regs_user", sample->regs_user.count);
-	if (type & PERF_SAMPLE_STACK_USER)
+		field_regs(out, "regs_user", &sample->regs_user);
+	if (type & PERF_SAMPLE_STACK_USER) {
 		field_u64(out, "stack_user_size", sample->stack_user_size);
+		if (sample->stack_user_size)
+			field_u64(out, "stack_user_dyn_size", sample->stack_user_dyn_size);
+	}
 	if (type & PERF_SAMPLE_WEIGHT_TYPE)
 		field_u64(out, "weight", sample->weight);
 	if (type & PERF_SAMPLE_DATA_SRC)
@@ -182,7 +215,7 @@ static void print_sample_tail(FILE *out, const struct prf_sample *sample)
 	if (type & PERF_SAMPLE_TRANSACTION)
 		field_hex(out, "transaction", sample->transaction);
 	if (type & PERF_SAMPLE_REGS_INTR)
-		field_u64(out, "regs_intr", sample->regs_intr.count);
+		field_regs(out, "regs_intr", &sample->regs_intr);
 	if (type & PERF_SAMPLE_PHYS_ADDR)
 		field_hex(out, "phys_addr", sample->phys_addr);
 	if (type & PERF_SAMPLE_CGROUP)
