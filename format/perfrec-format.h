@@ -520,8 +520,8 @@ int prf_decode_sample(const struct perf_event_attr *attr, const void *record,
  * The user-stack trim of perfrec-format(5), "User stack samples": a sample
  * with PERF_SAMPLE_STACK_USER carries {u64 size; char data[size]; u64
  * dyn_size}, of which only dyn_size bytes were copied from the stack.
- * Writes the sample to out with size lowered to dyn_size rounded up to 8,
- * the bytes between dyn_size and that zeroed, the rest of data dropped,
+ * Writes the sample to out with size lowered to dyn_size rounded up to 8
+ * (8 when dyn_size is 0), the bytes between dyn_size and that zeroed, the rest of data dropped,
  * header.size lowered to match and every other byte kept.  Returns the new
  * size; 0 when there is nothing to drop (out untouched: keep the record);
  * -EBADMSG or -EOPNOTSUPP when the sample does not decode by attr;

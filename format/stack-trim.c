@@ -35,7 +35,13 @@ int prf_sample_trim_stack_user(const struct perf_event_attr *attr,
 		return err;
 	if (!sample.stack_user_size)
 		return 0;	/* no dump at all: a kernel thread */
+	/*
+	 * At least 8: a size of 0 would mean "no dyn_size follows", and a
+	 * stack the kernel could not read at all keeps its dyn_size of 0.
+	 */
 	kept = PRF_ALIGN8((size_t)sample.stack_user_dyn_size);
+	if (kept == 0)
+		kept = 8;
 	if (kept == sample.stack_user_size)
 		return 0;	/* nothing dead to drop */
 	new_size = size - ((size_t)sample.stack_user_size - kept);

@@ -1506,6 +1506,191 @@ START_TEST(lying_user_stack)
 }
 END_TEST
 
+/* ---- the user-stack trim -------------------------------------------- */
+
+#define TRIM_REGS_MASK	0xff01ffULL	/* perfrecd's x86_64 mask: 17 registers */
+
+/*
+ * A sample as perfrecd's dwarf event makes it, with fields after the
+ * stack when `after` is set: stack_size bytes reserved, the first
+ * dyn_size of them from pattern 5, the rest junk (0xee) as a ring holds.
+ * With `trimmed`, laid out as perfrec-format(5) says the trim leaves it.
+ */
+static void trim_attr(struct perf_event_attr *attr, int after)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			    PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			    PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |
+			    PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	if (after)
+		attr->sample_type |= PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC |
+				     PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_PHYS_ADDR;
+	attr->sample_regs_user = TRIM_REGS_MASK;
+	attr->sample_regs_intr = 0x3;
+	attr->sample_stack_user = 256;
+}
+
+static void trim_sample(struct builder *b, int after, uint64_t stack_size,
+			uint64_t dyn_size, int trimmed)
+{
+	uint64_t kept = trimmed ? (dyn_size + 7) / 8 * 8 : stack_size;
+
+	if (trimmed && !kept)
+		kept = 8;	/* size 0 would drop dyn_size */
+
+	begin_record(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	put_u64(b, 0x77);			/* identifier */
+	put_u64(b, 0x401234);			/* ip */
+	put_u32(b, 42);
+	put_u32(b, 43);				/* pid, tid */
+	put_u64(b, 1000000);			/* time */
+	put_u32(b, 1);
+	put_u32(b, 0);				/* cpu, res */
+	put_u64(b, 10101);			/* period */
+	put_u64(b, 2);				/* callchain: kernel part only */
+	put_u64(b, PERF_CONTEXT_KERNEL);
+	put_u64(b, 0xffffffff81000000ULL);
+	put_u64(b, PERF_SAMPLE_REGS_ABI_64);
+	for (unsigned i = 0; i < 17; i++)
+		put_u64(b, 0x1000 + i);
+	put_u64(b, stack_size ? kept : 0);
+	if (stack_size) {
+		put_pattern(b, 5, dyn_size);
+		for (uint64_t i = dyn_size; i < kept; i++)
+			put_u8(b, trimmed ? 0 : 0xee);
+		put_u64(b, dyn_size);
+	}
+	if (after) {
+		put_u64(b, 99);			/* weight */
+		put_u64(b, 0xdada);		/* data_src */
+		put_u64(b, PERF_SAMPLE_REGS_ABI_64);
+		put_u64(b, 0xa0);
+		put_u64(b, 0xa1);		/* regs_intr */
+		put_u64(b, 0xfeed000);		/* phys_addr */
+	}
+	end_record(b);
+}
+
+START_TEST(stack_trim_keeps_the_live_stack)
+{
+	static const uint64_t dyn_sizes[] = { 0, 1, 7, 8, 9, 100, 248, 249, 255, 256 };
+	static struct builder in, expected;
+	struct perf_event_attr attr;
+	int after = _i;
+
+	trim_attr(&attr, after);
+	for (size_t i = 0; i < ARRAY_SIZE(dyn_sizes); i++) {
+		uint64_t dyn = dyn_sizes[i];
+		uint8_t *copy, *out;
+		struct prf_sample sample;
+		int size;
+
+		trim_sample(&in, after, 256, dyn, 0);
+		trim_sample(&expected, after, 256, dyn, 1);
+		copy = exact_copy(in.words, in.size);
+		out = malloc(in.size);
+		ck_assert_ptr_nonnull(out);
+		size = prf_sample_trim_stack_user(&attr, copy, in.size, out, in.size);
+		if (expected.size == in.size) {
+			ck_assert_msg(size == 0, "dyn_size %" PRIu64 ": %d for nothing to cut",
+				      dyn, size);
+		} else {
+			ck_assert_msg(size == (int)expected.size,
+				      "dyn_size %" PRIu64 ": size %d, expected %zu",
+				      dyn, size, expected.size);
+			ck_assert_msg(!memcmp(out, expected.words, expected.size),
+				      "dyn_size %" PRIu64 ": bytes differ from the spec's", dyn);
+			/* The trimmed sample decodes, with the stack as it was. */
+			ck_assert_int_eq(prf_decode_sample(&attr, out, (size_t)size, &sample), 0);
+			ck_assert_uint_eq(sample.stack_user_size, dyn ? (dyn + 7) / 8 * 8 : 8);
+			ck_assert_uint_eq(sample.stack_user_dyn_size, dyn);
+			ck_assert_uint_eq(sample.regs_user.count, 17);
+			ck_assert_uint_eq(sample.regs_user.regs[16], 0x1000 + 16);
+			ck_assert_uint_eq(sample.callchain_nr, 2);
+			for (uint64_t j = 0; j < dyn; j++)
+				ck_assert_uint_eq(((const uint8_t *)sample.stack_user)[j],
+						  pattern_byte(5, j));
+			if (after) {
+				ck_assert_uint_eq(sample.weight, 99);
+				ck_assert_uint_eq(sample.data_src, 0xdada);
+				ck_assert_uint_eq(sample.regs_intr.regs[1], 0xa1);
+				ck_assert_uint_eq(sample.phys_addr, 0xfeed000);
+			}
+			/* A trimmed sample has nothing left to cut. */
+			ck_assert_int_eq(prf_sample_trim_stack_user(&attr, out, (size_t)size,
+								    copy, in.size), 0);
+			/* Too little room: refused, not overrun. */
+			ck_assert_int_eq(prf_sample_trim_stack_user(&attr, copy, in.size, out,
+								    expected.size - 1), -ENOSPC);
+		}
+		free(out);
+		free(copy);
+	}
+}
+END_TEST
+
+START_TEST(stack_trim_leaves_other_samples)
+{
+	static struct builder b;
+	struct perf_event_attr attr;
+	uint64_t out[64];
+
+	/* No stack at all (a kernel thread): size 0 and no dyn_size. */
+	trim_attr(&attr, 0);
+	trim_sample(&b, 0, 0, 0, 0);
+	ck_assert_int_eq(prf_sample_trim_stack_user(&attr, b.words, b.size, out,
+						    sizeof(out)), 0);
+	/* An event without user stacks. */
+	attr.sample_type = PERF_SAMPLE_IP;
+	begin_record(&b, PERF_RECORD_SAMPLE, 0);
+	put_u64(&b, 0x401000);
+	end_record(&b);
+	ck_assert_int_eq(prf_sample_trim_stack_user(&attr, b.words, b.size, out,
+						    sizeof(out)), 0);
+	ck_assert_int_eq(prf_sample_trim_stack_user(NULL, b.words, b.size, out,
+						    sizeof(out)), -EINVAL);
+}
+END_TEST
+
+/* What the decoder refuses, the trim refuses too: it never guesses. */
+START_TEST(stack_trim_refuses_hostile_samples)
+{
+	static struct builder b;
+	struct perf_event_attr attr = { .sample_type = PERF_SAMPLE_STACK_USER,
+					.sample_stack_user = 16 };
+	static uint64_t out[8192];
+	static const struct { uint64_t size; size_t data; int dyn; uint64_t dyn_size; } cases[] = {
+		{ 16, 16, 1, 17 },		/* dyn_size above size */
+		{ 16, 16, 1, UINT64_MAX },
+		{ 16, 16, 0, 0 },		/* no dyn_size */
+		{ 12, 16, 1, 8 },		/* size not a multiple of 8 */
+		{ 1ULL << 61, 16, 1, 8 },	/* size beyond the record */
+		{ UINT64_MAX - 7, 16, 1, 8 },
+		{ 64, 16, 1, 8 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		uint8_t *copy;
+
+		stack_sample(&b, cases[i].size, cases[i].data, cases[i].dyn, cases[i].dyn_size);
+		copy = exact_copy(b.words, b.size);
+		ck_assert_msg(prf_sample_trim_stack_user(&attr, copy, b.size, out,
+							 sizeof(out)) == -EBADMSG,
+			      "case %zu not refused", i);
+		free(copy);
+	}
+	/* The control: a size other than the attr's is fine, and trimmed. */
+	stack_sample(&b, 32, 32, 1, 8);
+	ck_assert_int_eq(prf_sample_trim_stack_user(&attr, b.words, b.size, out,
+						    sizeof(out)), (int)b.size - 24);
+	stack_sample(&b, 16, 16, 1, 8);
+	expect_accepted(&attr, &b, "stack 16 under an attr asking 16");
+	stack_sample(&b, 8, 8, 1, 8);
+	expect_accepted(&attr, &b, "stack 8, trimmed, under an attr asking 16");
+}
+END_TEST
+
 START_TEST(lying_aux_and_namespaces)
 {
 	struct perf_event_attr attr = { .sample_type = PERF_SAMPLE_AUX };
@@ -2320,6 +2505,8 @@ static Suite *decode_suite(int with_live)
 	tcase_add_test(samples, literal_callchain_sample);
 	tcase_add_test(samples, literal_raw_branch_regs_sample);
 	tcase_add_test(samples, literal_tail_order_sample);
+	tcase_add_loop_test(samples, stack_trim_keeps_the_live_stack, 0, 2);
+	tcase_add_test(samples, stack_trim_leaves_other_samples);
 	suite_add_tcase(suite, samples);
 
 	tcase_add_loop_test(side_band, side_band_records, 0, ARRAY_SIZE(trailer_cases));
@@ -2335,6 +2522,7 @@ static Suite *decode_suite(int with_live)
 	tcase_add_test(hostile, lying_branch_counts);
 	tcase_add_test(hostile, lying_regs);
 	tcase_add_test(hostile, lying_user_stack);
+	tcase_add_test(hostile, stack_trim_refuses_hostile_samples);
 	tcase_add_test(hostile, lying_aux_and_namespaces);
 	tcase_add_test(hostile, unterminated_strings);
 	tcase_add_test(hostile, impossible_build_id_sizes);
