@@ -20,6 +20,7 @@ DAEMON_TESTS = \
 	tests/test-daemon-diskfull.sh \
 	tests/test-daemon-errors.sh \
 	tests/test-daemon-notify.sh \
-	tests/test-daemon-pid.sh
+	tests/test-daemon-pid.sh \
+	tests/test-daemon-dwarf.sh
 TESTS += $(DAEMON_TESTS)
 EXTRA_DIST += $(DAEMON_TESTS) tests/lib.sh

@@ -68,6 +68,17 @@ check "a line that is not key = value: file:line, status 2"
 run -C "$work/syntax.conf" --check-config
 expect 2 "$work/syntax.conf:1: "
 
+printf 'call-graph = dwarf,16K\n' >"$work/dwarf.conf"
+check "call-graph = dwarf,16K in a config file: accepted"
+run -C "$work/dwarf.conf" --check-config
+[ "$status" -eq 0 ] || fail "status $status: $(cat "$err")"
+for size in 0 abc 70000 12 65536 -8 ''; do
+	printf 'frequency = 99\ncall-graph = dwarf,%s\n' "$size" >"$work/dwarf-bad.conf"
+	check "call-graph = dwarf,$size in a config file: file:line and the range, status 2"
+	run -C "$work/dwarf-bad.conf" -d 1 -o "$out"
+	expect 2 "$work/dwarf-bad.conf:2: call-graph dwarf,SIZE: SIZE must be a multiple of 8 between 8 and 65528, not '$size'"
+done
+
 check "a config file that does not exist: status 2"
 run -C "$work/missing.conf" -d 1 -o "$out"
 expect 2 "$work/missing.conf: No such file"
@@ -92,6 +103,21 @@ run -d 1 -o "$out" --rotate-size 10K
 expect 2 "rotate-size.*10K"
 run -d soon -o "$out"
 expect 2 "duration.*'soon'"
+check "--call-graph dwarf,SIZE with a bad SIZE: status 2, naming the range and the value"
+for size in 0 abc 70000 12 65536 8x ''; do
+	run -C /dev/null --call-graph "dwarf,$size" -d 1 -o "$out"
+	expect 2 "^perfrecd: --call-graph dwarf,SIZE: SIZE must be a multiple of 8 between 8 and 65528, not '$size'\$"
+done
+run -C /dev/null --call-graph dwarfish -d 1 -o "$out"
+expect 2 "call-graph: 'dwarfish' is not one of fp, dwarf\[,SIZE\], none"
+check "--call-graph dwarf with --no-user-callchain: status 2"
+run -C /dev/null --call-graph dwarf --no-user-callchain -d 1 -o "$out"
+expect 2 "dwarf.*--no-user-callchain"
+check "--call-graph dwarf, dwarf,8 and dwarf,65528 are accepted"
+for value in dwarf dwarf,8 dwarf,65528 dwarf,0x2000; do
+	run -C /dev/null --call-graph "$value" --check-config
+	[ "$status" -eq 0 ] || fail "--call-graph $value: status $status: $(cat "$err")"
+done
 check "--pid with a COMMAND: status 2"
 run -p 1 -o "$out" -- true
 expect 2 "pid.*COMMAND"
