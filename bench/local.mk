@@ -1,2 +1,3 @@
 include bench/format.mk
 include bench/collector.mk
+include bench/dwarf.mk
