@@ -8,6 +8,14 @@ check_PROGRAMS += tests/report-hostile
 tests_report_hostile_SOURCES = tests/report-hostile.c
 tests_report_hostile_LDADD = $(FORMAT_LIBS)
 
+# Time in cmp() under glibc's qsort(), under sorter() and main(), without
+# frame pointers: only DWARF unwinding sees the callers (test-report-dwarf).
+# Not built with the sanitizers, which keep frame pointers.
+check_PROGRAMS += tests/qsort-workload
+tests_qsort_workload_SOURCES = tests/qsort-workload.c
+tests_qsort_workload_CFLAGS = -O2 -g -fomit-frame-pointer
+tests_qsort_workload_LDFLAGS =
+
 REPORT_TESTS = \
 	tests/test-report-accuracy.sh \
 	tests/test-report-symbols.sh \
@@ -15,6 +23,7 @@ REPORT_TESTS = \
 	tests/test-report-kernel.sh \
 	tests/test-report-cxx.sh \
 	tests/test-report-perf.sh \
-	tests/test-report-hostile.sh
+	tests/test-report-hostile.sh \
+	tests/test-report-dwarf.sh
 TESTS += $(REPORT_TESTS)
 EXTRA_DIST += $(REPORT_TESTS) tests/report-lib.sh tests/cxx-workload.cc
