@@ -326,6 +326,22 @@ static void push_address(struct aggregator *a, const struct session_sample *samp
 	}
 }
 
+/*
+ * Where an unwound user stack stops short: a frame of its own, outermost,
+ * named in brackets like the kernel's pseudo-DSOs.
+ */
+static const struct report_symbol *marker_symbol(struct aggregator *a, uint64_t marker)
+{
+	struct report_symbol s = {
+		.name = string_intern(a->strings, marker == SESSION_FRAME_TRUNCATED ?
+					"[truncated]" : "[unknown]"),
+		.dso = string_intern(a->strings, "[unwind]"),
+		.resolved = 1,
+	};
+
+	return symbol_intern(a, &s);
+}
+
 static int sample_is_kernel(const struct session_sample *sample)
 {
 	unsigned mode = sample->misc & PERF_RECORD_MISC_CPUMODE_MASK;
@@ -353,6 +369,10 @@ static size_t build_stack(struct aggregator *a, const struct session_sample *sam
 	for (size_t i = 0; i < sample->callchain_nr && frames < a->options.max_frames; i++) {
 		uint64_t address = sample->callchain[i];
 
+		if (address == SESSION_FRAME_TRUNCATED || address == SESSION_FRAME_UNKNOWN) {
+			push(a, &depth, marker_symbol(a, address));
+			continue;
+		}
 		if (address >= PERF_CONTEXT_MAX) {
 			kernel = address == PERF_CONTEXT_KERNEL ||
 				 address == PERF_CONTEXT_GUEST_KERNEL;

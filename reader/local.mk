@@ -4,6 +4,7 @@ bin_PROGRAMS += perfrec-report
 perfrec_report_SOURCES = \
 	reader/report.c reader/report.h \
 	reader/session.c reader/session.h \
+	reader/unwind.c reader/unwind.h \
 	reader/aggregate.c reader/aggregate.h \
 	reader/intern.c reader/intern.h \
 	$(SYMBOLIZE_SOURCES) \

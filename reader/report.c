@@ -39,6 +39,7 @@ struct report_options {
 	const char *symfs;
 	const char *debug_dirs[32];
 	size_t debug_dir_count;
+	int no_unwind;
 	int quiet;
 };
 
@@ -81,6 +82,9 @@ static void usage(FILE *out)
 "      --symfs DIR               look for the captured paths under DIR\n"
 "      --debug-dir DIR           .build-id tree of debug files (repeatable;\n"
 "                                default /usr/lib/debug)\n"
+"\n"
+"      --no-unwind               callchains as recorded: no DWARF unwinding of\n"
+"                                the user stacks of --call-graph dwarf captures\n"
 "  -q, --quiet                   no warnings\n"
 "  -h, --help, -V, --version\n");
 }
@@ -194,7 +198,7 @@ bad:
 enum {
 	OPT_VIEW = 0x100, OPT_JSON, OPT_LINES, OPT_INLINE, OPT_NO_INLINE, OPT_CHILDREN,
 	OPT_CALLEE, OPT_FOCUS, OPT_PERCENT, OPT_TOP, OPT_SINCE, OPT_UNTIL, OPT_PID,
-	OPT_TID, OPT_COMM, OPT_CPU, OPT_EVENT, OPT_SYMFS, OPT_DEBUG_DIR,
+	OPT_TID, OPT_COMM, OPT_CPU, OPT_EVENT, OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_UNWIND,
 };
 
 static const struct option long_options[] = {
@@ -219,6 +223,7 @@ static const struct option long_options[] = {
 	{ "event", required_argument, NULL, OPT_EVENT },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "no-unwind", no_argument, NULL, OPT_NO_UNWIND },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -314,6 +319,7 @@ static int parse_option(struct report_options *o, int c, const char *arg)
 		}
 		o->debug_dirs[o->debug_dir_count++] = arg;
 		return 0;
+	case OPT_NO_UNWIND: o->no_unwind = 1; return 0;
 	case 'q': o->quiet = 1; return 0;
 	default:
 		return -EINVAL;
@@ -388,6 +394,11 @@ static void print_sample(void *context, const struct session_sample *sample)
 	for (size_t i = 0; i < sample->callchain_nr; i++) {
 		uint64_t address = sample->callchain[i];
 
+		if (address == SESSION_FRAME_TRUNCATED || address == SESSION_FRAME_UNKNOWN) {
+			fprintf(v->out, "\t%16s %s (unwinding stopped)\n", "",
+				address == SESSION_FRAME_TRUNCATED ? "[truncated]" : "[unknown]");
+			continue;
+		}
 		if (address >= PERF_CONTEXT_MAX) {
 			kernel = address == PERF_CONTEXT_KERNEL;
 			first = 1;
@@ -432,7 +443,12 @@ static int run(struct report_options *o, char **inputs, int input_count)
 		.warn = warn_line,
 		.warn_context = o,
 	};
-	struct session_options session_options = { .warn = warn_line, .warn_context = o };
+	struct session_options session_options = {
+		.warn = warn_line,
+		.warn_context = o,
+		/* A flat profile of self time looks at no callchain: nothing to unwind. */
+		.no_unwind = o->no_unwind || (o->view == VIEW_FLAT && !o->children && !o->focus),
+	};
 	struct aggregate_options aggregate = {
 		.sort_keys = o->sort_keys | (o->lines ? SORT_SRCLINE : 0),
 		.leaf_inline = o->inline_leaf,

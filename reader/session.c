@@ -18,6 +18,7 @@
 #include "intern.h"
 #include "session.h"
 #include "symbolize.h"
+#include "unwind.h"
 
 #define NO_END UINT64_MAX
 
@@ -39,6 +40,8 @@ struct process {
 	struct map *maps;
 	size_t map_count, map_capacity;
 	uint64_t longest_map;
+	uint64_t *changes;		/* times the live maps change, sorted, unique */
+	size_t change_count;
 	struct name_change *names;
 	size_t name_count, name_capacity;
 	struct process *older;		/* an earlier process with this pid */
@@ -102,6 +105,11 @@ struct session {
 	struct report_header facts;	/* samples_total counted, samples not */
 	char first_event[256];
 	char sampling[64];
+
+	struct unwinder *unwinder;	/* made at the first sample to unwind */
+	int unwinder_tried;
+	uint64_t *chain;		/* an unwound sample's callchain */
+	size_t chain_capacity;
 };
 
 static void warn(struct session *s, const char *fmt, ...)
@@ -165,6 +173,7 @@ static void process_free(struct process *p)
 		struct process *older = p->older;
 
 		free(p->maps);
+		free(p->changes);
 		free(p->names);
 		free(p);
 		p = older;
@@ -192,6 +201,8 @@ void session_free(struct session *s)
 	free(s->sideband);
 	free(s->build_ids);
 	free(s->table);
+	unwinder_free(s->unwinder);
+	free(s->chain);
 	string_table_free(s->strings);
 	free(s);
 }
@@ -789,6 +800,35 @@ static int compare_name_changes(const void *a, const void *b)
 	return x->time < y->time ? -1 : x->time > y->time;
 }
 
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The times the set of live maps changes, for session_maps_generation(). */
+static void note_map_changes(struct process *p)
+{
+	size_t n = 0;
+
+	if (!p->map_count || p->map_count > SIZE_MAX / 2 / sizeof(*p->changes))
+		return;
+	p->changes = malloc(2 * p->map_count * sizeof(*p->changes));
+	if (!p->changes)
+		return;
+	for (size_t i = 0; i < p->map_count; i++) {
+		p->changes[n++] = p->maps[i].from;
+		if (p->maps[i].to != NO_END)
+			p->changes[n++] = p->maps[i].to;
+	}
+	qsort(p->changes, n, sizeof(*p->changes), compare_u64);
+	p->change_count = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!p->change_count || p->changes[p->change_count - 1] != p->changes[i])
+			p->changes[p->change_count++] = p->changes[i];
+}
+
 static void finish_process(struct process *p)
 {
 	if (p->map_count)
@@ -796,6 +836,7 @@ static void finish_process(struct process *p)
 	for (size_t i = 0; i < p->map_count; i++)
 		if (p->maps[i].end - p->maps[i].start > p->longest_map)
 			p->longest_map = p->maps[i].end - p->maps[i].start;
+	note_map_changes(p);
 	/* Stable enough: names of one time come from one record stream. */
 	if (p->name_count)
 		qsort(p->names, p->name_count, sizeof(*p->names), compare_name_changes);
@@ -973,6 +1014,61 @@ static void sample_from_record(struct session *s, const struct prf_event *event,
 	out->comm = comm_at(out->process, out->tid, out->time);
 }
 
+static int sample_is_kernel(const struct session_sample *sample)
+{
+	unsigned mode = sample->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	return mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL;
+}
+
+/*
+ * A sample with user registers and a stack copy gets a callchain of its
+ * recorded kernel part (before any PERF_CONTEXT_USER), then
+ * PERF_CONTEXT_USER and the unwound user frames, then a marker when the
+ * unwinder stopped short: the views need not know it was unwound.
+ */
+static void unwind_sample(struct session *s, const struct prf_sample *decoded,
+			  struct session_sample *sample)
+{
+	size_t kernel_part = 0, at = 0, count;
+	enum unwind_end end;
+
+	if (s->options.no_unwind || !sample->process || !unwind_possible(decoded))
+		return;
+	if (!s->unwinder_tried) {
+		s->unwinder_tried = 1;
+		s->unwinder = unwinder_new(s, s->options.symbolizer, s->facts.machine);
+		if (!s->unwinder)
+			warn(s, "user stacks are not unwound on %s captures (x86_64 only)",
+			     s->facts.machine ? s->facts.machine : "unknown");
+	}
+	if (!s->unwinder)
+		return;
+	while (kernel_part < sample->callchain_nr &&
+	       sample->callchain[kernel_part] != PERF_CONTEXT_USER)
+		kernel_part++;
+	if (GROW(s->chain, s->chain_capacity, kernel_part + 4 + UNWIND_MAX_FRAMES) < 0)
+		return;
+	if (!kernel_part && sample_is_kernel(sample)) {
+		s->chain[at++] = PERF_CONTEXT_KERNEL;	/* no callchain recorded */
+		s->chain[at++] = sample->ip;
+	}
+	memcpy(s->chain + at, sample->callchain, kernel_part * sizeof(*s->chain));
+	at += kernel_part;
+	s->chain[at++] = PERF_CONTEXT_USER;
+	count = unwind_user_stack(s->unwinder, sample, decoded, s->chain + at,
+				  UNWIND_MAX_FRAMES, &end);
+	if (!count)
+		return;
+	at += count;
+	if (end == UNWIND_TRUNCATED)
+		s->chain[at++] = SESSION_FRAME_TRUNCATED;
+	else if (end == UNWIND_UNKNOWN)
+		s->chain[at++] = SESSION_FRAME_UNKNOWN;
+	sample->callchain = s->chain;
+	sample->callchain_nr = at;
+}
+
 int session_for_each_sample(struct session *s, const struct session_filter *filter,
 			    session_sample_fn fn, void *context)
 {
@@ -1009,8 +1105,10 @@ int session_for_each_sample(struct session *s, const struct session_filter *filt
 				}
 				sample_from_record(s, event, &decoded, &sample);
 				sample.file_index = i;
-				if (passes(filter, &sample))
-					fn(context, &sample);
+				if (!passes(filter, &sample))
+					continue;
+				unwind_sample(s, &decoded, &sample);
+				fn(context, &sample);
 			}
 		}
 		prf_reader_close(reader);
@@ -1058,5 +1156,39 @@ void session_resolve(struct session *s, const struct session_sample *sample,
 			out->address = address - m->start + m->pgoff;
 			return;
 		}
+	}
+}
+
+/* ---- for the unwinder ------------------------------------------------ */
+
+uint64_t session_maps_generation(const struct session_sample *sample)
+{
+	const struct process *p = sample->process;
+	size_t lo = 0, hi;
+
+	if (!p)
+		return 0;
+	hi = p->change_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->changes[mid] <= sample->time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void session_for_each_map(const struct session_sample *sample, session_map_fn fn,
+			  void *context)
+{
+	const struct process *p = sample->process;
+
+	for (size_t i = 0; p && i < p->map_count; i++) {
+		const struct map *m = &p->maps[i];
+
+		if (map_live(m, sample->time) && m->dso)
+			fn(context, m->start, m->end, m->pgoff, m->dso);
 	}
 }

@@ -35,6 +35,11 @@ struct session_filter {
 
 struct session_options {
 	struct symbolizer *symbolizer;
+	/*
+	 * 1: samples with user registers and a stack copy (perfrecd
+	 * --call-graph dwarf) keep their recorded callchain, unwound nothing.
+	 */
+	int no_unwind;
 	void (*warn)(void *context, const char *message);
 	void *warn_context;
 };
@@ -53,6 +58,15 @@ struct session_sample {
 	const void *process;		/* for session_resolve() */
 	size_t file_index;
 };
+
+/*
+ * Markers a callchain of an unwound sample may end with, after its user
+ * frames: where the unwinder stopped.  They lie among the PERF_CONTEXT_*
+ * values, where the kernel puts nothing, so code that does not know them
+ * skips them as it skips a context.
+ */
+#define SESSION_FRAME_TRUNCATED	((uint64_t)-4000)	/* the stack copy ran out */
+#define SESSION_FRAME_UNKNOWN	((uint64_t)-4001)	/* the unwinder could not go on */
 
 /* Where an address of a sample lives. */
 struct resolved_address {
@@ -87,6 +101,18 @@ int session_for_each_sample(struct session *session,
 
 void session_resolve(struct session *session, const struct session_sample *sample,
 		     uint64_t address, int kernel, struct resolved_address *out);
+
+/*
+ * For the unwinder: a number that differs between two samples of one
+ * process image exactly when the maps live at their times differ (the
+ * count of map changes up to the sample's time), and the maps themselves.
+ */
+uint64_t session_maps_generation(const struct session_sample *sample);
+
+typedef void (*session_map_fn)(void *context, uint64_t start, uint64_t end,
+			       uint64_t page_offset, struct dso *dso);
+void session_for_each_map(const struct session_sample *sample, session_map_fn fn,
+			  void *context);
 
 /*
  * What the header of a report says about the inputs, as the views take it;

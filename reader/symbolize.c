@@ -500,3 +500,33 @@ void symbolizer_lookup(struct symbolizer *s, struct dso *dso, uint64_t address,
 	*slot = (struct cached_answer){ dso, address, kept, count, owner };
 	s->answer_count++;
 }
+
+/* ---- for the unwinder -------------------------------------------------- */
+
+int symbolizer_dso_files(struct symbolizer *s, struct dso *dso, const char **elf_path,
+			 const char **debug_path)
+{
+	const char *main_file = NULL, *debug_file = NULL;
+	Dwarf_Addr bias;
+
+	if (elf_path)
+		*elf_path = NULL;
+	if (debug_path)
+		*debug_path = NULL;
+	if (!s || !dso || dso->kind != DSO_FILE)
+		return -ENOENT;
+	if (dso->state == DSO_UNOPENED)
+		dso_open(s, dso);
+	if (dso->state != DSO_OPEN)
+		return -ENOENT;
+	if (elf_path)
+		*elf_path = dso->elf_path;
+	if (debug_path) {
+		dwfl_module_getdwarf(dso->module, &bias);	/* looks for it, once */
+		dwfl_module_info(dso->module, NULL, NULL, NULL, NULL, NULL, &main_file,
+				 &debug_file);
+		if (debug_file && (!main_file || strcmp(debug_file, main_file) != 0))
+			*debug_path = symbolizer_intern(s, debug_file);
+	}
+	return 0;
+}

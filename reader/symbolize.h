@@ -132,4 +132,14 @@ const char *dso_elf_path(const struct dso *dso);
  */
 const char *symbolizer_demangle(struct symbolizer *symbolizer, const char *name);
 
+/*
+ * For the unwinder, which reads the same files: forces dso's lookup (as
+ * symbolizer_lookup() would) and gives the ELF used and its separate
+ * debug file (NULL when the ELF holds its own DWARF or there is none;
+ * asking for it loads the DWARF).  Either pointer may be NULL.  0, or
+ * -ENOENT when no ELF matched (or dso is the kernel).
+ */
+int symbolizer_dso_files(struct symbolizer *symbolizer, struct dso *dso,
+			 const char **elf_path, const char **debug_path);
+
 #endif

@@ -8,6 +8,21 @@ check_PROGRAMS += tests/report-hostile
 tests_report_hostile_SOURCES = tests/report-hostile.c
 tests_report_hostile_LDADD = $(FORMAT_LIBS)
 
+# Time in cmp() under glibc's qsort(), under sorter() and main(), without
+# frame pointers: only DWARF unwinding sees the callers (test-report-dwarf).
+# Not built with the sanitizers, which keep frame pointers.
+check_PROGRAMS += tests/qsort-workload
+tests_qsort_workload_SOURCES = tests/qsort-workload.c
+tests_qsort_workload_CFLAGS = -O2 -g -fomit-frame-pointer
+tests_qsort_workload_LDFLAGS =
+
+# A capture of its own stack and odd variants (test-report-unwind).  Not
+# instrumented: it copies the stack past its own frame.
+check_PROGRAMS += tests/unwind-fixture
+tests_unwind_fixture_SOURCES = tests/unwind-fixture.c
+tests_unwind_fixture_CFLAGS = -O1 -g -fno-omit-frame-pointer
+tests_unwind_fixture_LDADD = $(FORMAT_LIBS)
+
 REPORT_TESTS = \
 	tests/test-report-accuracy.sh \
 	tests/test-report-symbols.sh \
@@ -15,6 +30,8 @@ REPORT_TESTS = \
 	tests/test-report-kernel.sh \
 	tests/test-report-cxx.sh \
 	tests/test-report-perf.sh \
-	tests/test-report-hostile.sh
+	tests/test-report-hostile.sh \
+	tests/test-report-dwarf.sh \
+	tests/test-report-unwind.sh
 TESTS += $(REPORT_TESTS)
 EXTRA_DIST += $(REPORT_TESTS) tests/report-lib.sh tests/cxx-workload.cc

@@ -1,0 +1,170 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# DWARF unwinding of user stacks (perfrecd --call-graph dwarf).
+#
+# tests/qsort-workload (-O2 -fomit-frame-pointer -g) spends its time in
+# cmp(), called by glibc's qsort(), called by sorter(), called by main().
+#   dwarf: at least 90 % of the samples in cmp have main;sorter above
+#          qsort's frames (folded view), with libc6-dbg and without it
+#          (--debug-dir of an empty directory: libc unwinds from its
+#          .eh_frame, its functions are named from .dynsym), and the views
+#          agree; --no-unwind gives the recorded callchains back (no
+#          sorter above cmp).
+#   fp:    frame pointers lose the caller: under 10 % of the samples in
+#          cmp have sorter above them.
+#   perf:  perf record --call-graph dwarf + perf report of the same
+#          workload shows main;sorter above cmp too (skipped if perf
+#          fails here).
+#   deep:  recursion of 4 KiB frames with a 1 KiB stack copy: every
+#          stack through deep() ends (outermost) with [truncated], and
+#          holds nothing but deep and spin (and what spin calls, kernel
+#          frames): no garbage frames.
+test_name=test-report-dwarf
+. "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
+
+qsort_workload=$(readlink -f "$top_builddir/tests/qsort-workload")
+[ -x "$qsort_workload" ] || { echo "$test_name: $qsort_workload not built" >&2; exit 99; }
+unset DEBUGINFOD_URLS
+
+# capture_mode DIR MODE CMD...: like capture, with --call-graph MODE.
+capture_mode() {
+	capture_dir=$1
+	mode=$2
+	shift 2
+	"$perfrecd" -d 120 -F 999 --call-graph "$mode" -o "$capture_dir" -- "$@" \
+		>"$work/command.out" 2>"$work/daemon.err" ||
+		fail "perfrecd --call-graph $mode -- $*: status $?"
+	[ "$(file_count "$capture_dir")" -eq 1 ] ||
+		fail "perfrecd --call-graph $mode: $(file_count "$capture_dir") capture files, expected 1"
+	capture_file=$(files_in "$capture_dir")
+}
+
+# cmp_share FOLDED PATTERN: "with total", the samples of stacks ending in
+# cmp, and those of them whose stack matches PATTERN (an awk regex).
+cmp_share() {
+	awk -v pattern="$2" '
+	{
+		count = $NF
+		stack = $0
+		sub(/ [0-9]+$/, "", stack)
+		if (stack !~ /;cmp$/)
+			next
+		total += count
+		if (stack ~ pattern)
+			with += count
+	}
+	END { printf "%d %d\n", with, total }' "$1"
+}
+
+# at_least WITH TOTAL PERCENT
+at_least() {
+	[ "$2" -gt 0 ] && [ $(( $1 * 100 )) -ge $(( $2 * $3 )) ]
+}
+
+callers=';main;sorter;'
+
+# ---- dwarf ----------------------------------------------------------------
+
+check "perfrecd --call-graph dwarf captures the qsort workload (2 s)"
+# shellcheck disable=SC2086
+capture_mode "$work/dwarf" dwarf $favour "$qsort_workload" 2
+dwarf_file=$capture_file
+
+check "dwarf: at least 90 % of the samples in cmp have main;sorter above them"
+report_ok "$work/folded" --view=folded "$dwarf_file"
+set -- $(cmp_share "$work/folded" "$callers")
+note "dwarf: $1 of $2 samples in cmp under main;sorter"
+at_least "$1" "$2" 90 || { head -n 5 "$work/folded" >&2; fail "dwarf: only $1 of $2 cmp samples have main;sorter above"; }
+grep -q ';qsort[_a-z]*;' "$work/folded" || fail "dwarf: no qsort frame between sorter and cmp"
+grep -q '^qsort-workload;_start;' "$work/folded" || fail "dwarf: no stack reaches _start"
+
+check "dwarf: the tree shows main -> sorter -> qsort ... -> cmp"
+report_ok "$work/tree" --view=tree --no-inline --percent-limit 0 "$dwarf_file"
+awk '
+	/\] main( |$)/ { m = NR }
+	m && /\] sorter( |$)/ && !s { s = NR }
+	s && /\] qsort/ && !q { q = NR }
+	q && /\] cmp( |$)/ { c = NR }
+	END { exit !(m && s > m && q > s && c > q) }' "$work/tree" ||
+	{ head -n 30 "$work/tree" >&2; fail "dwarf: the tree has no main, sorter, qsort, cmp in that order"; }
+
+check "dwarf: the samples view lists cmp, qsort, sorter, main in one stack"
+report_ok "$work/samples" --view=samples "$dwarf_file"
+awk '
+	/^\t/ { stack = stack " " $2; next }
+	{ if (stack ~ / cmp\+.* sorter\+.* main\+/) found++; stack = "" }
+	END { if (stack ~ / cmp\+.* sorter\+.* main\+/) found++; exit !found }' "$work/samples" ||
+	fail "dwarf: no sample of the samples view has cmp ... sorter ... main"
+
+check "dwarf, without libc6-dbg: libc unwinds from .eh_frame, still 90 % under main;sorter"
+mkdir -p "$work/empty-debug"
+report_ok "$work/folded-nodebug" --view=folded --debug-dir "$work/empty-debug" "$dwarf_file"
+set -- $(cmp_share "$work/folded-nodebug" "$callers")
+note "dwarf without libc6-dbg: $1 of $2 samples in cmp under main;sorter"
+at_least "$1" "$2" 90 || fail "dwarf without libc6-dbg: only $1 of $2 cmp samples have main;sorter above"
+grep -q 'msort_with_tmp' "$work/folded-nodebug" &&
+	fail "without libc6-dbg, libc's internal msort_with_tmp is named: the debug file was used"
+
+check "--no-unwind: the recorded callchains (kernel part only): no sorter above cmp"
+report_ok "$work/folded-nounwind" --view=folded --no-unwind "$dwarf_file"
+set -- $(cmp_share "$work/folded-nounwind" ';sorter;')
+[ "$1" -eq 0 ] && [ "$2" -gt 0 ] || fail "--no-unwind: $1 of $2 cmp samples still under sorter"
+
+# ---- fp -------------------------------------------------------------------
+
+check "perfrecd --call-graph fp captures the same workload (1 s)"
+# shellcheck disable=SC2086
+capture_mode "$work/fp" fp $favour "$qsort_workload" 1
+report_ok "$work/folded-fp" --view=folded "$capture_file"
+
+check "fp: frame pointers lose the caller: under 10 % of the samples in cmp have sorter above"
+set -- $(cmp_share "$work/folded-fp" ';sorter;')
+note "fp: $1 of $2 samples in cmp under sorter"
+[ "$2" -gt 0 ] || fail "fp: no samples in cmp"
+at_least "$1" "$2" 10 && fail "fp: $1 of $2 cmp samples under sorter: the workload keeps frame pointers?"
+
+# ---- perf -----------------------------------------------------------------
+
+check "perf record --call-graph dwarf + perf report: main;sorter above cmp too"
+if command -v perf >/dev/null 2>&1 &&
+	perf record -q --call-graph dwarf -F 999 -o "$work/perf.data" \
+		"$qsort_workload" 1 >/dev/null 2>"$work/perf-record.err" &&
+	perf report --stdio --no-children -g folded,0,caller,count -i "$work/perf.data" \
+		>"$work/perf-report" 2>"$work/perf-report.err"; then
+	# Its folded lines are "COUNT stack": put the count last, as ours.
+	awk '/^[0-9]+ / { count = $1; sub(/^[0-9]+ /, ""); print "x;" $0, count }' \
+		"$work/perf-report" >"$work/perf-folded"
+	set -- $(cmp_share "$work/perf-folded" "$callers")
+	note "perf: $1 of $2 samples in cmp under main;sorter"
+	at_least "$1" "$2" 80 || fail "perf report shows main;sorter above only $1 of $2 cmp samples"
+else
+	note "perf record/report failed here: comparison skipped ($(tail -n 1 "$work/perf-record.err" 2>/dev/null))"
+fi
+
+# ---- deep recursion beyond the stack copy -----------------------------------
+
+check "perfrecd --call-graph dwarf,1024 captures 64 levels of 4 KiB frames (1 s)"
+# shellcheck disable=SC2086
+capture_mode "$work/deep" dwarf,1024 $favour "$qsort_workload" deep 1
+report_ok "$work/folded-deep" --view=folded "$capture_file"
+
+check "deep: stacks through deep() end with [truncated] and hold only deep and spin"
+awk '
+	{
+		count = $NF
+		stack = $0
+		sub(/ [0-9]+$/, "", stack)
+		if (stack !~ /;deep(;|$)/)
+			next
+		total += count
+		# spin calls clock_gettime; kernel frames (an interrupt) may top it.
+		if (stack !~ /^qsort-workload;\[truncated\];deep(;deep)*(;spin(;[^;]*)?)?(;[^;]*_\[k\])*$/) {
+			bad += count
+			print "odd stack: " stack > "/dev/stderr"
+		}
+	}
+	END { printf "%d %d\n", total - bad, total }' "$work/folded-deep" >"$work/deep-share"
+set -- $(cat "$work/deep-share")
+note "deep: $1 of $2 samples in deep() end cleanly with [truncated]"
+at_least "$1" "$2" 98 || fail "deep: only $1 of $2 stacks through deep() end with [truncated] and nothing else"
