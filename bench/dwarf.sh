@@ -213,22 +213,24 @@ awk -v pb="$prf_bytes" -v pk="$prf_kallsyms" -v ps="$prf_samples" -v fb="$perf_b
 	}'
 
 # -- reading: unwinding throughput ---------------------------------------------
-# seconds_of COMMAND...: the best wall-clock seconds of 3 runs of COMMAND,
-# output discarded (the first run also warms the page cache).
+# seconds_of COMMAND...: "WALL CPU" of the run with the best wall-clock
+# time of 3 (CPU: user + system), output discarded; the first run also
+# warms the page cache.  On a shared machine CPU is the steadier figure.
 seconds_of() {
-	local t0 t1 best=
+	local best= line
 	for _ in 1 2 3; do
-		t0=$(date +%s.%N)
-		"$@" >/dev/null 2>"$tmp/read.err"
-		t1=$(date +%s.%N)
-		best=$(echo "$t0 $t1 ${best:-1e9}" | awk '{ d = $2 - $1; printf "%.3f", (d < $3 ? d : $3) }')
+		/usr/bin/time -f "%e %U %S" -o "$tmp/time.out" "$@" >/dev/null 2>"$tmp/read.err"
+		line=$(awk '{ printf "%.3f %.3f", $1, $2 + $3 }' "$tmp/time.out")
+		best=$(echo "$line ${best:-1e9 0}" | awk '{ print ($1 < $3 ? $1 " " $2 : $3 " " $4) }')
 	done
 	echo "$best"
 }
 
 echo
-prf_read=$(seconds_of "$report" -q --view=tree $files)
-perf_read=$(seconds_of perf report --no-children --stdio -g caller -i "$tmp/perf.data")
+set -- $(seconds_of "$report" -q --view=tree $files)
+prf_read=$1 prf_cpu=$2
+set -- $(seconds_of perf report --no-children --stdio -g caller -i "$tmp/perf.data")
+perf_read=$1 perf_cpu=$2
 # The samples in the comparator whose stack reaches the caller of qsort.
 "$report" -q --view=folded $files 2>/dev/null >"$tmp/prf.folded"
 prf_reach=$(awk '
@@ -242,12 +244,18 @@ perf script -F ip,sym -i "$tmp/perf.data" 2>/dev/null | awk '
 perf_reach=$(cat "$tmp/perf.reach")
 set -- $prf_reach $perf_reach
 echo "stacks from compare_records reaching sort_rounds (above qsort): perfrec-report $1 of $2, perf $3 of $4"
-echo "perf report: ${perf_samples:-0} samples in ${perf_read} s: $(echo "${perf_samples:-0} $perf_read" | awk '{ printf "%.0f", ($2 > 0 ? $1 / $2 : 0) }') samples/s"
+per_second() {
+	echo "$1 $2" | awk '{ printf "%.0f", ($2 > 0 ? $1 / $2 : 0) }'
+}
+echo "perf report: ${perf_samples:-0} samples in ${perf_read} s ($perf_cpu s CPU): $(per_second "${perf_samples:-0}" "$perf_read") samples/s ($(per_second "${perf_samples:-0}" "$perf_cpu") per CPU second)"
+[ "$3" -eq "$4" ] || echo "  (perf's own unwinding stopped short in $(($4 - $3)) of its $4 comparator samples: its time is not comparable)"
 if [ "$1" -eq 0 ]; then
 	echo "perfrec-report: ${prf_samples} samples in ${prf_read} s, but it does not unwind dwarf stacks yet (no stack reaches sort_rounds)"
 	echo "throughput ratio perfrec-report/perf report: PENDING (needs the reader's dwarf unwinding; goal >= 3)"
 else
-	echo "perfrec-report: ${prf_samples} samples in ${prf_read} s: $(echo "$prf_samples $prf_read" | awk '{ printf "%.0f", ($2 > 0 ? $1 / $2 : 0) }') samples/s"
-	echo "$prf_samples $prf_read ${perf_samples:-0} $perf_read" |
-		awk '{ if ($2 > 0 && $4 > 0 && $3 > 0) printf "throughput ratio perfrec-report/perf report (samples/s): %.2f (goal >= 3)\n", ($1 / $2) / ($3 / $4) }'
+	echo "perfrec-report: ${prf_samples} samples in ${prf_read} s ($prf_cpu s CPU): $(per_second "$prf_samples" "$prf_read") samples/s ($(per_second "$prf_samples" "$prf_cpu") per CPU second)"
+	echo "$prf_samples $prf_read $prf_cpu ${perf_samples:-0} $perf_read $perf_cpu" |
+		awk '{ if ($2 > 0 && $3 > 0 && $5 > 0 && $6 > 0 && $4 > 0)
+			printf "throughput ratio perfrec-report/perf report (samples/s): %.2f wall, %.2f CPU (goal >= 3)\n",
+				($1 / $2) / ($4 / $5), ($1 / $3) / ($4 / $6) }'
 fi
