@@ -67,6 +67,17 @@ static int write_bundle(const struct archive_set *set, const char *output, int c
 		tmp = NULL;
 		goto out;
 	}
+	{
+		mode_t mask = umask(0);
+
+		umask(mask);
+		/* mkstemp makes it 0600; a bundle is read like any file. */
+		if (fchmod(fd, 0666 & ~mask) < 0) {
+			ret = -errno;
+			fprintf(stderr, "perfrec-archive: %s: %s\n", tmp, strerror(errno));
+			goto fail;
+		}
+	}
 	out = fdopen(fd, "wb");
 	if (!out || !(w = tar_writer_new(out, compress ? 19 : 0))) {
 		fprintf(stderr, "perfrec-archive: out of memory\n");

@@ -256,6 +256,7 @@ int tar_extract_bundle(const char *path, const char *dir, char *why, size_t why_
 			ret = -ENOMEM;
 			goto out;
 		}
+		r.in_buffer.src = r.in;
 	}
 	rewind(r.file);
 	ret = extract(&r, dir, why, why_size);
