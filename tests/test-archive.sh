@@ -198,7 +198,7 @@ if ! unshare -m sh -c "mount --bind '$work/inner' '$bin' && true" 2>/dev/null; t
 	exit 0
 fi
 inner_name=$(build_id_name "$work/inner/archive-workload")
-"$perfrecd" -d 120 -F 999 --flush-interval 0.2 -o "$work/cout" -- \
+"$perfrecd" -d 120 -F 999 --flush-interval 200ms -o "$work/cout" -- \
 	unshare -m sh -c "mount --bind '$work/inner' '$bin' && exec '$bin/archive-workload' 4" \
 	>/dev/null 2>"$work/cdaemon.err" &
 daemon_pid=$!
