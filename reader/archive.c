@@ -79,7 +79,7 @@ static int write_bundle(const struct archive_set *set, const char *output, int c
 		}
 	}
 	out = fdopen(fd, "wb");
-	if (!out || !(w = tar_writer_new(out, compress ? 19 : 0))) {
+	if (!out || !(w = tar_writer_new(out, compress ? ARCHIVE_ZSTD_LEVEL : 0))) {
 		fprintf(stderr, "perfrec-archive: out of memory\n");
 		goto fail;
 	}

@@ -6,6 +6,11 @@
 #include <stdint.h>
 
 #define ARCHIVE_MAX_DEBUG_DIRS 32
+/*
+ * It runs on production hosts: level 19 made libc's debug file 2 % smaller
+ * than level 9 for ten times the CPU time.
+ */
+#define ARCHIVE_ZSTD_LEVEL 9
 
 struct archive_options {
 	int debug_only;
