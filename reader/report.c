@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "aggregate.h"
+#include "tar.h"
 #include "report.h"
 #include "session.h"
 #include "symbolize.h"
@@ -40,6 +42,8 @@ struct report_options {
 	const char *debug_dirs[32];
 	size_t debug_dir_count;
 	int no_unwind;
+	const char *bundles[32];	/* --symbols */
+	size_t bundle_count;
 	int quiet;
 };
 
@@ -82,6 +86,8 @@ static void usage(FILE *out)
 "      --symfs DIR               look for the captured paths under DIR\n"
 "      --debug-dir DIR           .build-id tree of debug files (repeatable;\n"
 "                                default /usr/lib/debug)\n"
+"      --symbols BUNDLE          a perfrec-archive bundle (.tar, .tar.zst, or\n"
+"                                extracted directory; repeatable)\n"
 "\n"
 "      --no-unwind               callchains as recorded: no DWARF unwinding of\n"
 "                                the user stacks of --call-graph dwarf captures\n"
@@ -199,6 +205,7 @@ enum {
 	OPT_VIEW = 0x100, OPT_JSON, OPT_LINES, OPT_INLINE, OPT_NO_INLINE, OPT_CHILDREN,
 	OPT_CALLEE, OPT_FOCUS, OPT_PERCENT, OPT_TOP, OPT_SINCE, OPT_UNTIL, OPT_PID,
 	OPT_TID, OPT_COMM, OPT_CPU, OPT_EVENT, OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_UNWIND,
+	OPT_SYMBOLS,
 };
 
 static const struct option long_options[] = {
@@ -224,6 +231,7 @@ static const struct option long_options[] = {
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "no-unwind", no_argument, NULL, OPT_NO_UNWIND },
+	{ "symbols", required_argument, NULL, OPT_SYMBOLS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -320,6 +328,13 @@ static int parse_option(struct report_options *o, int c, const char *arg)
 		o->debug_dirs[o->debug_dir_count++] = arg;
 		return 0;
 	case OPT_NO_UNWIND: o->no_unwind = 1; return 0;
+	case OPT_SYMBOLS:
+		if (o->bundle_count == 32) {
+			fprintf(stderr, "perfrec-report: --symbols: at most 32\n");
+			return -EINVAL;
+		}
+		o->bundles[o->bundle_count++] = arg;
+		return 0;
 	case 'q': o->quiet = 1; return 0;
 	default:
 		return -EINVAL;
@@ -428,16 +443,79 @@ static int print_view(const struct report_options *o, const struct report_data *
 	return o->json ? view_flat_json(data, &view, stdout) : view_flat(data, &view, stdout);
 }
 
+/* The private directories --symbols bundles are extracted into, removed at exit. */
+static char *bundle_dirs[32];
+static size_t bundle_dir_count;
+
+static void remove_bundle_dirs(void)
+{
+	for (size_t i = 0; i < bundle_dir_count; i++) {
+		tar_remove_tree(bundle_dirs[i]);
+		free(bundle_dirs[i]);
+	}
+	bundle_dir_count = 0;
+}
+
+/*
+ * The debug directories: --debug-dir's (or /usr/lib/debug), then each
+ * bundle's .build-id tree: a directory as it is, a tar extracted into a
+ * private directory.  0, or -1 after a message.
+ */
+static int debug_dirs_with_bundles(struct report_options *o, const char **dirs, size_t *count)
+{
+	const char *tmp = getenv("TMPDIR");
+	char why[512];
+	struct stat st;
+
+	*count = 0;
+	if (!o->debug_dir_count)
+		dirs[(*count)++] = "/usr/lib/debug";
+	for (size_t i = 0; i < o->debug_dir_count; i++)
+		dirs[(*count)++] = o->debug_dirs[i];
+	if (o->bundle_count)
+		atexit(remove_bundle_dirs);
+	for (size_t i = 0; i < o->bundle_count; i++) {
+		const char *bundle = o->bundles[i];
+		char *dir;
+
+		if (stat(bundle, &st) < 0) {
+			fprintf(stderr, "perfrec-report: --symbols %s: %s\n", bundle, strerror(errno));
+			return -1;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			dirs[(*count)++] = bundle;
+			continue;
+		}
+		if (asprintf(&dir, "%s/perfrec-symbols.XXXXXX", tmp && tmp[0] ? tmp : "/tmp") < 0) {
+			fprintf(stderr, "perfrec-report: out of memory\n");
+			return -1;
+		}
+		if (!mkdtemp(dir)) {
+			fprintf(stderr, "perfrec-report: --symbols %s: cannot make a directory %s: %s\n",
+				bundle, dir, strerror(errno));
+			free(dir);
+			return -1;
+		}
+		bundle_dirs[bundle_dir_count++] = dir;
+		if (tar_extract_bundle(bundle, dir, why, sizeof(why)) < 0) {
+			fprintf(stderr, "perfrec-report: --symbols %s: %s\n", bundle, why);
+			return -1;
+		}
+		dirs[(*count)++] = dir;
+	}
+	return 0;
+}
+
 /* What run() leaves for the exit to free (see its end). */
 void *report_kept[3];
 
 static int run(struct report_options *o, char **inputs, int input_count)
 {
-	const char *default_debug = "/usr/lib/debug";
+	static const char *debug_dirs[64];
+	size_t debug_dir_count = 0;
 	struct symbolizer_options sym_options = {
 		.symfs = o->symfs,
-		.debug_dirs = o->debug_dir_count ? o->debug_dirs : &default_debug,
-		.debug_dir_count = o->debug_dir_count ? o->debug_dir_count : 1,
+		.debug_dirs = debug_dirs,
 		.want_lines = o->lines || (o->sort_keys & SORT_SRCLINE),
 		.want_inlines = 1,
 		.warn = warn_line,
@@ -473,6 +551,9 @@ static int run(struct report_options *o, char **inputs, int input_count)
 	struct prf_error error = { 0 };
 	int status = 1, ret;
 
+	if (debug_dirs_with_bundles(o, debug_dirs, &debug_dir_count) < 0)
+		goto out;
+	sym_options.debug_dir_count = debug_dir_count;
 	symbolizer = symbolizer_new(&sym_options);
 	session_options.symbolizer = symbolizer;
 	if (!symbolizer || session_create(&session, &session_options) < 0) {

@@ -20,3 +20,4 @@ include tests/report.mk
 include tests/daemon.mk
 include tests/fuzz/local.mk
 include tests/symbolize.mk
+include tests/archive.mk
