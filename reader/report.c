@@ -39,6 +39,7 @@ struct report_options {
 	const char *symfs;
 	const char *debug_dirs[32];
 	size_t debug_dir_count;
+	int no_debuginfod;
 	int quiet;
 };
 
@@ -81,6 +82,8 @@ static void usage(FILE *out)
 "      --symfs DIR               look for the captured paths under DIR\n"
 "      --debug-dir DIR           .build-id tree of debug files (repeatable;\n"
 "                                default /usr/lib/debug)\n"
+"      --no-debuginfod           do not ask the servers of DEBUGINFOD_URLS for\n"
+"                                binaries and debug files found nowhere here\n"
 "  -q, --quiet                   no warnings\n"
 "  -h, --help, -V, --version\n");
 }
@@ -195,6 +198,7 @@ enum {
 	OPT_VIEW = 0x100, OPT_JSON, OPT_LINES, OPT_INLINE, OPT_NO_INLINE, OPT_CHILDREN,
 	OPT_CALLEE, OPT_FOCUS, OPT_PERCENT, OPT_TOP, OPT_SINCE, OPT_UNTIL, OPT_PID,
 	OPT_TID, OPT_COMM, OPT_CPU, OPT_EVENT, OPT_SYMFS, OPT_DEBUG_DIR,
+	OPT_NO_DEBUGINFOD,
 };
 
 static const struct option long_options[] = {
@@ -219,6 +223,7 @@ static const struct option long_options[] = {
 	{ "event", required_argument, NULL, OPT_EVENT },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -314,6 +319,7 @@ static int parse_option(struct report_options *o, int c, const char *arg)
 		}
 		o->debug_dirs[o->debug_dir_count++] = arg;
 		return 0;
+	case OPT_NO_DEBUGINFOD: o->no_debuginfod = 1; return 0;
 	case 'q': o->quiet = 1; return 0;
 	default:
 		return -EINVAL;
@@ -427,6 +433,7 @@ static int run(struct report_options *o, char **inputs, int input_count)
 		.symfs = o->symfs,
 		.debug_dirs = o->debug_dir_count ? o->debug_dirs : &default_debug,
 		.debug_dir_count = o->debug_dir_count ? o->debug_dir_count : 1,
+		.debuginfod_urls = o->no_debuginfod ? NULL : getenv("DEBUGINFOD_URLS"),
 		.want_lines = o->lines || (o->sort_keys & SORT_SRCLINE),
 		.want_inlines = 1,
 		.warn = warn_line,
