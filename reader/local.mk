@@ -10,14 +10,15 @@ perfrec_report_SOURCES = \
 	reader/tar.h reader/tar-format.h reader/tar-read.c \
 	$(SYMBOLIZE_SOURCES) \
 	$(VIEW_SOURCES)
-perfrec_report_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS) $(ZSTD_CFLAGS)
-perfrec_report_LDADD = $(FORMAT_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS) $(IBERTY_LIBS)
+perfrec_report_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS) $(ZSTD_CFLAGS) $(DEBUGINFOD_CFLAGS)
+perfrec_report_LDADD = $(FORMAT_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS) $(DEBUGINFOD_LIBS) $(IBERTY_LIBS)
 dist_man_MANS += doc/perfrec-report.1
 
 # Shared with the unit tests of these parts.
 SYMBOLIZE_SOURCES = reader/symbolize.c reader/symbolize.h reader/symbolize-internal.h \
 	reader/symbolize-elf.c reader/symbolize-symtab.c reader/symbolize-scopes.c \
-	reader/symbolize-dwarf.c reader/symbolize-kallsyms.c reader/symbolize-demangle.c
+	reader/symbolize-dwarf.c reader/symbolize-kallsyms.c reader/symbolize-demangle.c \
+	reader/symbolize-debuginfod.c
 VIEW_SOURCES = reader/view-common.c reader/view-flat.c reader/view-tree.c \
 	reader/view-folded.c reader/view-json.c
 

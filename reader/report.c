@@ -44,6 +44,7 @@ struct report_options {
 	int no_unwind;
 	const char *bundles[32];	/* --symbols */
 	size_t bundle_count;
+	int no_debuginfod;
 	int quiet;
 };
 
@@ -88,6 +89,8 @@ static void usage(FILE *out)
 "                                default /usr/lib/debug)\n"
 "      --symbols BUNDLE          a perfrec-archive bundle (.tar, .tar.zst, or\n"
 "                                extracted directory; repeatable)\n"
+"      --no-debuginfod           do not ask the servers of DEBUGINFOD_URLS for\n"
+"                                binaries and debug files found nowhere here\n"
 "\n"
 "      --no-unwind               callchains as recorded: no DWARF unwinding of\n"
 "                                the user stacks of --call-graph dwarf captures\n"
@@ -205,7 +208,7 @@ enum {
 	OPT_VIEW = 0x100, OPT_JSON, OPT_LINES, OPT_INLINE, OPT_NO_INLINE, OPT_CHILDREN,
 	OPT_CALLEE, OPT_FOCUS, OPT_PERCENT, OPT_TOP, OPT_SINCE, OPT_UNTIL, OPT_PID,
 	OPT_TID, OPT_COMM, OPT_CPU, OPT_EVENT, OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_UNWIND,
-	OPT_SYMBOLS,
+	OPT_SYMBOLS, OPT_NO_DEBUGINFOD,
 };
 
 static const struct option long_options[] = {
@@ -232,6 +235,7 @@ static const struct option long_options[] = {
 	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 	{ "no-unwind", no_argument, NULL, OPT_NO_UNWIND },
 	{ "symbols", required_argument, NULL, OPT_SYMBOLS },
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -335,6 +339,7 @@ static int parse_option(struct report_options *o, int c, const char *arg)
 		}
 		o->bundles[o->bundle_count++] = arg;
 		return 0;
+	case OPT_NO_DEBUGINFOD: o->no_debuginfod = 1; return 0;
 	case 'q': o->quiet = 1; return 0;
 	default:
 		return -EINVAL;
@@ -516,6 +521,7 @@ static int run(struct report_options *o, char **inputs, int input_count)
 	struct symbolizer_options sym_options = {
 		.symfs = o->symfs,
 		.debug_dirs = debug_dirs,
+		.debuginfod_urls = o->no_debuginfod ? NULL : getenv("DEBUGINFOD_URLS"),
 		.want_lines = o->lines || (o->sort_keys & SORT_SRCLINE),
 		.want_inlines = 1,
 		.warn = warn_line,

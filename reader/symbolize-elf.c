@@ -6,9 +6,10 @@
  * lends its symbols to old samples.  Candidates, in order: the recorded
  * path (under --symfs when given), then each debug directory's
  * .build-id/xx/rest (the binary) and .build-id/xx/rest.debug (its debug
- * file, used alone when the binary is nowhere).  libdwfl then finds the
- * binary's separate debug file itself (build-id, .gnu_debuglink) and
- * reads .gnu_debugdata.
+ * file, used alone when the binary is nowhere), then debuginfod's
+ * executable and, failing that, its debug file alone.  libdwfl then finds
+ * the binary's separate debug file through symbolizer_find_debuginfo()
+ * (build-id, .gnu_debuglink, then debuginfod) and reads .gnu_debugdata.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -159,7 +160,20 @@ static int find_in_debug_dirs(const struct symbolizer *s, const struct dso *dso,
 	return -ENOENT;
 }
 
-static int find_elf(const struct symbolizer *s, const struct dso *dso, struct found_elf *found)
+/* The server's file is checked like a local one: it comes from elsewhere. */
+static int find_on_debuginfod(struct symbolizer *s, const struct dso *dso, int debuginfo,
+			      struct found_elf *found)
+{
+	const char *path;
+	int fd = symbolizer_debuginfod_fetch(s, dso, debuginfo, &path);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return try_candidate(dso, path, found, NULL) == CANDIDATE_MATCH ? 0 : -ENOENT;
+}
+
+static int find_elf(struct symbolizer *s, const struct dso *dso, struct found_elf *found)
 {
 	char file[PATH_MAX];
 
@@ -175,6 +189,12 @@ static int find_elf(const struct symbolizer *s, const struct dso *dso, struct fo
 	if (!find_in_debug_dirs(s, dso, "", found))
 		return 0;
 	if (!find_in_debug_dirs(s, dso, ".debug", found)) {
+		found->debug_only = 1;
+		return 0;
+	}
+	if (!find_on_debuginfod(s, dso, 0, found))
+		return 0;
+	if (!find_on_debuginfod(s, dso, 1, found)) {
 		found->debug_only = 1;
 		return 0;
 	}
@@ -279,6 +299,7 @@ static int read_segments(struct dso *dso, Elf *elf, int debug_only)
 
 static int report_module(struct symbolizer *s, struct dso *dso, struct found_elf *found)
 {
+	void **userdata;
 	Elf *elf;
 	int err;
 
@@ -291,6 +312,9 @@ static int report_module(struct symbolizer *s, struct dso *dso, struct found_elf
 	dwfl_report_end(dso->dwfl, NULL, NULL);
 	if (!dso->module)
 		return -EINVAL;
+	/* For symbolizer_find_debuginfo(). */
+	dwfl_module_info(dso->module, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = dso;
 	found->fd = -1;		/* libdwfl's now */
 	elf = dwfl_module_getelf(dso->module, &dso->bias);
 	if (!elf)

@@ -7,7 +7,7 @@
  * the arena every answer lives in, and the entry points of the parts:
  * finding ELF files (-elf.c), symbol tables (-symtab.c), DWARF scopes
  * (-scopes.c) and frames (-dwarf.c), kallsyms (-kallsyms.c), demangling
- * (-demangle.c).
+ * (-demangle.c), debuginfod (-debuginfod.c).
  */
 #include <elfutils/libdwfl.h>
 #include <limits.h>
@@ -52,6 +52,7 @@ struct kernel_symbol {
 };
 
 struct dso {
+	struct symbolizer *symbolizer;	/* its owner, for libdwfl's callbacks */
 	enum dso_kind kind;
 	enum dso_state state;
 	const char *path;		/* interned, as recorded */
@@ -87,6 +88,7 @@ struct symbolizer {
 
 	char *debuginfo_path;		/* for dwfl_standard_find_debuginfo */
 	Dwfl_Callbacks callbacks;
+	struct debuginfod_state *debuginfod;	/* NULL: no servers to ask */
 
 	struct string_table *strings;
 	struct arena arena;		/* DSOs, answers' frames */
@@ -139,6 +141,25 @@ const char *symtab_lookup(const struct symtab *symtab, uint64_t address, uint64_
 size_t kernel_resolve(const struct dso *kernel, uint64_t address,
 		      struct symbol_frame *frame, const struct dso **owner);
 void kernel_free_symbols(struct dso *kernel);
+
+/*
+ * symbolize-debuginfod.c.  init takes DEBUGINFOD_URLS out of the
+ * environment (libdwfl would ask on its own) and keeps urls (NULL: ask
+ * nobody).  fetch gives an open fd of the DSO's executable or debug file
+ * from the servers and its path in their cache (interned), or -ENOENT;
+ * each build-id and kind is asked once a run.  find_debuginfo is the
+ * Dwfl_Callbacks one: libdwfl's local search, then debuginfod; it needs
+ * the module's userdata to be its DSO.
+ */
+struct debuginfod_state;
+int symbolizer_debuginfod_init(struct symbolizer *s, const char *urls);
+void symbolizer_debuginfod_free(struct symbolizer *s);
+int symbolizer_debuginfod_fetch(struct symbolizer *s, const struct dso *dso, int debuginfo,
+				const char **path);
+unsigned long symbolizer_debuginfod_queries(const struct symbolizer *s);
+int symbolizer_find_debuginfo(Dwfl_Module *module, void **userdata, const char *module_name,
+			      Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			      GElf_Word debuglink_crc, char **debuginfo_file_name);
 
 /* symbolize-demangle.c */
 void demangle_release(struct symbolizer *s);

@@ -187,7 +187,7 @@ static int build_debuginfo_path(struct symbolizer *s)
 		strcat(s->debuginfo_path, s->debug_dirs[i]);
 	}
 	s->callbacks.find_elf = dwfl_build_id_find_elf;
-	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.find_debuginfo = symbolizer_find_debuginfo;
 	s->callbacks.section_address = dwfl_offline_section_address;
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
 	return 0;
@@ -231,8 +231,10 @@ struct symbolizer *symbolizer_new(const struct symbolizer_options *options)
 		return NULL;
 	elf_version(EV_CURRENT);	/* libelf refuses elf_begin() before this */
 	s->strings = string_table_new();
-	if (!s->strings || copy_options(s, options ? options : &defaults) < 0 ||
-	    build_debuginfo_path(s) < 0) {
+	if (!options)
+		options = &defaults;
+	if (!s->strings || copy_options(s, options) < 0 || build_debuginfo_path(s) < 0 ||
+	    symbolizer_debuginfod_init(s, options->debuginfod_urls) < 0) {
 		symbolizer_free(s);
 		return NULL;
 	}
@@ -249,6 +251,7 @@ void symbolizer_free(struct symbolizer *s)
 		kernel_free_symbols(dso);
 	}
 	demangle_release(s);
+	symbolizer_debuginfod_free(s);
 	free(s->answers);
 	free(s->dso_slots);
 	arena_free(&s->arena);
@@ -322,6 +325,7 @@ static struct dso *dso_create(struct symbolizer *s, const char *path,
 
 	if (!dso)
 		return NULL;
+	dso->symbolizer = s;
 	dso->kind = DSO_FILE;
 	dso->path = path;
 	dso->short_name = symbolizer_intern_shown(s, base_name(path));

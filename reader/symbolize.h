@@ -9,11 +9,18 @@
  * Symbolization with elfutils.  A DSO is a mapped file as the capture saw
  * it: its path on the recording host and its build-id.  The symbolizer
  * finds an ELF for it (recorded path if its build-id matches, --symfs,
- * --debug-dir .build-id trees, .gnu_debuglink, .gnu_debugdata), keeps one
- * Dwfl per DSO for the whole run and caches answers per (DSO, address).
+ * --debug-dir .build-id trees, .gnu_debuglink, .gnu_debugdata, then
+ * debuginfod servers), keeps one Dwfl per DSO for the whole run and
+ * caches answers per (DSO, address).
  *
  * The ELF is looked for at a DSO's first lookup, so DSOs no sample hits
- * cost nothing; libdwfl asks debuginfod too when DEBUGINFOD_URLS is set.
+ * cost nothing.  Debuginfod is asked only through debuginfod_urls, each
+ * build-id at most once a run for its executable and once for its debug
+ * file, found or not; after a failure other than "not there" (no
+ * connection, nothing within DEBUGINFOD_TIMEOUT) it is not asked again,
+ * and the warn callback hears of it once.  symbolizer_new() removes
+ * DEBUGINFOD_URLS from the environment, so that libdwfl never asks on its
+ * own (per module, with retries, silently).
  * Not thread-safe: one symbolizer per thread.  Every DSO used keeps up to
  * two files open until symbolizer_free(), so symbolizer_new() raises the
  * soft RLIMIT_NOFILE (to 65536, or the hard limit if lower).
@@ -36,6 +43,15 @@ struct symbolizer_options {
 	 */
 	const char *const *debug_dirs;
 	size_t debug_dir_count;
+	/*
+	 * Debuginfod servers (DEBUGINFOD_URLS syntax: URLs separated by
+	 * spaces) asked for the executable, then the debug file, of a
+	 * build-id with no local ELF, and for the debug file of a local
+	 * ELF without one; NULL or "": none.  libdebuginfod reads
+	 * DEBUGINFOD_CACHE_PATH, DEBUGINFOD_TIMEOUT and the like itself;
+	 * without DEBUGINFOD_RETRY_LIMIT, a query is tried once.
+	 */
+	const char *debuginfod_urls;
 	int want_lines;			/* source file:line from DWARF */
 	int want_inlines;		/* inlined frames from DWARF scopes */
 	/*

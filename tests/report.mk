@@ -27,6 +27,7 @@ REPORT_TESTS = \
 	tests/test-report-accuracy.sh \
 	tests/test-report-symbols.sh \
 	tests/test-report-debugdir.sh \
+	tests/test-report-debuginfod.sh \
 	tests/test-report-kernel.sh \
 	tests/test-report-cxx.sh \
 	tests/test-report-perf.sh \

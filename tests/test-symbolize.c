@@ -18,7 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "symbolize.h"
@@ -1615,6 +1619,121 @@ START_TEST(throughput)
 }
 END_TEST
 
+/* ---- debuginfod ----------------------------------------------------------- */
+
+/* A socket listening on 127.0.0.1 (nobody accepts: the kernel completes
+ * handshakes into its backlog); its port in *port. */
+static int listen_loopback(int *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t size = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(listen(fd, 64), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &size), 0);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+/* Three DSOs, two of them one build-id at two paths, none on this host;
+ * each looked up at ten addresses. */
+static void look_up_missing(struct symbolizer *s)
+{
+	static const uint8_t ids[2][20] = { { 0xde, 0xad, 1 }, { 0xbe, 0xef, 2 } };
+	struct dso *dsos[3];
+
+	dsos[0] = symbolizer_dso(s, "/nonexistent/one", ids[0], 20);
+	dsos[1] = symbolizer_dso(s, "/nonexistent/one-again", ids[0], 20);
+	dsos[2] = symbolizer_dso(s, "/nonexistent/two", ids[1], 20);
+	for (int round = 0; round < 10; round++)
+		for (int i = 0; i < 3; i++) {
+			struct symbol_answer answer;
+
+			ck_assert_ptr_nonnull(dsos[i]);
+			symbolizer_lookup(s, dsos[i], 0x1000 + 16 * round, &answer);
+			ck_assert_uint_eq(answer.frame_count, 0);
+		}
+}
+
+static struct symbolizer *debuginfod_symbolizer(const char *urls)
+{
+	const char *dirs[] = { temp_path("empty") };
+	struct symbolizer_options o = {
+		.debug_dirs = dirs,
+		.debug_dir_count = 1,
+		.debuginfod_urls = urls,
+		.warn = record_warning,
+		.warn_context = &warnings,
+	};
+	struct symbolizer *s;
+
+	mkdir(dirs[0], 0700);
+	setenv("DEBUGINFOD_CACHE_PATH", temp_path("debuginfod-cache"), 1);
+	setenv("DEBUGINFOD_URLS", "http://127.0.0.1:1", 1);
+	memset(&warnings, 0, sizeof(warnings));
+	s = symbolizer_new(&o);
+	ck_assert_ptr_nonnull(s);
+	/* Out of libdwfl's sight. */
+	ck_assert_ptr_null(getenv("DEBUGINFOD_URLS"));
+	return s;
+}
+
+static unsigned debuginfod_warnings(void)
+{
+	return strstr(warnings.last, "debuginfod (") ? 1 : 0;
+}
+
+/* A server that answers 404 to everything: each build-id is asked once
+ * for its executable and once for its debug file, not per DSO or lookup. */
+START_TEST(debuginfod_asked_once_per_build_id)
+{
+	int fds[2], port, listener = listen_loopback(&port);
+	char urls[64], byte;
+	unsigned requests = 0;
+	struct symbolizer *s;
+	pid_t server;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	server = fork();
+	ck_assert_int_ge(server, 0);
+	if (server == 0) {
+		static const char reply[] = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n"
+					    "Connection: close\r\n\r\n";
+		char request[4096];
+
+		close(fds[0]);
+		for (;;) {
+			int c = accept(listener, NULL, NULL);
+
+			if (c < 0)
+				_exit(1);
+			if (read(c, request, sizeof(request)) > 0 &&
+			    write(c, reply, sizeof(reply) - 1) > 0 && write(fds[1], "r", 1) != 1)
+				_exit(1);
+			close(c);
+		}
+	}
+	close(fds[1]);
+	close(listener);
+	snprintf(urls, sizeof(urls), "http://127.0.0.1:%d", port);
+	s = debuginfod_symbolizer(urls);
+	look_up_missing(s);
+	symbolizer_free(s);
+	kill(server, SIGKILL);
+	waitpid(server, NULL, 0);
+	while (read(fds[0], &byte, 1) == 1)
+		requests++;
+	close(fds[0]);
+	printf("debuginfod answering 404: %u requests for 2 build-ids (3 DSOs, 30 lookups); "
+	       "%u warnings, the last: %s\n", requests, warnings.count, warnings.last);
+	ck_assert_uint_eq(requests, 4);
+	ck_assert_uint_eq(warnings.count, 3);	/* one "no ELF found" per DSO */
+	ck_assert_uint_eq(debuginfod_warnings(), 0);
+}
+END_TEST
+
 /* ---- the suite ---------------------------------------------------------- */
 
 static Suite *symbolize_suite(void)
@@ -1653,6 +1772,7 @@ static Suite *symbolize_suite(void)
 	tcase_add_test(files, interning_and_names);
 	tcase_add_test(files, hostile_inputs);
 	tcase_add_test(files, control_characters_escaped);
+	tcase_add_test(files, debuginfod_asked_once_per_build_id);
 	tcase_add_test(names, demangling);
 	tcase_add_test(names, mangled_names_in_the_target);
 	tcase_add_test(kernel, kernel_synthetic);
