@@ -28,8 +28,9 @@ perfrec_archive_SOURCES = \
 	reader/archive.c reader/archive.h reader/archive-collect.c \
 	reader/tar.h reader/tar-format.h reader/tar-write.c \
 	reader/session.c reader/session.h \
+	reader/unwind.c reader/unwind.h \
 	reader/intern.c reader/intern.h \
 	$(SYMBOLIZE_SOURCES)
-perfrec_archive_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS) $(ZSTD_CFLAGS)
-perfrec_archive_LDADD = $(FORMAT_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS) $(IBERTY_LIBS)
+perfrec_archive_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS) $(ZSTD_CFLAGS) $(DEBUGINFOD_CFLAGS)
+perfrec_archive_LDADD = $(FORMAT_LIBS) $(LIBDW_LIBS) $(LIBELF_LIBS) $(DEBUGINFOD_LIBS) $(IBERTY_LIBS)
 dist_man_MANS += doc/perfrec-archive.1
