@@ -34,6 +34,12 @@
 #   elf_load_segments FILE
 #                    "offset vaddr filesz flags" (hex offset/vaddr/filesz)
 #                    of each PT_LOAD of FILE, from eu-readelf -l
+#   start_debuginfod DIR BUILD-ID
+#                    a real `debuginfod -F DIR` on a free port of 127.0.0.1
+#                    (its log in $work/debuginfod.log), killed at exit; waits
+#                    up to 20 s until it serves BUILD-ID's debuginfo; sets
+#                    $debuginfod_url and $debuginfod_pid.  Needs debuginfod,
+#                    debuginfod-find and python3 (the test skips otherwise)
 #
 # Captures are short (a few seconds) and their thresholds have margins:
 # make -j2 check runs two of these at once on two CPUs, and CI runs them
@@ -47,6 +53,8 @@ report=${PERFREC_REPORT:-$top_builddir/perfrec-report}
 unset COLUMNS
 LC_ALL=C
 export LC_ALL
+# No debuginfod server but a test's own (Debian's profile.d may set one).
+unset DEBUGINFOD_URLS
 # A sanitizer's report must not look like perfrec-report's own exit 1.
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=86
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}:exitcode=86
@@ -126,4 +134,27 @@ elf_load_segments() {
 			flags = flags $i
 		print $2, $3, $5, flags
 	}'
+}
+
+start_debuginfod() {
+	for tool in debuginfod debuginfod-find python3; do
+		command -v "$tool" >/dev/null 2>&1 || skip "no $tool (apt-get install debuginfod python3)"
+	done
+	# A free port: the kernel's pick, released again.
+	debuginfod_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
+		fail "no free port on 127.0.0.1"
+	debuginfod_url=http://127.0.0.1:$debuginfod_port
+	debuginfod -v -F -p "$debuginfod_port" -d "$work/debuginfod.sqlite" -t 0 -g 0 "$1" \
+		>"$work/debuginfod.log" 2>&1 &
+	debuginfod_pid=$!
+	at_exit "kill $debuginfod_pid 2>/dev/null; wait $debuginfod_pid 2>/dev/null"
+	# Each probe with a private, fresh cache: a miss would be remembered.
+	debuginfod_probe=$2
+	wait_for 'rm -rf "$work/probe-cache"
+		DEBUGINFOD_URLS=$debuginfod_url DEBUGINFOD_CACHE_PATH=$work/probe-cache \
+			DEBUGINFOD_TIMEOUT=2 debuginfod-find debuginfo "$debuginfod_probe" >/dev/null 2>&1' 20 || {
+		tail -n 20 "$work/debuginfod.log" >&2
+		fail "debuginfod -F $1 did not serve $debuginfod_probe within 20 s"
+	}
+	rm -rf "$work/probe-cache"
 }

@@ -9,9 +9,11 @@
 # the workload's and the library's samples as [unknown] and warns with
 # their build-ids.  Each leg then reads the capture with another source of
 # symbols and must give the on-host reports' lines (compared as sorted
-# lines: equal rows may swap places): --symbols with
-# the .tar.zst, with the extracted directory, with a --debug-only bundle
-# (debug files made by objcopy --only-keep-debug).  A leg is one call of
+# lines: equal rows may swap places): --symbols with the .tar.zst, with
+# the extracted directory, with a --debug-only bundle (debug files made by
+# objcopy --only-keep-debug), and no --symbols but DEBUGINFOD_URLS naming
+# a real `debuginfod -F` over the extracted bundle (its .build-id layout
+# is what debuginfod indexes).  A leg is one call of
 # `leg NAME REPORT-OPTIONS...`.
 test_name=test-archive-journey
 . "${top_srcdir:-$(dirname "$0")/..}/tests/archive-lib.sh"
@@ -87,4 +89,17 @@ leg() {
 leg bundle-zst --symbols "$work/bundle.tar.zst"
 leg bundle-dir --symbols "$work/extracted"
 leg debug-only --symbols "$work/debug-only.tar.zst"
+
+if command -v debuginfod >/dev/null 2>&1 && command -v debuginfod-find >/dev/null 2>&1; then
+	start_debuginfod "$work/extracted" "$lib_id"
+	DEBUGINFOD_CACHE_PATH=$work/debuginfod-cache
+	DEBUGINFOD_URLS=$debuginfod_url
+	export DEBUGINFOD_CACHE_PATH DEBUGINFOD_URLS
+	leg debuginfod
+	unset DEBUGINFOD_URLS
+	[ -n "$(ls -A "$DEBUGINFOD_CACHE_PATH" 2>/dev/null)" ] ||
+		fail "debuginfod: the report matched without fetching anything (is the leg proving anything?)"
+else
+	note "debuginfod leg skipped: no debuginfod (apt-get install debuginfod)"
+fi
 note "PASS"

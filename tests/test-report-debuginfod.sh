@@ -26,8 +26,7 @@ test_name=test-report-debuginfod
 . "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
 
 cc=${CC:-cc}
-command -v debuginfod >/dev/null 2>&1 || skip "no debuginfod (apt-get install debuginfod)"
-for tool in "$cc" objcopy strip eu-addr2line python3 curl; do
+for tool in debuginfod "$cc" objcopy strip eu-addr2line python3 curl; do
 	command -v "$tool" >/dev/null 2>&1 || skip "no $tool"
 done
 # Whatever the caller's environment says, only this test's servers.
@@ -113,14 +112,9 @@ rm -rf "$work/bin"
 
 # ---- the server -------------------------------------------------------------
 
-# A free port on 127.0.0.1 (the kernel's pick, released again).
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 # The number of requests for build-ids (executable, debuginfo) the server got.
 server_requests() {
-	curl -s "http://127.0.0.1:$port/metrics" |
+	curl -s "$debuginfod_url/metrics" |
 		awk '/^http_requests_total\{type="(executable|debuginfo)"\}/ { n += $NF } END { print n + 0 }'
 }
 
@@ -133,28 +127,13 @@ with_urls() {
 	unset DEBUGINFOD_URLS
 }
 
-port=$(free_port)
-debuginfod -v -F -p "$port" -d "$work/debuginfod.sqlite" -t 0 -g 0 "$work/served" \
-	>"$work/debuginfod.log" 2>&1 &
-server_pid=$!
-at_exit "kill $server_pid 2>/dev/null; wait $server_pid 2>/dev/null"
-
 check "debuginfod -F serves the three files (scanned within 20 s)"
-# Until the last build-id is there; a private cache each time (a miss
-# would be remembered).
-last_id=${ids##* }
-scanned() {
-	rm -rf "$work/probe-cache"
-	DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$work/probe-cache \
-		DEBUGINFOD_TIMEOUT=2 debuginfod-find debuginfo "$last_id" >/dev/null 2>&1
-}
-wait_for scanned 20 || { tail -n 20 "$work/debuginfod.log" >&2; fail "debuginfod did not serve $last_id"; }
-rm -rf "$work/probe-cache"
+start_debuginfod "$work/served" "${ids##* }"
 before=$(server_requests)
 
 export DEBUGINFOD_CACHE_PATH="$work/cache"
 served() {
-	with_urls "http://127.0.0.1:$port" report_ok "$@"
+	with_urls "$debuginfod_url" report_ok "$@"
 }
 
 check "with DEBUGINFOD_URLS: spin_main, spin_a and spin_b, with lines"
@@ -252,8 +231,8 @@ grep -q '\[unknown\]' "$work/flat-off" || fail "no [unknown] rows with --no-debu
 
 # ---- the server down ------------------------------------------------------
 
-kill "$server_pid" 2>/dev/null
-wait "$server_pid" 2>/dev/null || true
+kill "$debuginfod_pid" 2>/dev/null
+wait "$debuginfod_pid" 2>/dev/null || true
 
 # The frames of spin, liba.so, libb.so all [unknown]; one warning naming
 # debuginfod; the report's wall time in $elapsed (seconds, decimal).
@@ -275,12 +254,12 @@ down_report() {
 }
 
 check "the server stopped: [unknown], one warning, at once"
-with_urls "http://127.0.0.1:$port" down_report flat-refused
+with_urls "$debuginfod_url" down_report flat-refused
 grep -q 'connection refused' "$work/flat-refused.warnings" || fail "the warning does not say 'connection refused'"
 awk -v t="$elapsed" 'BEGIN { exit !(t < 3) }' || fail "the report took $elapsed s with the server's port closed"
 
 check "-q: no warning"
-with_urls "http://127.0.0.1:$port" report_ok "$work/flat-quiet" -q "$work/out"
+with_urls "$debuginfod_url" report_ok "$work/flat-quiet" -q "$work/out"
 [ -s "$work/flat-quiet.err" ] && fail "-q still prints: $(head -n 2 "$work/flat-quiet.err")"
 
 check "a server that never answers, DEBUGINFOD_TIMEOUT=2: one connection, ~2 s, one warning"
