@@ -53,7 +53,7 @@ report=${PERFREC_REPORT:-$top_builddir/perfrec-report}
 unset COLUMNS
 LC_ALL=C
 export LC_ALL
-# No debuginfod server but a test's own (Debian's profile.d may set one).
+# No debuginfod server but a test's own (Debian's profile.d may name one).
 unset DEBUGINFOD_URLS
 # A sanitizer's report must not look like perfrec-report's own exit 1.
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=86
