@@ -11,6 +11,11 @@
 #          .eh_frame, its functions are named from .dynsym), and the views
 #          agree; --no-unwind gives the recorded callchains back (no
 #          sorter above cmp).
+#   .debug_frame: the same workload built with -fno-asynchronous-unwind-
+#          tables has its CFI only in .debug_frame (the .eh_frame is crt's),
+#          split off into a debug file and stripped from the binary: 90 %
+#          under main;sorter with --debug-dir holding the debug file, under
+#          10 % with an empty one.
 #   fp:    frame pointers lose the caller: under 10 % of the samples in
 #          cmp have sorter above them.
 #   perf:  perf record --call-graph dwarf + perf report of the same
@@ -110,6 +115,44 @@ check "--no-unwind: the recorded callchains (kernel part only): no sorter above 
 report_ok "$work/folded-nounwind" --view=folded --no-unwind "$dwarf_file"
 set -- $(cmp_share "$work/folded-nounwind" ';sorter;')
 [ "$1" -eq 0 ] && [ "$2" -gt 0 ] || fail "--no-unwind: $1 of $2 cmp samples still under sorter"
+
+# ---- CFI in .debug_frame only, in the debug file ---------------------------
+
+check ".debug_frame: a build without unwind tables, its debug file split off"
+cc=${CC:-cc}
+if command -v "$cc" >/dev/null 2>&1 && command -v objcopy >/dev/null 2>&1 &&
+	command -v eu-readelf >/dev/null 2>&1; then
+	mkdir -p "$work/df"
+	"$cc" -O2 -g -fomit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables \
+		-Wl,--build-id=sha1 -o "$work/df/qsort-workload" "$top_srcdir/tests/qsort-workload.c" ||
+		fail "cannot build qsort-workload without unwind tables"
+	eu-readelf -S "$work/df/qsort-workload" | grep -qF ' .debug_frame ' ||
+		fail "$cc -fno-asynchronous-unwind-tables -g wrote no .debug_frame"
+	df_id=$(elf_build_id "$work/df/qsort-workload")
+	df_debug=$work/df-debug/.build-id/$(echo "$df_id" | cut -c1-2)/$(echo "$df_id" | cut -c3-).debug
+	mkdir -p "$(dirname "$df_debug")"
+	objcopy --only-keep-debug "$work/df/qsort-workload" "$df_debug" || fail "objcopy --only-keep-debug"
+	objcopy --strip-debug "$work/df/qsort-workload" || fail "objcopy --strip-debug"
+	eu-readelf -S "$work/df/qsort-workload" | grep -qF ' .debug_frame ' &&
+		fail "the stripped binary still has .debug_frame"
+
+	check ".debug_frame: 90 % of the samples in cmp under main;sorter with the debug file"
+	# shellcheck disable=SC2086
+	capture_mode "$work/df-out" dwarf $favour "$work/df/qsort-workload" 1
+	report_ok "$work/folded-df" --view=folded --debug-dir "$work/df-debug" "$capture_file"
+	set -- $(cmp_share "$work/folded-df" "$callers")
+	note ".debug_frame: $1 of $2 samples in cmp under main;sorter"
+	at_least "$1" "$2" 90 || fail ".debug_frame: only $1 of $2 cmp samples have main;sorter above"
+
+	check ".debug_frame: without the debug file, under 10 %"
+	report_ok "$work/folded-df-none" --view=folded --debug-dir "$work/empty-debug" "$capture_file"
+	set -- $(cmp_share "$work/folded-df-none" "$callers")
+	note ".debug_frame without the debug file: $1 of $2 samples in cmp under main;sorter"
+	[ "$2" -gt 0 ] || fail ".debug_frame: no samples in cmp"
+	at_least "$1" "$2" 10 && fail ".debug_frame: $1 of $2 under main;sorter without the CFI's file"
+else
+	note ".debug_frame: skipped (no $cc, objcopy or eu-readelf)"
+fi
 
 # ---- fp -------------------------------------------------------------------
 
