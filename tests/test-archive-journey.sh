@@ -90,7 +90,8 @@ leg bundle-zst --symbols "$work/bundle.tar.zst"
 leg bundle-dir --symbols "$work/extracted"
 leg debug-only --symbols "$work/debug-only.tar.zst"
 
-if command -v debuginfod >/dev/null 2>&1 && command -v debuginfod-find >/dev/null 2>&1; then
+if command -v debuginfod >/dev/null 2>&1 && command -v debuginfod-find >/dev/null 2>&1 &&
+	command -v python3 >/dev/null 2>&1; then
 	start_debuginfod "$work/extracted" "$lib_id"
 	DEBUGINFOD_CACHE_PATH=$work/debuginfod-cache
 	DEBUGINFOD_URLS=$debuginfod_url
@@ -100,6 +101,6 @@ if command -v debuginfod >/dev/null 2>&1 && command -v debuginfod-find >/dev/nul
 	[ -n "$(ls -A "$DEBUGINFOD_CACHE_PATH" 2>/dev/null)" ] ||
 		fail "debuginfod: the report matched without fetching anything (is the leg proving anything?)"
 else
-	note "debuginfod leg skipped: no debuginfod (apt-get install debuginfod)"
+	note "debuginfod leg skipped: no debuginfod or python3 (apt-get install debuginfod python3)"
 fi
 note "PASS"

@@ -30,7 +30,6 @@ test_name=test-report-dwarf
 
 qsort_workload=$(readlink -f "$top_builddir/tests/qsort-workload")
 [ -x "$qsort_workload" ] || { echo "$test_name: $qsort_workload not built" >&2; exit 99; }
-unset DEBUGINFOD_URLS
 
 # capture_mode DIR MODE CMD...: like capture, with --call-graph MODE.
 capture_mode() {
