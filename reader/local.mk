@@ -4,7 +4,7 @@ bin_PROGRAMS += perfrec-report
 perfrec_report_SOURCES = \
 	reader/report.c reader/report.h \
 	reader/session.c reader/session.h \
-	reader/unwind.c reader/unwind.h \
+	reader/unwind.c reader/unwind.h reader/unwind-rules.c reader/unwind-rules.h \
 	reader/aggregate.c reader/aggregate.h \
 	reader/intern.c reader/intern.h \
 	reader/tar.h reader/tar-format.h reader/tar-read.c \
@@ -28,7 +28,7 @@ perfrec_archive_SOURCES = \
 	reader/archive.c reader/archive.h reader/archive-collect.c \
 	reader/tar.h reader/tar-format.h reader/tar-write.c \
 	reader/session.c reader/session.h \
-	reader/unwind.c reader/unwind.h \
+	reader/unwind.c reader/unwind.h reader/unwind-rules.c reader/unwind-rules.h \
 	reader/intern.c reader/intern.h \
 	$(SYMBOLIZE_SOURCES)
 perfrec_archive_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS) $(ZSTD_CFLAGS) $(DEBUGINFOD_CFLAGS)

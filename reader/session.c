@@ -1116,6 +1116,7 @@ int session_for_each_sample(struct session *s, const struct session_filter *filt
 	if (undecodable)
 		warn(s, "%llu samples could not be decoded (malformed records) and were skipped",
 		     (unsigned long long)undecodable);
+	unwinder_print_check(s->unwinder);
 	return 0;
 }
 

@@ -11,7 +11,8 @@ struct symbolizer;
 
 /*
  * DWARF unwinding of user stacks recorded with PERF_SAMPLE_REGS_USER and
- * PERF_SAMPLE_STACK_USER (perfrecd --call-graph dwarf), with libdwfl.
+ * PERF_SAMPLE_STACK_USER (perfrecd --call-graph dwarf), with libdw's CFI
+ * rows kept per pc, and libdwfl's dwfl_getthread_frames where those do not do.
  * One Dwfl per process image, kept across samples (CFI is parsed once per
  * module), its modules reported again only when the process's map set
  * changes.  x86_64 only: other machines unwind nothing.
@@ -48,5 +49,14 @@ int unwind_possible(const struct prf_sample *decoded);
 size_t unwind_user_stack(struct unwinder *unwinder, const struct session_sample *sample,
 			 const struct prf_sample *decoded, uint64_t *pcs, size_t capacity,
 			 enum unwind_end *end);
+
+/*
+ * With PERFREC_UNWIND=check in the environment, every stack is unwound
+ * both by the cached CFI rows and by libdwfl alone (whose answer is kept);
+ * this prints to stderr how many stacks there were, how many the rows
+ * followed, and how many of those came out different.  Nothing otherwise.
+ * PERFREC_UNWIND=libdwfl leaves every stack to libdwfl.
+ */
+void unwinder_print_check(const struct unwinder *unwinder);
 
 #endif

@@ -25,6 +25,11 @@
 #          stack through deep() ends (outermost) with [truncated], and
 #          holds nothing but deep and spin (and what spin calls, kernel
 #          frames): no garbage frames.
+#   rows:  for each of these captures, the frames stepped from cached CFI
+#          rows are libdwfl's frames: PERFREC_UNWIND=check unwinds every
+#          stack both ways and finds no stack that differs, the rows
+#          follow at least 90 % of the stacks themselves, and the folded
+#          view has the lines of PERFREC_UNWIND=libdwfl's.
 test_name=test-report-dwarf
 . "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
 
@@ -68,6 +73,29 @@ at_least() {
 
 callers=';main;sorter;'
 
+# rows_agree WHAT ARGS...: the cached rows unwind as libdwfl does (see rows above).
+rows_agree() {
+	what=$1
+	shift
+	PERFREC_UNWIND=check report_ok "$work/rows-check" --view=folded "$@"
+	line=$(grep '^unwind check: ' "$work/rows-check.err") ||
+		fail "$what: PERFREC_UNWIND=check printed no summary"
+	stacks=$(echo "$line" | sed -n 's/^unwind check: \([0-9]*\) stacks, .*/\1/p')
+	by_rows=$(echo "$line" | sed -n 's/.* stacks, \([0-9]*\) followed by CFI rows, .*/\1/p')
+	differ=$(echo "$line" | sed -n 's/.*, \([0-9]*\) of those differ from libdwfl$/\1/p')
+	note "$what: $line"
+	[ -n "$differ" ] && [ "$differ" -eq 0 ] || fail "$what: $line"
+	at_least "$by_rows" "$stacks" 90 || fail "$what: the rows followed only $by_rows of $stacks stacks"
+	report_ok "$work/rows-default" --view=folded "$@"
+	PERFREC_UNWIND=libdwfl report_ok "$work/rows-libdwfl" --view=folded "$@"
+	# Stacks of equal counts come in no set order: compared as sorted lines.
+	sort "$work/rows-default" >"$work/rows-default.sorted"
+	sort "$work/rows-libdwfl" >"$work/rows-libdwfl.sorted"
+	cmp -s "$work/rows-default.sorted" "$work/rows-libdwfl.sorted" ||
+		{ diff "$work/rows-libdwfl.sorted" "$work/rows-default.sorted" | head -n 10 >&2
+		  fail "$what: the folded view differs from libdwfl's"; }
+}
+
 # ---- dwarf ----------------------------------------------------------------
 
 check "perfrecd --call-graph dwarf captures the qsort workload (2 s)"
@@ -82,6 +110,9 @@ note "dwarf: $1 of $2 samples in cmp under main;sorter"
 at_least "$1" "$2" 90 || { head -n 5 "$work/folded" >&2; fail "dwarf: only $1 of $2 cmp samples have main;sorter above"; }
 grep -q ';qsort[_a-z]*;' "$work/folded" || fail "dwarf: no qsort frame between sorter and cmp"
 grep -q '^qsort-workload;_start;' "$work/folded" || fail "dwarf: no stack reaches _start"
+
+check "dwarf: the cached CFI rows unwind every stack as libdwfl does"
+rows_agree dwarf "$dwarf_file"
 
 check "dwarf: the tree shows main -> sorter -> qsort ... -> cmp"
 report_ok "$work/tree" --view=tree --no-inline --percent-limit 0 "$dwarf_file"
@@ -142,6 +173,7 @@ if command -v "$cc" >/dev/null 2>&1 && command -v objcopy >/dev/null 2>&1 &&
 	set -- $(cmp_share "$work/folded-df" "$callers")
 	note ".debug_frame: $1 of $2 samples in cmp under main;sorter"
 	at_least "$1" "$2" 90 || fail ".debug_frame: only $1 of $2 cmp samples have main;sorter above"
+	rows_agree .debug_frame --debug-dir "$work/df-debug" "$capture_file"
 
 	check ".debug_frame: without the debug file, under 10 %"
 	report_ok "$work/folded-df-none" --view=folded --debug-dir "$work/empty-debug" "$capture_file"
@@ -210,3 +242,6 @@ awk '
 set -- $(cat "$work/deep-share")
 note "deep: $1 of $2 samples in deep() end cleanly with [truncated]"
 at_least "$1" "$2" 98 || fail "deep: only $1 of $2 stacks through deep() end with [truncated] and nothing else"
+
+check "deep: the cached CFI rows unwind every stack as libdwfl does"
+rows_agree deep "$capture_file"

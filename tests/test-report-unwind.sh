@@ -14,6 +14,9 @@
 #   or stack, masks without SP or IP, no registers, an empty copy): one
 #   stack each, none longer than the depth limit, and every view (and
 #   --no-unwind) exits 0 without a sanitizer report.
+#   rows    the unwinder's cached CFI rows and libdwfl alone
+#           (PERFREC_UNWIND=check, =libdwfl) give the same stacks for every
+#           variant.
 test_name=test-report-unwind
 . "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
 
@@ -65,3 +68,14 @@ for args in "--view=tree" "--view=tree --json" "--children" "--view=samples" \
 done
 report_ok "$work/folded-nounwind" --view=folded --no-unwind "$work/fixture.prf"
 grep -q '^good;inner 1$' "$work/folded-nounwind" || fail "--no-unwind: good is not its ip alone"
+
+check "rows: the cached CFI rows and libdwfl give the same stacks for every variant"
+PERFREC_UNWIND=check report_ok "$work/folded-check" --view=folded "$work/fixture.prf"
+summary=$(grep '^unwind check: ' "$work/folded-check.err") || fail "rows: no check summary"
+note "rows: $summary"
+echo "$summary" | grep -q ', 0 of those differ from libdwfl$' || fail "rows: $summary"
+PERFREC_UNWIND=libdwfl report_ok "$work/folded-libdwfl" --view=folded "$work/fixture.prf"
+sort "$work/folded" >"$work/folded.sorted"
+sort "$work/folded-libdwfl" >"$work/folded-libdwfl.sorted"
+cmp -s "$work/folded.sorted" "$work/folded-libdwfl.sorted" ||
+	{ diff "$work/folded-libdwfl.sorted" "$work/folded.sorted" >&2; fail "rows: the folded view differs from libdwfl's"; }
