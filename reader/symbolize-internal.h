@@ -47,7 +47,9 @@ struct load_segment {
 
 struct kernel_symbol {
 	uint64_t address;
-	const char *name;	/* interned */
+	const char *name;	/* interned at the first lookup; NULL before */
+	uint32_t text_offset;	/* the name in the kernel's kallsyms_text */
+	uint16_t text_length;
 	struct dso *owner;	/* the kernel or its module */
 };
 
@@ -74,6 +76,7 @@ struct dso {
 	/* DSO_KERNEL: the text symbols, sorted, one per address */
 	struct kernel_symbol *symbols;
 	size_t symbol_count;
+	char *kallsyms_text;		/* where their names are, until interned */
 	struct dso *modules;		/* its DSO_MODULEs, listed by next */
 	struct dso *next;		/* in the symbolizer's or kernel's list */
 };
@@ -138,7 +141,7 @@ void symtab_free(struct symtab *symtab);
 const char *symtab_lookup(const struct symtab *symtab, uint64_t address, uint64_t *offset);
 
 /* symbolize-kallsyms.c */
-size_t kernel_resolve(const struct dso *kernel, uint64_t address,
+size_t kernel_resolve(struct symbolizer *s, struct dso *kernel, uint64_t address,
 		      struct symbol_frame *frame, const struct dso **owner);
 void kernel_free_symbols(struct dso *kernel);
 

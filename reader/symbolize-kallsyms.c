@@ -5,6 +5,10 @@
  * address.  kallsyms has no sizes: a symbol ends where the next begins,
  * bounded so that an address in a hole or past the last symbol resolves
  * to nothing rather than to a wrong name.
+ *
+ * A kernel has over a hundred thousand symbols and a profile meets a few
+ * hundred of them: names stay in a copy of the text until a lookup asks
+ * for one, and only then are interned.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,7 +22,8 @@
 
 struct parsed_symbol {
 	uint64_t address;
-	const char *name;	/* interned */
+	uint32_t name_offset;	/* in the text */
+	uint16_t name_length;
 	const char *module;	/* interned "[name]", NULL for the kernel proper */
 	unsigned rank;		/* lower wins among symbols at one address */
 	size_t index;		/* order in the text, the last tie-break */
@@ -110,7 +115,7 @@ static const char *module_of(struct symbolizer *s, const char *p, const char *en
 }
 
 /* One line; lines that are no text symbol (or hide their address) are skipped. */
-static int parse_line(struct symbolizer *s, const char *p, const char *end,
+static int parse_line(struct symbolizer *s, const char *text, const char *p, const char *end,
 		      struct symbol_list *list)
 {
 	struct parsed_symbol symbol = { .index = list->count };
@@ -129,9 +134,8 @@ static int parse_line(struct symbolizer *s, const char *p, const char *end,
 	length = token_length(p, end);
 	if (!length || length >= KSYM_NAME_MAX)
 		return 0;
-	symbol.name = symbolizer_intern_shown_n(s, p, length);
-	if (!symbol.name)
-		return -ENOMEM;
+	symbol.name_offset = (uint32_t)(p - text);
+	symbol.name_length = (uint16_t)length;
 	symbol.rank = symbol_rank(type, p, length);
 	symbol.module = module_of(s, p + length, end);
 	return list_add(list, &symbol);
@@ -142,10 +146,13 @@ static int parse_kallsyms(struct symbolizer *s, const char *text, size_t size,
 {
 	const char *end = text + size;
 
+	/* Name offsets are 32-bit; a kallsyms is a few MB. */
+	if (size > UINT32_MAX)
+		return -EFBIG;
 	for (const char *p = text; p < end;) {
 		const char *newline = memchr(p, '\n', (size_t)(end - p));
 		const char *line_end = newline ? newline : end;
-		int err = parse_line(s, p, line_end, list);
+		int err = parse_line(s, text, p, line_end, list);
 
 		if (err < 0)
 			return err;
@@ -184,7 +191,8 @@ static const char *owner_module(const struct dso *kernel, const struct kernel_sy
 }
 
 /* Several captures of one host carry one kallsyms: they share a DSO. */
-static struct dso *same_kernel(struct symbolizer *s, const struct symbol_list *list,
+static struct dso *same_kernel(struct symbolizer *s, const char *text,
+			       const struct symbol_list *list,
 			       const uint8_t *build_id, size_t build_id_size)
 {
 	for (struct dso *k = s->files; k; k = k->next) {
@@ -198,8 +206,9 @@ static struct dso *same_kernel(struct symbolizer *s, const struct symbol_list *l
 			const struct parsed_symbol *p = &list->symbols[i];
 			const struct kernel_symbol *q = &k->symbols[i];
 
-			if (p->address != q->address || p->name != q->name ||
-			    p->module != owner_module(k, q))
+			if (p->address != q->address || p->name_length != q->text_length ||
+			    memcmp(text + p->name_offset, k->kallsyms_text + q->text_offset,
+				   p->name_length) || p->module != owner_module(k, q))
 				break;
 		}
 		if (i == list->count)
@@ -226,7 +235,8 @@ static struct dso *module_dso(struct symbolizer *s, struct dso *kernel, const ch
 	return module;
 }
 
-static struct dso *kernel_create(struct symbolizer *s, const struct symbol_list *list,
+static struct dso *kernel_create(struct symbolizer *s, const char *text, size_t size,
+				 const struct symbol_list *list,
 				 const uint8_t *build_id, size_t build_id_size)
 {
 	struct dso *kernel = symbolizer_alloc(s, sizeof(*kernel));
@@ -237,19 +247,32 @@ static struct dso *kernel_create(struct symbolizer *s, const struct symbol_list 
 	kernel->state = DSO_OPEN;
 	kernel->path = kernel->short_name = symbolizer_intern(s, "[kernel.kallsyms]");
 	kernel->symbols = calloc(list->count ? list->count : 1, sizeof(*kernel->symbols));
-	if (!kernel->path || !kernel->symbols) {
+	kernel->kallsyms_text = malloc(size ? size : 1);
+	if (!kernel->path || !kernel->symbols || !kernel->kallsyms_text) {
 		free(kernel->symbols);
+		free(kernel->kallsyms_text);
+		kernel->symbols = NULL;
+		kernel->kallsyms_text = NULL;
 		return NULL;
 	}
+	memcpy(kernel->kallsyms_text, text, size);
 	for (size_t i = 0; i < list->count; i++) {
 		const struct parsed_symbol *p = &list->symbols[i];
 		struct dso *owner = p->module ? module_dso(s, kernel, p->module) : kernel;
 
 		if (!owner) {
 			free(kernel->symbols);
+			free(kernel->kallsyms_text);
+			kernel->symbols = NULL;
+			kernel->kallsyms_text = NULL;
 			return NULL;
 		}
-		kernel->symbols[i] = (struct kernel_symbol){ p->address, p->name, owner };
+		kernel->symbols[i] = (struct kernel_symbol){
+			.address = p->address,
+			.text_offset = p->name_offset,
+			.text_length = p->name_length,
+			.owner = owner,
+		};
 	}
 	kernel->symbol_count = list->count;
 	if (build_id_size)
@@ -275,9 +298,9 @@ struct dso *symbolizer_kernel(struct symbolizer *s, const char *kallsyms, size_t
 	if (parse_kallsyms(s, kallsyms, size, &list) < 0)
 		goto out;
 	sort_unique(&list);
-	kernel = same_kernel(s, &list, build_id, build_id_size);
+	kernel = same_kernel(s, kallsyms, &list, build_id, build_id_size);
 	if (!kernel)
-		kernel = kernel_create(s, &list, build_id, build_id_size);
+		kernel = kernel_create(s, kallsyms, size, &list, build_id, build_id_size);
 out:
 	if (!kernel)
 		errno = ENOMEM;
@@ -304,11 +327,11 @@ static uint64_t symbol_end(const struct dso *kernel, size_t i)
 	return next && next->address < end ? next->address : end;
 }
 
-size_t kernel_resolve(const struct dso *kernel, uint64_t address,
+size_t kernel_resolve(struct symbolizer *s, struct dso *kernel, uint64_t address,
 		      struct symbol_frame *frame, const struct dso **owner)
 {
 	size_t lo = 0, hi = kernel->symbol_count;
-	const struct kernel_symbol *symbol;
+	struct kernel_symbol *symbol;
 
 	/* The first symbol past address; the one before it may hold it. */
 	while (lo < hi) {
@@ -322,6 +345,11 @@ size_t kernel_resolve(const struct dso *kernel, uint64_t address,
 	if (!lo || address >= symbol_end(kernel, lo - 1))
 		return 0;
 	symbol = &kernel->symbols[lo - 1];
+	if (!symbol->name)
+		symbol->name = symbolizer_intern_shown_n(s, kernel->kallsyms_text + symbol->text_offset,
+							 symbol->text_length);
+	if (!symbol->name)
+		return 0;
 	*frame = (struct symbol_frame){
 		.function = symbol->name,
 		.symbol_offset = address - symbol->address,
@@ -335,6 +363,8 @@ void kernel_free_symbols(struct dso *kernel)
 	if (kernel->kind != DSO_KERNEL)
 		return;
 	free(kernel->symbols);
+	free(kernel->kallsyms_text);
 	kernel->symbols = NULL;
+	kernel->kallsyms_text = NULL;
 	kernel->symbol_count = 0;
 }

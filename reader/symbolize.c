@@ -462,7 +462,7 @@ static size_t resolve(struct symbolizer *s, struct dso *dso, uint64_t address,
 			dso_open(s, dso);
 		return dso->state == DSO_OPEN ? dso_file_resolve(s, dso, address, frames) : 0;
 	case DSO_KERNEL:
-		return kernel_resolve(dso, address, frames, owner);
+		return kernel_resolve(s, dso, address, frames, owner);
 	case DSO_MODULE:
 		break;
 	}

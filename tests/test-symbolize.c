@@ -1381,6 +1381,33 @@ START_TEST(kernel_synthetic)
 	ck_assert_ptr_null(kernel_name(s, kernel, 0xffffffffc0007000ull, NULL, NULL));
 	ck_assert_ptr_null(kernel_name(s, kernel, UINT64_MAX, NULL, NULL));
 	ck_assert_ptr_null(kernel_name(s, kernel, 0, NULL, NULL));
+	/*
+	 * Names are kept in a copy of the text until looked up: the caller's
+	 * text may go at once.  One name changed is another kernel.
+	 */
+	{
+		size_t size = sizeof(synthetic_kallsyms) - 1;
+		char *text = malloc(size);
+		char *name;
+		struct dso *other;
+
+		ck_assert_ptr_nonnull(text);
+		memcpy(text, synthetic_kallsyms, size);
+		name = memmem(text, size, "local_function", strlen("local_function"));
+		ck_assert_ptr_nonnull(name);
+		name[0] = 'L';
+		other = symbolizer_kernel(s, text, size, id, 20);
+		ck_assert_ptr_nonnull(other);
+		ck_assert_ptr_ne(other, kernel);
+		memset(text, 'x', size);
+		free(text);
+		ck_assert_str_eq(kernel_name(s, other, 0xffffffff81000100ull, NULL, NULL),
+				 "Local_function");
+		ck_assert_str_eq(kernel_name(s, other, 0xffffffff81000000ull, NULL, NULL),
+				 "startup_64");
+		ck_assert_str_eq(kernel_name(s, kernel, 0xffffffff81000100ull, NULL, NULL),
+				 "local_function");
+	}
 	/* Another build-id: another kernel. */
 	id[0] = 0;
 	ck_assert_ptr_ne(symbolizer_kernel(s, synthetic_kallsyms, sizeof(synthetic_kallsyms) - 1,
