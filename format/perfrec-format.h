@@ -23,7 +23,7 @@ extern "C" {
 
 #define PRF_FILE_MAGIC		"\x89PRFREC\n"	/* 8 bytes, no NUL */
 #define PRF_VERSION_MAJOR	1
-#define PRF_VERSION_MINOR	0
+#define PRF_VERSION_MINOR	1
 #define PRF_BYTE_ORDER_MARK	0x01020304u
 
 /* The fixed start of every file.  Followed by properties up to header_size. */
@@ -86,6 +86,7 @@ enum prf_codec {
 
 enum prf_chunk_flag {
 	PRF_CHUNK_FINAL = 1u << 0,	/* the trailer: payload is prf_trailer */
+	PRF_CHUNK_SAMPLES = 1u << 1,	/* every record is a PERF_RECORD_SAMPLE (1.1) */
 };
 
 struct prf_chunk_header {
@@ -418,6 +419,14 @@ struct prf_chunk {
  * skipped; reading resumes at the next chunk header found after it.
  */
 int prf_reader_next_chunk(struct prf_reader *reader, struct prf_chunk *chunk);
+
+/*
+ * With skip set, chunks flagged PRF_CHUNK_SAMPLES come from
+ * prf_reader_next_chunk() checked against their payload checksum but not
+ * decompressed: their header fields are there (record_count, times), and
+ * no records.  For a pass over everything but the samples.
+ */
+void prf_reader_skip_samples(struct prf_reader *reader, int skip);
 
 struct prf_record {
 	uint32_t type;

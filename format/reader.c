@@ -38,6 +38,7 @@ struct prf_reader {
 	uint8_t *raw;
 	size_t raw_capacity;
 	ZSTD_DCtx *dctx;
+	int skip_samples;		/* prf_reader_skip_samples() */
 
 	prf_diag_fn diag;
 	void *diag_context;
@@ -609,6 +610,14 @@ static void end_truncated(struct prf_reader *r, uint64_t offset)
 	r->offset = r->file_size;
 }
 
+/* A skipped chunk's payload: no bytes, at an address that is not NULL. */
+static const uint8_t no_records[8] __attribute__((aligned(8)));
+
+/*
+ * The chunk's raw payload at *raw: 0, or 2 for a samples chunk skipped
+ * (checksum checked, not decompressed); 1 with *why for damage; a
+ * negative errno for an I/O error.
+ */
 static int load_payload(struct prf_reader *r, const struct prf_chunk_header *h,
 			uint64_t offset, const uint8_t **raw, const char **why)
 {
@@ -624,6 +633,10 @@ static int load_payload(struct prf_reader *r, const struct prf_chunk_header *h,
 	if (prf_crc32c(0, r->stored, h->stored_size) != h->payload_crc) {
 		*why = "payload checksum mismatch";
 		return 1;
+	}
+	if (r->skip_samples && (h->flags & PRF_CHUNK_SAMPLES) && !(h->flags & PRF_CHUNK_FINAL)) {
+		*raw = no_records;
+		return 2;
 	}
 	if (h->codec == PRF_CODEC_NONE) {
 		*raw = r->stored;
@@ -669,7 +682,7 @@ int prf_reader_next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 		struct prf_chunk_header h;
 		const uint8_t *payload = NULL;
 		const char *why = NULL;
-		int ret;
+		int ret, skipped;
 
 		if (r->file_size - offset < sizeof(h)) {
 			end_truncated(r, offset);
@@ -696,6 +709,7 @@ int prf_reader_next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 		ret = load_payload(r, &h, offset, &payload, &why);
 		if (ret < 0)
 			return ret;
+		skipped = ret == 2;
 		if (ret == 0 && !(h.flags & PRF_CHUNK_FINAL))
 			why = check_framing(payload, h.raw_size, h.record_count);
 		if (why) {
@@ -722,7 +736,7 @@ int prf_reader_next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 			.first_time = h.first_time,
 			.last_time = h.last_time,
 			.data = payload,
-			.size = h.raw_size,
+			.size = skipped ? 0 : h.raw_size,
 		};
 		return 1;
 	}
@@ -747,4 +761,9 @@ int prf_chunk_next_record(struct prf_chunk *chunk, struct prf_record *record)
 	memcpy(&record->misc, p + 4, 2);
 	chunk->position += size;
 	return 1;
+}
+
+void prf_reader_skip_samples(struct prf_reader *r, int skip)
+{
+	r->skip_samples = skip != 0;
 }

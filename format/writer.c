@@ -4,6 +4,13 @@
  * compressed and written whole.  A chunk is the unit of crash tolerance,
  * so the writer never leaves a partial chunk behind when it can help it:
  * a failed write is cut back to the end of the last whole chunk.
+ *
+ * Samples and everything else go into chunks of their own, the samples'
+ * flagged PRF_CHUNK_SAMPLES: a reader after the maps, names and symbols
+ * of a file (a report's first pass) skips the samples' chunks without
+ * decompressing them, which with dwarf stacks is most of the file.  The
+ * other records are written before the samples that came with them, so
+ * a file cut short never has samples whose maps are lost.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,12 +26,14 @@ struct prf_writer {
 	int level;			/* < 0: store uncompressed */
 	ZSTD_CCtx *cctx;
 
-	uint8_t *chunk;			/* raw records of the open chunk */
-	size_t chunk_used;
-	size_t chunk_capacity;
+	struct open_chunk {
+		uint8_t *data;		/* its raw records */
+		size_t used, capacity;
+		uint32_t records;
+		uint64_t first_time, last_time;
+		uint8_t flags;
+	} sideband, samples;
 	size_t chunk_target;
-	uint32_t chunk_records;
-	uint64_t chunk_first_time, chunk_last_time;
 
 	uint8_t *compressed;
 	size_t compressed_capacity;
@@ -296,22 +305,27 @@ static int write_chunk(struct prf_writer *w, uint8_t codec, uint8_t flags,
 	return 0;
 }
 
-static void chunk_reset(struct prf_writer *w)
+static void chunk_reset(struct prf_writer *w, struct open_chunk *c)
 {
-	w->chunk_used = 0;
-	w->chunk_records = 0;
-	w->chunk_first_time = w->chunk_last_time = 0;
+	c->used = 0;
+	c->records = 0;
+	c->first_time = c->last_time = 0;
 	/* One huge record (a kallsyms snapshot) must not pin its buffers. */
-	if (w->chunk_capacity > 2 * w->chunk_target) {
-		size_t bound = ZSTD_compressBound(w->chunk_target);
-		uint8_t *chunk = realloc(w->chunk, w->chunk_target);
-		uint8_t *compressed = realloc(w->compressed, bound);
+	if (c->capacity > 2 * w->chunk_target) {
+		uint8_t *data = realloc(c->data, w->chunk_target);
 
 		/* Shrinking rarely fails; when it does the old buffer stays. */
-		if (chunk) {
-			w->chunk = chunk;
-			w->chunk_capacity = w->chunk_target;
+		if (data) {
+			c->data = data;
+			c->capacity = w->chunk_target;
 		}
+	}
+	if (w->compressed_capacity > 2 * ZSTD_compressBound(w->chunk_target) &&
+	    w->sideband.capacity <= 2 * w->chunk_target &&
+	    w->samples.capacity <= 2 * w->chunk_target) {
+		size_t bound = ZSTD_compressBound(w->chunk_target);
+		uint8_t *compressed = realloc(w->compressed, bound);
+
 		if (compressed) {
 			w->compressed = compressed;
 			w->compressed_capacity = bound;
@@ -319,75 +333,91 @@ static void chunk_reset(struct prf_writer *w)
 	}
 }
 
-int prf_writer_flush(struct prf_writer *w)
+static int flush_chunk(struct prf_writer *w, struct open_chunk *c)
 {
-	const void *payload = w->chunk;
-	size_t stored = w->chunk_used;
+	const void *payload = c->data;
+	size_t stored = c->used;
 	uint8_t codec = PRF_CODEC_NONE;
 	int ret;
 
-	if (!w->chunk_used)
+	if (!c->used)
 		return 0;
 	if (w->level >= 0) {
 		size_t n = ZSTD_compressCCtx(w->cctx, w->compressed,
-					     w->compressed_capacity, w->chunk,
-					     w->chunk_used, w->level);
+					     w->compressed_capacity, c->data,
+					     c->used, w->level);
 
 		if (ZSTD_isError(n)) {
 			ret = writer_fail(w, -EIO, "zstd: %s", ZSTD_getErrorName(n));
 			goto drop;
 		}
 		/* Incompressible data is stored as it is: never worse than raw. */
-		if (n < w->chunk_used) {
+		if (n < c->used) {
 			payload = w->compressed;
 			stored = n;
 			codec = PRF_CODEC_ZSTD;
 		}
 	}
-	ret = write_chunk(w, codec, 0, payload, (uint32_t)stored,
-			  (uint32_t)w->chunk_used, w->chunk_records,
-			  w->chunk_first_time, w->chunk_last_time);
+	ret = write_chunk(w, codec, c->flags, payload, (uint32_t)stored,
+			  (uint32_t)c->used, c->records, c->first_time, c->last_time);
 	if (ret < 0) {
 		writer_fail(w, ret, "writing chunk %llu: %s",
 			    (unsigned long long)w->sequence, strerror(-ret));
 		goto drop;
 	}
 	w->stats.chunks++;
-	w->stats.records += w->chunk_records;
-	w->stats.raw_bytes += w->chunk_used;
+	w->stats.records += c->records;
+	w->stats.raw_bytes += c->used;
 	w->stats.stored_bytes += stored;
-	time_range_add(&w->first_time, &w->last_time, w->chunk_first_time);
-	time_range_add(&w->first_time, &w->last_time, w->chunk_last_time);
-	chunk_reset(w);
+	time_range_add(&w->first_time, &w->last_time, c->first_time);
+	time_range_add(&w->first_time, &w->last_time, c->last_time);
+	chunk_reset(w, c);
 	return 0;
 drop:
-	w->stats.dropped_records += w->chunk_records;
-	w->stats.dropped_bytes += w->chunk_used;
-	chunk_reset(w);
+	w->stats.dropped_records += c->records;
+	w->stats.dropped_bytes += c->used;
+	chunk_reset(w, c);
 	return ret;
 }
 
-static int chunk_grow(struct prf_writer *w, size_t need)
+/* The samples' chunk always after the other records that came before it. */
+static int flush_samples(struct prf_writer *w)
 {
-	size_t capacity = w->chunk_capacity;
-	uint8_t *chunk, *compressed;
-	size_t bound;
+	int ret = flush_chunk(w, &w->sideband);
+	int samples = flush_chunk(w, &w->samples);
 
-	if (need <= capacity)
+	return ret < 0 ? ret : samples;
+}
+
+int prf_writer_flush(struct prf_writer *w)
+{
+	return flush_samples(w);
+}
+
+static int chunk_grow(struct prf_writer *w, struct open_chunk *c, size_t need)
+{
+	size_t capacity = c->capacity ? c->capacity : 4096;
+	size_t bound;
+	uint8_t *data;
+
+	if (need <= c->capacity)
 		return 0;
 	while (capacity < need)
 		capacity *= 2;
+	data = realloc(c->data, capacity);
+	if (!data)
+		return -ENOMEM;
+	c->data = data;
+	c->capacity = capacity;
 	bound = ZSTD_compressBound(capacity);
-	chunk = realloc(w->chunk, capacity);
-	if (!chunk)
-		return -ENOMEM;
-	w->chunk = chunk;
-	compressed = realloc(w->compressed, bound);
-	if (!compressed)
-		return -ENOMEM;
-	w->compressed = compressed;
-	w->chunk_capacity = capacity;
-	w->compressed_capacity = bound;
+	if (bound > w->compressed_capacity) {
+		uint8_t *compressed = realloc(w->compressed, bound);
+
+		if (!compressed)
+			return -ENOMEM;
+		w->compressed = compressed;
+		w->compressed_capacity = bound;
+	}
 	return 0;
 }
 
@@ -409,23 +439,28 @@ int prf_writer_append(struct prf_writer *w, const void *record, size_t size,
 		      uint64_t time)
 {
 	int ret = record_check(w, record, size);
+	struct open_chunk *c;
 
 	if (ret < 0)
 		return ret;
 	if (w->finished)
 		return writer_fail(w, -EINVAL, "append after finish");
+	uint32_t type;
+
+	memcpy(&type, record, sizeof(type));
+	c = type == PERF_RECORD_SAMPLE ? &w->samples : &w->sideband;
 	/* A failed flush drops the full chunk; this record starts the next. */
-	if (w->chunk_used && w->chunk_used + size > w->chunk_target)
-		ret = prf_writer_flush(w);
-	if (chunk_grow(w, w->chunk_used + size) < 0) {
+	if (c->used && c->used + size > w->chunk_target)
+		ret = c == &w->samples ? flush_samples(w) : flush_chunk(w, c);
+	if (chunk_grow(w, c, c->used + size) < 0) {
 		w->stats.dropped_records++;
 		w->stats.dropped_bytes += size;
 		return writer_fail(w, -ENOMEM, "no memory for a %zu-byte record", size);
 	}
-	memcpy(w->chunk + w->chunk_used, record, size);
-	w->chunk_used += size;
-	w->chunk_records++;
-	time_range_add(&w->chunk_first_time, &w->chunk_last_time, time);
+	memcpy(c->data + c->used, record, size);
+	c->used += size;
+	c->records++;
+	time_range_add(&c->first_time, &c->last_time, time);
 	return ret;
 }
 
@@ -485,13 +520,10 @@ int prf_writer_open(struct prf_writer **out, int fd,
 	w->chunk_target = options->chunk_size ? options->chunk_size : PRF_CHUNK_SIZE_DEFAULT;
 	if (w->chunk_target < 4096)
 		w->chunk_target = 4096;
-	w->chunk_capacity = 4096;
-	w->chunk = malloc(w->chunk_capacity);
-	w->compressed_capacity = ZSTD_compressBound(w->chunk_capacity);
-	w->compressed = malloc(w->compressed_capacity);
+	w->samples.flags = PRF_CHUNK_SAMPLES;
 	w->cctx = ZSTD_createCCtx();
-	if (!w->name || !w->chunk || !w->compressed || !w->cctx ||
-	    chunk_grow(w, w->chunk_target) < 0) {
+	if (!w->name || !w->cctx || chunk_grow(w, &w->sideband, 4096) < 0 ||
+	    chunk_grow(w, &w->samples, w->chunk_target) < 0) {
 		prf_writer_close(w);
 		return prf_set_error(error, -ENOMEM, "%s: out of memory", name);
 	}
@@ -522,7 +554,8 @@ void prf_writer_close(struct prf_writer *w)
 	if (!w)
 		return;
 	ZSTD_freeCCtx(w->cctx);
-	free(w->chunk);
+	free(w->sideband.data);
+	free(w->samples.data);
 	free(w->compressed);
 	free(w->name);
 	free(w);
@@ -536,7 +569,7 @@ void prf_writer_get_stats(const struct prf_writer *w,
 
 size_t prf_writer_pending(const struct prf_writer *w)
 {
-	return w->chunk_used;
+	return w->sideband.used + w->samples.used;
 }
 
 const char *prf_writer_last_error(const struct prf_writer *w)

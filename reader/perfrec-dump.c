@@ -156,6 +156,7 @@ static void print_chunk(const struct prf_chunk *chunk)
 	field_u64(stdout, "records", chunk->record_count);
 	field_time(stdout, "first_time", chunk->first_time);
 	field_time(stdout, "last_time", chunk->last_time);
+	field_string(stdout, "holds", chunk->flags & PRF_CHUNK_SAMPLES ? "samples" : "records");
 	putchar('\n');
 }
 

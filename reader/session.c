@@ -80,6 +80,8 @@ struct input {
 	uint64_t start_ns;
 	uint16_t host;
 	int damaged;
+	uint64_t damaged_chunks;	/* as pass 1 found them */
+	int samples_damage_told;
 };
 
 struct session {
@@ -643,6 +645,7 @@ static void report_damage(struct session *s, struct input *in,
 	if (stats->truncated_bytes && n < sizeof(what))
 		n += (size_t)snprintf(what + n, sizeof(what) - n, "%scut short: discarded %llu bytes",
 				      n ? "; " : "", (unsigned long long)stats->truncated_bytes);
+	in->damaged_chunks = stats->damaged_chunks;
 	if (n) {
 		in->damaged = 1;
 		warn(s, "%s: %s; read the rest", in->path, what);
@@ -661,10 +664,14 @@ static int read_sideband(struct session *s, size_t index, struct prf_error *erro
 	if (ret < 0)
 		return ret;
 	p.host = in->host;
+	/* The samples are pass 2's: their chunks (perfrec 1.1 files) are not decompressed here. */
+	prf_reader_skip_samples(p.reader, 1);
 	while ((ret = prf_reader_next_chunk(p.reader, &chunk)) == 1) {
 		struct prf_record record;
 
 		note_time(s, chunk.first_time, chunk.last_time);
+		if ((chunk.flags & PRF_CHUNK_SAMPLES) && !chunk.size)
+			s->facts.samples_total += chunk.record_count;
 		while (prf_chunk_next_record(&chunk, &record) == 1) {
 			if (record.type >= PRF_RECORD_BASE)
 				take_perfrec_record(&p, &record);
@@ -1069,6 +1076,20 @@ static void unwind_sample(struct session *s, const struct prf_sample *decoded,
 	sample->callchain_nr = at;
 }
 
+/* Pass 1 checked the samples' chunks against their checksums only. */
+static void damage_in_samples(struct session *s, struct input *in, struct prf_reader *reader)
+{
+	struct prf_read_stats stats;
+
+	prf_reader_get_stats(reader, &stats);
+	if (stats.damaged_chunks <= in->damaged_chunks || in->samples_damage_told)
+		return;
+	in->samples_damage_told = 1;
+	warn(s, "%s: skipped %llu more damaged chunk%s of samples (they do not decompress)",
+	     in->path, (unsigned long long)(stats.damaged_chunks - in->damaged_chunks),
+	     stats.damaged_chunks - in->damaged_chunks == 1 ? "" : "s");
+}
+
 int session_for_each_sample(struct session *s, const struct session_filter *filter,
 			    session_sample_fn fn, void *context)
 {
@@ -1111,6 +1132,7 @@ int session_for_each_sample(struct session *s, const struct session_filter *filt
 				fn(context, &sample);
 			}
 		}
+		damage_in_samples(s, &s->inputs[i], reader);
 		prf_reader_close(reader);
 	}
 	if (undecodable)

@@ -77,7 +77,7 @@ flip_byte() {
 }
 
 fixture=$work/fixture.prf
-sample0='chunk=1 offset=64 SAMPLE time=5000.010000000 cpu=0 pid=4242 tid=4242 ip=0x555555555100 mode=user period=10309278 callchain=[user,0x555555555100,0x555555556789,0x7f0000001234]'
+sample0='chunk=2 offset=0 SAMPLE time=5000.010000000 cpu=0 pid=4242 tid=4242 ip=0x555555555100 mode=user period=10309278 callchain=[user,0x555555555100,0x555555556789,0x7f0000001234]'
 build_id=b1d0c0ffee00112233445566778899aabbccddee
 
 check "make-fixture writes a finished file"
@@ -91,7 +91,7 @@ cp "$out" "$work/full.out"
 
 check "the header: host facts, clock, metadata"
 expect_line "FILE name=$fixture size=$(wc -c <"$fixture" | tr -d ' ')"
-expect_line 'HEADER version=1.0 hostname=fixture-host machine=x86_64 kernel_release=6.1.0-fixture kernel_version="#1 SMP PREEMPT_DYNAMIC fixture" boot_id=00000000-1111-2222-3333-444444444444 cpus_online=4 cpus_configured=4 page_size=4096'
+expect_line 'HEADER version=1.1 hostname=fixture-host machine=x86_64 kernel_release=6.1.0-fixture kernel_version="#1 SMP PREEMPT_DYNAMIC fixture" boot_id=00000000-1111-2222-3333-444444444444 cpus_online=4 cpus_configured=4 page_size=4096'
 expect_text 'CLOCK clock=CLOCK_MONOTONIC start_time=5000.000000000 '
 expect_text ' start_utc=2023-11-14T22:13:20.000000000Z'
 expect_line 'META key=collector value=make-fixture'
@@ -103,19 +103,21 @@ expect_text ' sample_type=IP|TID|TIME|CALLCHAIN|CPU|PERIOD|IDENTIFIER freq=97 '
 expect_text '|sample_id_all|'
 expect_text ' ids=[101,102,103,104]'
 
-check "the chunk table: 4 chunks, zstd, record counts, times"
-expect_count 4 '^CHUNK '
+check "the chunk table: 6 chunks, zstd, record counts, times, samples apart"
+expect_count 6 '^CHUNK '
 expect_text 'CHUNK sequence=0 '
 expect_text ' codec=zstd '
-expect_text ' records=7 first_time=5000.000000000 last_time=5000.000000000'
-expect_text ' records=5 first_time=5000.050000000 last_time=5000.080000000'
+expect_text ' records=7 first_time=5000.000000000 last_time=5000.000000000 holds=records'
+expect_text ' records=4 first_time=5000.050000000 last_time=5000.080000000 holds=samples'
+expect_count 2 '^CHUNK .* holds=samples$'
+expect_count 0 '^chunk=[0135] .* SAMPLE '
 
 check "records: COMM with exec, MMAP2 with its build-id, FORK, EXIT, LOST"
 expect_line 'chunk=0 offset=32 COMM time=5000.000000000 cpu=0 pid=4242 tid=4242 exec=1 comm=fixture-app'
 expect_line "chunk=0 offset=96 MMAP2 time=5000.000000000 cpu=0 pid=4242 tid=4242 mode=user start=0x555555554000 len=0x21000 pgoff=0x0 build_id=$build_id prot=r-x flags=0x2 filename=/usr/bin/fixture-app"
 expect_line 'chunk=1 offset=0 FORK time=5000.005000000 cpu=1 pid=4243 ppid=4242 tid=4243 ptid=4242'
 expect_text ' EXIT time=5000.090000000 cpu=1 pid=4243 ppid=4242 tid=4243 ptid=4242'
-expect_line 'chunk=2 offset=384 LOST time=5000.080000000 cpu=2 id=103 lost=3'
+expect_line 'chunk=3 offset=0 LOST time=5000.080000000 cpu=2 id=103 lost=3'
 
 check "samples: 8 of them, with ip, pid, tid, cpu, period and callchain"
 expect_line "$sample0"
@@ -128,12 +130,12 @@ expect_line 'chunk=0 offset=328 KALLSYMS flags=0 size=104 lines=3'
 expect_line 'chunk=0 offset=472 KERNEL_MODULE start=0xffffffffc0000000 len=0x4000 build_id=deadbeef name=fixture_mod'
 expect_line 'chunk=0 offset=0 SNAPSHOT_BEGIN time=5000.000000000'
 expect_line 'chunk=0 offset=552 SNAPSHOT_END time=5000.000000000 processes=1'
-expect_line 'chunk=3 offset=0 STATS time=5000.090000000 samples=8 lost=3 lost_samples=0 throttled=0 raw_bytes=4096 stored_bytes=1024 dropped_records=0 cpu_user=0.001500000 cpu_system=0.002500000 rss_bytes=8388608'
-expect_line 'chunk=3 offset=104 LOST_NOTE time=5000.090000000 reason=write_error cpu=-1 records=5 bytes=480 error=ENOSPC'
+expect_line 'chunk=5 offset=0 STATS time=5000.090000000 samples=8 lost=3 lost_samples=0 throttled=0 raw_bytes=4096 stored_bytes=1024 dropped_records=0 cpu_user=0.001500000 cpu_system=0.002500000 rss_bytes=8388608'
+expect_line 'chunk=5 offset=104 LOST_NOTE time=5000.090000000 reason=write_error cpu=-1 records=5 bytes=480 error=ENOSPC'
 
 check "unknown record types print their type and size and do not stop the dump"
-expect_line 'chunk=3 offset=224 type=99 size=16'
-expect_line 'chunk=3 offset=240 type=65616 size=24'
+expect_line 'chunk=5 offset=224 type=99 size=16'
+expect_line 'chunk=5 offset=240 type=65616 size=24'
 expect_count 22 '^chunk=[0-9]+ offset=[0-9]+ '
 
 check "--summary: counts per type, bytes, time span, samples per CPU, verdict"
@@ -141,7 +143,7 @@ run_dump --summary "$fixture"
 expect_status 0
 expect_no_stderr
 expect_line 'complete:         yes'
-expect_line 'chunks:           4'
+expect_line 'chunks:           6'
 expect_line 'records:          22'
 expect_line '  SAMPLE:         8'
 expect_line '  COMM:           1'
@@ -153,7 +155,7 @@ expect_text 'bytes:            raw=1736 stored='
 expect_line 'time span:        0.090000000 s (first=5000.000000000 last=5000.090000000)'
 expect_line 'samples per cpu:  cpu0=2 cpu1=2 cpu2=2 cpu3=2'
 expect_line 'integrity:        damaged_chunks=0 skipped_bytes=0 truncated_bytes=0 malformed_records=0 verdict=sound'
-expect_line 'trailer:          chunks=4 records=22 dropped_records=0 dropped_bytes=0'
+expect_line 'trailer:          chunks=6 records=22 dropped_records=0 dropped_bytes=0'
 refuse_text 'chunk='
 
 check "--header prints the header and events only"
@@ -166,30 +168,30 @@ check "--chunks prints the chunk table only"
 run_dump --chunks "$fixture"
 expect_status 0
 cp "$out" "$work/chunks.out"
-expect_count 4 '^CHUNK '
-expect_count 4 '.'
+expect_count 6 '^CHUNK '
+expect_count 6 '.'
 
 check "an uncompressed fixture dumps the same records, with codec=none"
 "$make_fixture" --no-compression "$work/plain.prf" || fail "make-fixture failed"
 run_dump "$work/plain.prf"
 expect_status 0
-expect_count 4 ' codec=none '
+expect_count 6 ' codec=none '
 grep '^chunk=' "$work/full.out" >"$work/full.records"
 grep '^chunk=' "$out" >"$work/plain.records"
 cmp -s "$work/full.records" "$work/plain.records" || fail "records differ"
 
 check "cut in the middle of the last chunk: exit 1, earlier records kept, loss on stderr"
-last_offset=$(chunk_field 3 offset "$work/chunks.out")
-last_stored=$(chunk_field 3 stored "$work/chunks.out")
-[ -n "$last_offset" ] && [ -n "$last_stored" ] || fail "no chunk 3 in --chunks"
+last_offset=$(chunk_field 5 offset "$work/chunks.out")
+last_stored=$(chunk_field 5 stored "$work/chunks.out")
+[ -n "$last_offset" ] && [ -n "$last_stored" ] || fail "no chunk 5 in --chunks"
 cut_size=$((last_offset + 64 + last_stored / 2))
 cp "$fixture" "$work/cut.prf"
 truncate -s "$cut_size" "$work/cut.prf"
 run_dump "$work/cut.prf"
 expect_status 1
 expect_line "$sample0"
-expect_count 17 '^chunk=[012] '
-expect_count 0 '^chunk=3 '
+expect_count 17 '^chunk=[01234] '
+expect_count 0 '^chunk=5 '
 expect_text "offset $last_offset: file cut short inside a chunk; discarded its $((cut_size - last_offset)) bytes" "$err"
 expect_line "perfrec-dump: $work/cut.prf: incomplete: discarded $((cut_size - last_offset)) bytes of a chunk cut short at the end; no trailer: the file was not finished or was cut short" "$err"
 expect_count 2 '.' "$err"
@@ -204,8 +206,10 @@ run_dump "$work/flip.prf"
 expect_status 1
 expect_count 0 '^chunk=1 '
 expect_count 7 '^chunk=0 '
-expect_count 5 '^chunk=2 '
-expect_count 5 '^chunk=3 '
+expect_count 4 '^chunk=2 '
+expect_count 1 '^chunk=3 '
+expect_count 4 '^chunk=4 '
+expect_count 5 '^chunk=5 '
 expect_text "offset $middle_offset: payload checksum mismatch; skipped $((next_offset - middle_offset)) bytes to the next chunk at $next_offset" "$err"
 expect_line "perfrec-dump: $work/flip.prf: damaged: skipped 1 damaged chunk ($((next_offset - middle_offset)) bytes)" "$err"
 run_dump --summary "$work/flip.prf"

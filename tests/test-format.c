@@ -157,20 +157,30 @@ struct read_result {
 	struct prf_read_stats stats;
 	struct diag_log diag;
 	uint64_t chunk_end[4096];	/* file offset after each chunk read */
-	size_t chunk_first[4096];	/* index of its first record */
+	size_t chunk_first[4096];	/* records read before it */
 	size_t chunks;
 };
 
+static int is_sample(const void *record)
+{
+	uint32_t type;
+
+	memcpy(&type, record, sizeof(type));
+	return type == PERF_RECORD_SAMPLE;
+}
+
 /*
- * Reads fd and checks each record against the stream.  Records of a
- * skipped chunk are missing, so matching resynchronises on the next one.
+ * Reads fd and checks each record against the stream: samples against
+ * its samples, the others against the rest, each in order (the writer
+ * puts the two in chunks of their own).  Records of a skipped chunk are
+ * missing, so matching resynchronises on the next one.
  */
 static int read_file(int fd, const struct stream *s, struct read_result *out)
 {
 	struct prf_reader *r;
 	struct prf_error error;
 	struct prf_chunk chunk;
-	size_t next = 0;
+	size_t next[2] = { 0, 0 }, read = 0;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -183,19 +193,26 @@ static int read_file(int fd, const struct stream *s, struct read_result *out)
 
 		if (out->chunks < 4096) {
 			out->chunk_end[out->chunks] = chunk.offset;
-			out->chunk_first[out->chunks] = next;
+			out->chunk_first[out->chunks] = read;
 		}
 		out->chunks++;
 		while (prf_chunk_next_record(&chunk, &record) == 1) {
-			while (next < s->count && (s->sizes[next] != record.size ||
-			       memcmp(s->records[next], record.data, record.size)))
-				next++;
-			if (next == s->count) {
+			int kind = is_sample(record.data);
+			size_t *at = &next[kind];
+
+			read++;
+			if (kind != !!(chunk.flags & PRF_CHUNK_SAMPLES))
+				out->mismatches++;	/* in the other kind's chunk */
+			while (*at < s->count && (is_sample(s->records[*at]) != kind ||
+			       s->sizes[*at] != record.size ||
+			       memcmp(s->records[*at], record.data, record.size)))
+				(*at)++;
+			if (*at == s->count) {
 				out->mismatches++;
 				continue;
 			}
 			out->records++;
-			next++;
+			(*at)++;
 		}
 	}
 	prf_reader_get_stats(r, &out->stats);
@@ -258,6 +275,123 @@ END_TEST
 START_TEST(round_trip_uncompressed)
 {
 	check_round_trip(-1, 256 * 1024);
+}
+END_TEST
+
+/* ---- samples in chunks of their own ---------------------------------- */
+
+/* How many of the stream's records before index end are not samples. */
+static size_t others_before(const struct stream *s, size_t end)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < end; i++)
+		n += !is_sample(s->records[i]);
+	return n;
+}
+
+/*
+ * Samples go into PRF_CHUNK_SAMPLES chunks, the rest into others, and
+ * every other record is in the file before the samples that came after
+ * it (a file cut anywhere has the maps of its samples).  With
+ * prf_reader_skip_samples() the samples' chunks come without records but
+ * with their record counts, and a damaged one is still found.
+ */
+START_TEST(samples_in_chunks_of_their_own)
+{
+	struct stream s;
+	struct prf_reader *r;
+	struct prf_error error;
+	struct prf_chunk chunk;
+	struct prf_read_stats stats;
+	size_t samples = 0, others = 0, sample_chunks = 0, counted = 0, next_sample = 0;
+	size_t others_read = 0;
+	uint64_t victim = 0;
+	int fd;
+
+	stream_make(&s, 4000, 2048, 0, 61);
+	for (size_t i = 0; i < s.count; i++) {
+		/* Every third record a sample, as in a capture. */
+		uint32_t type;
+
+		memcpy(&type, s.records[i], sizeof(type));
+		if (i % 3 == 0 && type < PRF_RECORD_BASE) {
+			type = PERF_RECORD_SAMPLE;
+			memcpy(s.records[i], &type, sizeof(type));
+		}
+		samples += is_sample(s.records[i]);
+	}
+	others = s.count - samples;
+	fd = write_file(&s, 0, 16384, 1);
+	ck_assert_int_eq(prf_reader_open_fd(&r, fd, "memfd", &error), 0);
+	while (prf_reader_next_chunk(r, &chunk) == 1) {
+		struct prf_record record;
+		int flagged = (chunk.flags & PRF_CHUNK_SAMPLES) != 0;
+
+		sample_chunks += flagged;
+		if (flagged && !victim && sample_chunks == 3)
+			victim = chunk.offset;
+		while (prf_chunk_next_record(&chunk, &record) == 1) {
+			ck_assert_int_eq(is_sample(record.data), flagged);
+			if (!flagged) {
+				others_read++;
+				continue;
+			}
+			while (next_sample < s.count && !is_sample(s.records[next_sample]))
+				next_sample++;
+			ck_assert_uint_lt(next_sample, s.count);
+			ck_assert_int_eq(memcmp(record.data, s.records[next_sample], record.size), 0);
+			/* Everything else written before this sample is already in the file. */
+			ck_assert_uint_ge(others_read, others_before(&s, next_sample));
+			next_sample++;
+		}
+	}
+	prf_reader_close(r);
+	ck_assert_uint_gt(sample_chunks, 3);
+	ck_assert_uint_eq(others_read, others);
+
+	/* Skipping: counts without records; the other records all there. */
+	ck_assert_int_eq(prf_reader_open_fd(&r, fd, "memfd", &error), 0);
+	prf_reader_skip_samples(r, 1);
+	others_read = 0;
+	while (prf_reader_next_chunk(r, &chunk) == 1) {
+		struct prf_record record;
+
+		if (chunk.flags & PRF_CHUNK_SAMPLES) {
+			ck_assert_uint_eq(chunk.size, 0);
+			ck_assert_int_eq(prf_chunk_next_record(&chunk, &record), 0);
+			counted += chunk.record_count;
+		}
+		while (prf_chunk_next_record(&chunk, &record) == 1)
+			others_read++;
+	}
+	prf_reader_close(r);
+	ck_assert_uint_eq(counted, samples);
+	ck_assert_uint_eq(others_read, others);
+
+	/* A bit flipped in a samples chunk's payload: damaged, even skipped. */
+	{
+		uint8_t byte;
+		struct diag_log log = { 0 };
+
+		ck_assert_int_eq(pread(fd, &byte, 1, (off_t)victim + 64 + 5), 1);
+		byte ^= 0x10;
+		ck_assert_int_eq(pwrite(fd, &byte, 1, (off_t)victim + 64 + 5), 1);
+		ck_assert_int_eq(prf_reader_open_fd(&r, fd, "memfd", &error), 0);
+		prf_reader_set_diag(r, diag_collect, &log);
+		prf_reader_skip_samples(r, 1);
+		counted = 0;
+		while (prf_reader_next_chunk(r, &chunk) == 1)
+			if (chunk.flags & PRF_CHUNK_SAMPLES)
+				counted += chunk.record_count;
+		prf_reader_get_stats(r, &stats);
+		prf_reader_close(r);
+		ck_assert_uint_eq(stats.damaged_chunks, 1);
+		ck_assert_int_eq(log.count, 1);
+		ck_assert_uint_lt(counted, samples);
+	}
+	close(fd);
+	stream_free(&s);
 }
 END_TEST
 
@@ -622,6 +756,7 @@ START_TEST(version_rules)
 	struct read_result result;
 	struct prf_reader *r;
 	struct prf_error error;
+	char own[32];
 
 	stream_make(&s, 50, 300, 0, 29);
 	int fd = write_file(&s, 0, 0, 1);
@@ -638,7 +773,8 @@ START_TEST(version_rules)
 	ck_assert_int_eq(prf_reader_open_fd(&r, major, "major.prf", &error), -EPROTONOSUPPORT);
 	ck_assert_ptr_nonnull(strstr(error.message, "major.prf"));
 	ck_assert_ptr_nonnull(strstr(error.message, "2.3"));
-	ck_assert_ptr_nonnull(strstr(error.message, "1.0"));
+	snprintf(own, sizeof(own), "%d.%d", PRF_VERSION_MAJOR, PRF_VERSION_MINOR);
+	ck_assert_ptr_nonnull(strstr(error.message, own));
 
 	int swapped = rewrite_header(fd, big_endian);
 	ck_assert_int_eq(prf_reader_open_fd(&r, swapped, "be.prf", &error), -EPROTONOSUPPORT);
@@ -731,7 +867,7 @@ START_TEST(write_error_keeps_the_file_whole)
 	ck_assert_int_eq(prf_writer_open(&w, fd, &info, &options, &error), 0);
 	/* The file may grow to 20000 bytes: writes past that fail with EFBIG. */
 	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &limit), 0);
-	for (size_t i = 0; i < 100; i++)
+	for (size_t i = 0; i < 140; i++)
 		if (prf_writer_append(w, s.records[i], s.sizes[i], s.times[i]) < 0)
 			failed++;
 	ck_assert_uint_gt(failed, 0);
@@ -744,7 +880,7 @@ START_TEST(write_error_keeps_the_file_whole)
 	/* Space returns: writing resumes where the last whole chunk ended. */
 	limit.rlim_cur = RLIM_INFINITY;
 	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &limit), 0);
-	for (size_t i = 100; i < s.count; i++)
+	for (size_t i = 140; i < s.count; i++)
 		ck_assert_int_eq(prf_writer_append(w, s.records[i], s.sizes[i], s.times[i]), 0);
 	ck_assert_int_eq(prf_writer_finish(w), 0);
 	prf_writer_get_stats(w, &stats);
@@ -808,6 +944,7 @@ static Suite *format_suite(void)
 	tcase_add_test(tc, round_trip_zstd_default);
 	tcase_add_test(tc, round_trip_zstd_level1_small_chunks);
 	tcase_add_test(tc, round_trip_uncompressed);
+	tcase_add_test(tc, samples_in_chunks_of_their_own);
 	tcase_add_test(tc, file_without_trailer_reads_whole);
 	tcase_add_test(tc, truncation_at_every_byte_of_the_last_chunks);
 	tcase_add_test(tc, bit_flip_anywhere);
