@@ -44,12 +44,18 @@
  *   empty            a header and a trailer, no records
  *   header-only      a header, not even a trailer
  *   many-addresses   6000 distinct addresses in 400 maps
+ *   samples-undecodable
+ *                    2000 samples in several PRF_CHUNK_SAMPLES chunks, the
+ *                    second of which is garbage under good checksums: the
+ *                    report's first pass skips it unread, the second finds
+ *                    that it does not decompress
  *   everything       all of the above in one file (but many-addresses)
  *   hosts/           70 small files of 70 hosts (a reader keeps 64)
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1141,6 +1147,63 @@ static void preamble(struct out *o, int with_kallsyms)
 		kallsyms(o, sane_kallsyms, sizeof(sane_kallsyms) - 1, 0);
 }
 
+/*
+ * The second samples chunk of path: its payload made garbage, its payload
+ * and header checksums made right again.
+ */
+static void forge_samples_chunk(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	struct prf_file_header file;
+	uint64_t offset;
+	int seen = 0;
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || pread(fd, &file, sizeof(file), 0) != (ssize_t)sizeof(file))
+		die("%s: %s", path, strerror(errno));
+	for (offset = file.header_size; offset + PRF_CHUNK_HEADER_SIZE <= (uint64_t)st.st_size;) {
+		struct prf_chunk_header h;
+		uint8_t *payload;
+
+		if (pread(fd, &h, sizeof(h), (off_t)offset) != (ssize_t)sizeof(h))
+			die("%s: %s", path, strerror(errno));
+		if (!(h.flags & PRF_CHUNK_SAMPLES) || h.stored_size < 64 || ++seen < 2) {
+			offset += h.header_size + ((h.stored_size + 7ull) & ~7ull);
+			continue;
+		}
+		payload = malloc(h.stored_size);
+		if (!payload)
+			die("out of memory");
+		if (pread(fd, payload, h.stored_size, (off_t)(offset + h.header_size)) != (ssize_t)h.stored_size)
+			die("%s: %s", path, strerror(errno));
+		/* The frame header stays (its size still matches); what follows is noise. */
+		for (uint32_t i = 32; i < h.stored_size; i++)
+			payload[i] = (uint8_t)(i * 131 + 7);
+		h.payload_crc = prf_crc32c(0, payload, h.stored_size);
+		h.header_crc = prf_crc32c(0, &h, offsetof(struct prf_chunk_header, header_crc));
+		if (pwrite(fd, &h, sizeof(h), (off_t)offset) != (ssize_t)sizeof(h) ||
+		    pwrite(fd, payload, h.stored_size, (off_t)(offset + h.header_size)) != (ssize_t)h.stored_size)
+			die("%s: %s", path, strerror(errno));
+		free(payload);
+		close(fd);
+		return;
+	}
+	die("%s: no second samples chunk to forge", path);
+}
+
+static void write_samples_undecodable(const char *path)
+{
+	struct out o;
+
+	out_open_default(&o, path);
+	preamble(&o, 1);
+	for (uint64_t i = 0; i < 2000; i++)
+		user_sample(&o, 1, BASE_NS + 10 + i * TICK_NS, 0x55555556000ull + (i % 64) * 16,
+			    0x55555557000ull);
+	out_close(&o, 1);
+	forge_samples_chunk(path);
+}
+
 static void write_fixed(const char *dir)
 {
 	char path[4096];
@@ -1177,6 +1240,9 @@ static void write_fixed(const char *dir)
 
 	path_in(path, sizeof(path), dir, "events");
 	write_events_file(path);
+
+	path_in(path, sizeof(path), dir, "samples-undecodable");
+	write_samples_undecodable(path);
 
 	path_in(path, sizeof(path), dir, "empty");
 	out_open_default(&o, path);

@@ -25,6 +25,9 @@
 # invalid UTF-8) must come out without raw control characters, in any view
 # or warning.
 #
+# A samples chunk that is garbage under good checksums is found by the
+# second pass, said once, and only its samples are missing.
+#
 # Bad input: a missing file, a directory without .prf files, a file that is
 # not a capture and an empty one exit 1 with one line naming the path; a
 # bad option exits 2.
@@ -186,6 +189,14 @@ for file in "$work/hostile"/*.prf; do
 done
 check_failures "odd captures"
 check_json "odd captures"
+
+check "a samples chunk that passes its checksums but does not decompress: one warning, the other samples kept"
+report_ok "$work/undecodable" --view=folded "$work/hostile/samples-undecodable.prf"
+[ "$(grep -c 'samples-undecodable.prf: skipped 1 more damaged chunk of samples (they do not decompress)$' \
+	"$work/undecodable.err")" -eq 1 ] || { cat "$work/undecodable.err" >&2; fail "no warning (or more than one) about the undecodable chunk"; }
+kept=$(awk '{ s += $NF } END { print s + 0 }' "$work/undecodable")
+[ "$kept" -gt 1000 ] && [ "$kept" -lt 2000 ] || fail "$kept of the 2000 samples kept, expected all but one chunk's"
+note "undecodable samples chunk: $kept of 2000 samples kept"
 
 check "names from the captures are printed safely: no control characters in any view or warning, one line a warning"
 # names.prf, build-id-paths.prf and kallsyms-2.prf carry ESC sequences,
