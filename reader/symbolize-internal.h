@@ -48,8 +48,8 @@ struct load_segment {
 struct kernel_symbol {
 	uint64_t address;
 	const char *name;	/* interned at the first lookup; NULL before */
-	uint32_t text_offset;	/* the name in the kernel's kallsyms_text */
-	uint16_t text_length;
+	uint32_t name_offset;	/* the name in the kernel's kallsyms_names */
+	uint16_t name_length;
 	struct dso *owner;	/* the kernel or its module */
 };
 
@@ -76,7 +76,7 @@ struct dso {
 	/* DSO_KERNEL: the text symbols, sorted, one per address */
 	struct kernel_symbol *symbols;
 	size_t symbol_count;
-	char *kallsyms_text;		/* where their names are, until interned */
+	char *kallsyms_names;		/* where their names are, until interned */
 	struct dso *modules;		/* its DSO_MODULEs, listed by next */
 	struct dso *next;		/* in the symbolizer's or kernel's list */
 };

@@ -7,8 +7,8 @@
  * to nothing rather than to a wrong name.
  *
  * A kernel has over a hundred thousand symbols and a profile meets a few
- * hundred of them: names stay in a copy of the text until a lookup asks
- * for one, and only then are interned.
+ * hundred of them: names are copied into one block as they are parsed,
+ * and only interned when a lookup asks for one.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,7 +22,7 @@
 
 struct parsed_symbol {
 	uint64_t address;
-	uint32_t name_offset;	/* in the text */
+	uint32_t name_offset;	/* in the list's names */
 	uint16_t name_length;
 	const char *module;	/* interned "[name]", NULL for the kernel proper */
 	unsigned rank;		/* lower wins among symbols at one address */
@@ -32,6 +32,8 @@ struct parsed_symbol {
 struct symbol_list {
 	struct parsed_symbol *symbols;
 	size_t count, capacity;
+	char *names;		/* each name, without a terminator */
+	size_t names_used, names_capacity;
 };
 
 /* perf's preference at one address: global, then weak, then local; fewer '_'. */
@@ -87,7 +89,7 @@ static size_t token_length(const char *p, const char *end)
 static int list_add(struct symbol_list *list, const struct parsed_symbol *symbol)
 {
 	if (list->count == list->capacity) {
-		size_t capacity = list->capacity ? 2 * list->capacity : 4096;
+		size_t capacity = 2 * list->capacity;
 		struct parsed_symbol *symbols = realloc(list->symbols, capacity * sizeof(*symbols));
 
 		if (!symbols)
@@ -115,7 +117,26 @@ static const char *module_of(struct symbolizer *s, const char *p, const char *en
 }
 
 /* One line; lines that are no text symbol (or hide their address) are skipped. */
-static int parse_line(struct symbolizer *s, const char *text, const char *p, const char *end,
+static int name_add(struct symbol_list *list, const char *name, size_t length,
+		    struct parsed_symbol *symbol)
+{
+	if (list->names_capacity - list->names_used < length) {
+		size_t capacity = 2 * list->names_capacity + length;
+		char *names = capacity > UINT32_MAX ? NULL : realloc(list->names, capacity);
+
+		if (!names)
+			return -ENOMEM;
+		list->names = names;
+		list->names_capacity = capacity;
+	}
+	memcpy(list->names + list->names_used, name, length);
+	symbol->name_offset = (uint32_t)list->names_used;
+	symbol->name_length = (uint16_t)length;
+	list->names_used += length;
+	return 0;
+}
+
+static int parse_line(struct symbolizer *s, const char *p, const char *end,
 		      struct symbol_list *list)
 {
 	struct parsed_symbol symbol = { .index = list->count };
@@ -134,8 +155,8 @@ static int parse_line(struct symbolizer *s, const char *text, const char *p, con
 	length = token_length(p, end);
 	if (!length || length >= KSYM_NAME_MAX)
 		return 0;
-	symbol.name_offset = (uint32_t)(p - text);
-	symbol.name_length = (uint16_t)length;
+	if (name_add(list, p, length, &symbol) < 0)
+		return -ENOMEM;
 	symbol.rank = symbol_rank(type, p, length);
 	symbol.module = module_of(s, p + length, end);
 	return list_add(list, &symbol);
@@ -146,13 +167,17 @@ static int parse_kallsyms(struct symbolizer *s, const char *text, size_t size,
 {
 	const char *end = text + size;
 
-	/* Name offsets are 32-bit; a kallsyms is a few MB. */
-	if (size > UINT32_MAX)
-		return -EFBIG;
+	/* Sized for /proc/kallsyms (about 44 bytes a line, 20 of them the name). */
+	list->capacity = size / 32 + 64;
+	list->names_capacity = size / 2 + 64;
+	list->symbols = malloc(list->capacity * sizeof(*list->symbols));
+	list->names = malloc(list->names_capacity);
+	if (!list->symbols || !list->names)
+		return -ENOMEM;
 	for (const char *p = text; p < end;) {
 		const char *newline = memchr(p, '\n', (size_t)(end - p));
 		const char *line_end = newline ? newline : end;
-		int err = parse_line(s, text, p, line_end, list);
+		int err = parse_line(s, p, line_end, list);
 
 		if (err < 0)
 			return err;
@@ -175,9 +200,13 @@ static int compare_parsed(const void *a, const void *b)
 /* Sorted, keeping the best name of each address. */
 static void sort_unique(struct symbol_list *list)
 {
-	size_t kept = 0;
+	size_t kept = 0, in_order = 1;
 
-	if (list->count)
+	/* /proc/kallsyms is all but sorted: check before paying for a sort. */
+	while (in_order < list->count &&
+	       compare_parsed(&list->symbols[in_order - 1], &list->symbols[in_order]) < 0)
+		in_order++;
+	if (in_order < list->count)
 		qsort(list->symbols, list->count, sizeof(*list->symbols), compare_parsed);
 	for (size_t i = 0; i < list->count; i++)
 		if (!kept || list->symbols[kept - 1].address != list->symbols[i].address)
@@ -191,8 +220,7 @@ static const char *owner_module(const struct dso *kernel, const struct kernel_sy
 }
 
 /* Several captures of one host carry one kallsyms: they share a DSO. */
-static struct dso *same_kernel(struct symbolizer *s, const char *text,
-			       const struct symbol_list *list,
+static struct dso *same_kernel(struct symbolizer *s, const struct symbol_list *list,
 			       const uint8_t *build_id, size_t build_id_size)
 {
 	for (struct dso *k = s->files; k; k = k->next) {
@@ -206,8 +234,8 @@ static struct dso *same_kernel(struct symbolizer *s, const char *text,
 			const struct parsed_symbol *p = &list->symbols[i];
 			const struct kernel_symbol *q = &k->symbols[i];
 
-			if (p->address != q->address || p->name_length != q->text_length ||
-			    memcmp(text + p->name_offset, k->kallsyms_text + q->text_offset,
+			if (p->address != q->address || p->name_length != q->name_length ||
+			    memcmp(list->names + p->name_offset, k->kallsyms_names + q->name_offset,
 				   p->name_length) || p->module != owner_module(k, q))
 				break;
 		}
@@ -235,8 +263,7 @@ static struct dso *module_dso(struct symbolizer *s, struct dso *kernel, const ch
 	return module;
 }
 
-static struct dso *kernel_create(struct symbolizer *s, const char *text, size_t size,
-				 const struct symbol_list *list,
+static struct dso *kernel_create(struct symbolizer *s, struct symbol_list *list,
 				 const uint8_t *build_id, size_t build_id_size)
 {
 	struct dso *kernel = symbolizer_alloc(s, sizeof(*kernel));
@@ -247,34 +274,30 @@ static struct dso *kernel_create(struct symbolizer *s, const char *text, size_t 
 	kernel->state = DSO_OPEN;
 	kernel->path = kernel->short_name = symbolizer_intern(s, "[kernel.kallsyms]");
 	kernel->symbols = calloc(list->count ? list->count : 1, sizeof(*kernel->symbols));
-	kernel->kallsyms_text = malloc(size ? size : 1);
-	if (!kernel->path || !kernel->symbols || !kernel->kallsyms_text) {
+	if (!kernel->path || !kernel->symbols) {
 		free(kernel->symbols);
-		free(kernel->kallsyms_text);
 		kernel->symbols = NULL;
-		kernel->kallsyms_text = NULL;
 		return NULL;
 	}
-	memcpy(kernel->kallsyms_text, text, size);
 	for (size_t i = 0; i < list->count; i++) {
 		const struct parsed_symbol *p = &list->symbols[i];
 		struct dso *owner = p->module ? module_dso(s, kernel, p->module) : kernel;
 
 		if (!owner) {
 			free(kernel->symbols);
-			free(kernel->kallsyms_text);
 			kernel->symbols = NULL;
-			kernel->kallsyms_text = NULL;
 			return NULL;
 		}
 		kernel->symbols[i] = (struct kernel_symbol){
 			.address = p->address,
-			.text_offset = p->name_offset,
-			.text_length = p->name_length,
+			.name_offset = p->name_offset,
+			.name_length = p->name_length,
 			.owner = owner,
 		};
 	}
 	kernel->symbol_count = list->count;
+	kernel->kallsyms_names = list->names;	/* the kernel's now */
+	list->names = NULL;
 	if (build_id_size)
 		memcpy(kernel->build_id, build_id, build_id_size);
 	kernel->build_id_size = build_id_size;
@@ -298,13 +321,14 @@ struct dso *symbolizer_kernel(struct symbolizer *s, const char *kallsyms, size_t
 	if (parse_kallsyms(s, kallsyms, size, &list) < 0)
 		goto out;
 	sort_unique(&list);
-	kernel = same_kernel(s, kallsyms, &list, build_id, build_id_size);
+	kernel = same_kernel(s, &list, build_id, build_id_size);
 	if (!kernel)
-		kernel = kernel_create(s, kallsyms, size, &list, build_id, build_id_size);
+		kernel = kernel_create(s, &list, build_id, build_id_size);
 out:
 	if (!kernel)
 		errno = ENOMEM;
 	free(list.symbols);
+	free(list.names);
 	return kernel;
 }
 
@@ -346,8 +370,8 @@ size_t kernel_resolve(struct symbolizer *s, struct dso *kernel, uint64_t address
 		return 0;
 	symbol = &kernel->symbols[lo - 1];
 	if (!symbol->name)
-		symbol->name = symbolizer_intern_shown_n(s, kernel->kallsyms_text + symbol->text_offset,
-							 symbol->text_length);
+		symbol->name = symbolizer_intern_shown_n(s, kernel->kallsyms_names + symbol->name_offset,
+							 symbol->name_length);
 	if (!symbol->name)
 		return 0;
 	*frame = (struct symbol_frame){
@@ -363,8 +387,8 @@ void kernel_free_symbols(struct dso *kernel)
 	if (kernel->kind != DSO_KERNEL)
 		return;
 	free(kernel->symbols);
-	free(kernel->kallsyms_text);
+	free(kernel->kallsyms_names);
 	kernel->symbols = NULL;
-	kernel->kallsyms_text = NULL;
+	kernel->kallsyms_names = NULL;
 	kernel->symbol_count = 0;
 }
