@@ -41,4 +41,24 @@ static inline int prf_record_size(const uint8_t *p, size_t available,
 	return 0;
 }
 
+/*
+ * reader.c, for read-ahead.c: the next chunk as prf_reader_next_chunk()
+ * finds it, read and decompressed into buffers (swapped in for the call,
+ * so that the chunk stays valid while the reader goes on), and the
+ * reader's statistics after it.
+ */
+struct chunk_buffers {
+	uint8_t *stored, *raw;
+	size_t stored_capacity, raw_capacity;
+};
+int prf_reader_next_chunk_into(struct prf_reader *reader, struct prf_chunk *chunk,
+			       struct chunk_buffers *buffers, struct prf_read_stats *stats);
+
+/* read-ahead.c */
+struct read_ahead;
+int read_ahead_start(struct read_ahead **out, struct prf_reader *reader);
+int read_ahead_next(struct read_ahead *ahead, struct prf_chunk *chunk);
+void read_ahead_stats(const struct read_ahead *ahead, struct prf_read_stats *stats);
+void read_ahead_stop(struct read_ahead *ahead);
+
 #endif

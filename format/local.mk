@@ -8,6 +8,7 @@ format_libperfrec_format_a_SOURCES = \
 	format/host.c \
 	format/writer.c \
 	format/reader.c \
+	format/read-ahead.c \
 	format/decode.c \
 	format/stack-trim.c \
 	format/encode.c \

@@ -428,6 +428,16 @@ int prf_reader_next_chunk(struct prf_reader *reader, struct prf_chunk *chunk);
  */
 void prf_reader_skip_samples(struct prf_reader *reader, int skip);
 
+/*
+ * From now on a thread of the reader's own reads and decompresses the
+ * next chunks while the caller works on the one it has (each chunk stays
+ * valid until the next call, as without).  Returns 0, or a negative errno
+ * when no thread could be started (reading goes on without).  The diag
+ * callback is then called on that thread; prf_reader_skip_samples() must
+ * come before.
+ */
+int prf_reader_read_ahead(struct prf_reader *reader);
+
 struct prf_record {
 	uint32_t type;
 	uint16_t misc;

@@ -39,6 +39,7 @@ struct prf_reader {
 	size_t raw_capacity;
 	ZSTD_DCtx *dctx;
 	int skip_samples;		/* prf_reader_skip_samples() */
+	struct read_ahead *ahead;	/* prf_reader_read_ahead(): it reads the chunks */
 
 	prf_diag_fn diag;
 	void *diag_context;
@@ -414,6 +415,7 @@ void prf_reader_close(struct prf_reader *r)
 {
 	if (!r)
 		return;
+	read_ahead_stop(r->ahead);
 	if (r->owns_fd)
 		close(r->fd);
 	ZSTD_freeDCtx(r->dctx);
@@ -442,7 +444,10 @@ const struct prf_file_info *prf_reader_info(const struct prf_reader *r)
 void prf_reader_get_stats(const struct prf_reader *r,
 			  struct prf_read_stats *stats)
 {
-	*stats = r->stats;
+	if (r->ahead)
+		read_ahead_stats(r->ahead, stats);
+	else
+		*stats = r->stats;
 }
 
 const struct prf_event *prf_reader_event_for(const struct prf_reader *r,
@@ -675,7 +680,7 @@ static void take_trailer(struct prf_reader *r, const struct prf_chunk_header *h,
 			    r->name, (unsigned long long)r->offset);
 }
 
-int prf_reader_next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
+static int next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 {
 	while (r->offset < r->file_size) {
 		uint64_t offset = r->offset;
@@ -766,4 +771,34 @@ int prf_chunk_next_record(struct prf_chunk *chunk, struct prf_record *record)
 void prf_reader_skip_samples(struct prf_reader *r, int skip)
 {
 	r->skip_samples = skip != 0;
+}
+
+int prf_reader_next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
+{
+	return r->ahead ? read_ahead_next(r->ahead, chunk) : next_chunk(r, chunk);
+}
+
+int prf_reader_next_chunk_into(struct prf_reader *r, struct prf_chunk *chunk,
+			       struct chunk_buffers *buffers, struct prf_read_stats *stats)
+{
+	struct chunk_buffers own = { r->stored, r->raw, r->stored_capacity, r->raw_capacity };
+	int ret;
+
+	r->stored = buffers->stored;
+	r->raw = buffers->raw;
+	r->stored_capacity = buffers->stored_capacity;
+	r->raw_capacity = buffers->raw_capacity;
+	ret = next_chunk(r, chunk);
+	*buffers = (struct chunk_buffers){ r->stored, r->raw, r->stored_capacity, r->raw_capacity };
+	r->stored = own.stored;
+	r->raw = own.raw;
+	r->stored_capacity = own.stored_capacity;
+	r->raw_capacity = own.raw_capacity;
+	*stats = r->stats;
+	return ret;
+}
+
+int prf_reader_read_ahead(struct prf_reader *r)
+{
+	return r->ahead ? 0 : read_ahead_start(&r->ahead, r);
 }

@@ -1104,6 +1104,8 @@ int session_for_each_sample(struct session *s, const struct session_filter *filt
 		/* Pass 1 said what is damaged: this pass reads quietly. */
 		if (prf_reader_open(&reader, s->inputs[i].path, &error) < 0)
 			continue;
+		/* Decompressing on the other core; without a thread, on this one. */
+		prf_reader_read_ahead(reader);
 		while ((ret = prf_reader_next_chunk(reader, &chunk)) == 1) {
 			struct prf_record record;
 

@@ -169,6 +169,9 @@ static int is_sample(const void *record)
 	return type == PERF_RECORD_SAMPLE;
 }
 
+/* read_file() with prf_reader_read_ahead(): the same chunks must come. */
+static int reading_ahead;
+
 /*
  * Reads fd and checks each record against the stream: samples against
  * its samples, the others against the rest, each in order (the writer
@@ -188,6 +191,8 @@ static int read_file(int fd, const struct stream *s, struct read_result *out)
 	if (ret < 0)
 		return ret;
 	prf_reader_set_diag(r, diag_collect, &out->diag);
+	if (reading_ahead)
+		ck_assert_int_eq(prf_reader_read_ahead(r), 0);
 	while ((ret = prf_reader_next_chunk(r, &chunk)) == 1) {
 		struct prf_record record;
 
@@ -275,6 +280,51 @@ END_TEST
 START_TEST(round_trip_uncompressed)
 {
 	check_round_trip(-1, 256 * 1024);
+}
+END_TEST
+
+START_TEST(round_trip_read_ahead)
+{
+	reading_ahead = 1;
+	check_round_trip(1, 64 * 1024);
+	check_round_trip(-1, 16 * 1024);
+	reading_ahead = 0;
+}
+END_TEST
+
+/* Closed with chunks still being read: no hang, nothing left (ASan). */
+START_TEST(read_ahead_closed_early)
+{
+	struct stream s;
+	struct prf_reader *r;
+	struct prf_error error;
+	struct prf_chunk chunk;
+	struct prf_read_stats stats;
+	int fd;
+
+	stream_make(&s, 3000, 4096, 0, 71);
+	fd = write_file(&s, 1, 8192, 1);
+	for (int taken = 0; taken < 4; taken++) {
+		ck_assert_int_eq(prf_reader_open_fd(&r, fd, "memfd", &error), 0);
+		ck_assert_int_eq(prf_reader_read_ahead(r), 0);
+		ck_assert_int_eq(prf_reader_read_ahead(r), 0);	/* once is enough */
+		for (int i = 0; i < taken; i++)
+			ck_assert_int_eq(prf_reader_next_chunk(r, &chunk), 1);
+		prf_reader_get_stats(r, &stats);
+		ck_assert_uint_eq(stats.chunks, (uint64_t)taken);
+		prf_reader_close(r);
+	}
+	/* At the end, the end again. */
+	ck_assert_int_eq(prf_reader_open_fd(&r, fd, "memfd", &error), 0);
+	ck_assert_int_eq(prf_reader_read_ahead(r), 0);
+	while (prf_reader_next_chunk(r, &chunk) == 1)
+		;
+	ck_assert_int_eq(prf_reader_next_chunk(r, &chunk), 0);
+	prf_reader_get_stats(r, &stats);
+	ck_assert_int_eq(stats.complete, 1);
+	prf_reader_close(r);
+	close(fd);
+	stream_free(&s);
 }
 END_TEST
 
@@ -510,7 +560,7 @@ static size_t chunk_of(const struct read_result *full, uint64_t at,
 	return (size_t)-1;
 }
 
-START_TEST(bit_flip_anywhere)
+static void check_bit_flips(void)
 {
 	struct stream s;
 	struct read_result full, damaged;
@@ -567,6 +617,20 @@ START_TEST(bit_flip_anywhere)
 	free(image);
 	close(fd);
 	stream_free(&s);
+}
+
+START_TEST(bit_flip_anywhere)
+{
+	check_bit_flips();
+}
+END_TEST
+
+/* Every damage case again with the chunks read by the reader's thread. */
+START_TEST(bit_flip_anywhere_read_ahead)
+{
+	reading_ahead = 1;
+	check_bit_flips();
+	reading_ahead = 0;
 }
 END_TEST
 
@@ -948,6 +1012,9 @@ static Suite *format_suite(void)
 	tcase_add_test(tc, file_without_trailer_reads_whole);
 	tcase_add_test(tc, truncation_at_every_byte_of_the_last_chunks);
 	tcase_add_test(tc, bit_flip_anywhere);
+	tcase_add_test(tc, bit_flip_anywhere_read_ahead);
+	tcase_add_test(tc, round_trip_read_ahead);
+	tcase_add_test(tc, read_ahead_closed_early);
 	tcase_add_loop_test(tc, length_lies_in_a_middle_chunk, 0, (int)(sizeof(lies) / sizeof(lies[0])));
 	tcase_add_loop_test(tc, record_framing_lies, 0, 4);
 	tcase_add_test(tc, garbage_between_chunks_is_skipped);
