@@ -18,7 +18,7 @@ dist_man_MANS += doc/perfrec-report.1
 SYMBOLIZE_SOURCES = reader/symbolize.c reader/symbolize.h reader/symbolize-internal.h \
 	reader/symbolize-elf.c reader/symbolize-symtab.c reader/symbolize-scopes.c \
 	reader/symbolize-dwarf.c reader/symbolize-kallsyms.c reader/symbolize-demangle.c \
-	reader/symbolize-debuginfod.c
+	reader/symbolize-debuginfod.c reader/symbolize-uncompress.c
 VIEW_SOURCES = reader/view-common.c reader/view-flat.c reader/view-tree.c \
 	reader/view-folded.c reader/view-json.c
 

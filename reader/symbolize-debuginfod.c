@@ -201,11 +201,12 @@ int symbolizer_debuginfod_fetch(struct symbolizer *s, const struct dso *dso, int
 }
 
 /*
- * libdwfl's own search (.gnu_debuglink next to the binary and in the
- * debug directories, their .build-id trees), then debuginfod for the
- * module's build-id.  The same callback finds dwz's .gnu_debugaltlink
- * files (another name than the binary's own debuglink): those are looked
- * for locally only, as they have a build-id of their own.
+ * The build-id trees of the debug directories (symbolize-uncompress.c),
+ * then libdwfl's own search (.gnu_debuglink next to the binary and in the
+ * debug directories), then debuginfod for the module's build-id.  The
+ * same callback finds dwz's .gnu_debugaltlink files (another name than
+ * the binary's own debuglink): those are left to libdwfl, locally only,
+ * as they have a build-id of their own.
  */
 int symbolizer_find_debuginfo(Dwfl_Module *module, void **userdata, const char *module_name,
 			      Dwarf_Addr base, const char *file_name, const char *debuglink_file,
@@ -215,17 +216,20 @@ int symbolizer_find_debuginfo(Dwfl_Module *module, void **userdata, const char *
 	const char *own_link = NULL, *path;
 	GElf_Word own_crc;
 	Dwarf_Addr bias;
-	Elf *elf;
-	int fd;
+	Elf *elf = dwfl_module_getelf(module, &bias);
+	int own, fd;
 
-	fd = dwfl_standard_find_debuginfo(module, userdata, module_name, base, file_name,
-					  debuglink_file, debuglink_crc, debuginfo_file_name);
-	if (fd >= 0 || !dso || !dso->symbolizer->debuginfod)
-		return fd;
-	elf = dwfl_module_getelf(module, &bias);
 	if (elf)
 		own_link = dwelf_elf_gnu_debuglink(elf, &own_crc);
-	if (debuglink_file && (!own_link || strcmp(own_link, debuglink_file)))
+	own = !debuglink_file || (own_link && !strcmp(own_link, debuglink_file));
+	if (own && dso) {
+		fd = debug_file_by_build_id(dso->symbolizer, module, debuginfo_file_name);
+		if (fd >= 0)
+			return fd;
+	}
+	fd = dwfl_standard_find_debuginfo(module, userdata, module_name, base, file_name,
+					  debuglink_file, debuglink_crc, debuginfo_file_name);
+	if (fd >= 0 || !own || !dso || !dso->symbolizer->debuginfod)
 		return fd;
 	fd = symbolizer_debuginfod_fetch(dso->symbolizer, dso, 1, &path);
 	if (fd < 0)
@@ -235,5 +239,5 @@ int symbolizer_find_debuginfo(Dwfl_Module *module, void **userdata, const char *
 		close(fd);
 		return -1;
 	}
-	return fd;
+	return debug_file_uncompressed(fd);
 }

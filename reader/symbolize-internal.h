@@ -160,6 +160,19 @@ void symbolizer_debuginfod_free(struct symbolizer *s);
 int symbolizer_debuginfod_fetch(struct symbolizer *s, const struct dso *dso, int debuginfo,
 				const char **path);
 unsigned long symbolizer_debuginfod_queries(const struct symbolizer *s);
+/*
+ * symbolize-uncompress.c: for a debug file with SHF_COMPRESSED sections,
+ * the fd of an uncompressed copy in memory (fd closed); otherwise fd.
+ */
+int debug_file_uncompressed(int fd);
+
+/*
+ * The module's debug file in the build-id tree of a debug directory
+ * (<dir>/.build-id/xx/rest.debug, its build-id checked), uncompressed as
+ * above, with its path in *name; -1 when there is none.
+ */
+int debug_file_by_build_id(const struct symbolizer *s, Dwfl_Module *module, char **name);
+
 int symbolizer_find_debuginfo(Dwfl_Module *module, void **userdata, const char *module_name,
 			      Dwarf_Addr base, const char *file_name, const char *debuglink_file,
 			      GElf_Word debuglink_crc, char **debuginfo_file_name);

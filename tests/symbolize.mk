@@ -7,7 +7,7 @@ SYMBOLIZE_TEST_SOURCES = \
 	reader/symbolize-elf.c reader/symbolize-dwarf.c reader/symbolize-symtab.c \
 	reader/symbolize-scopes.c \
 	reader/symbolize-kallsyms.c reader/symbolize-demangle.c \
-	reader/symbolize-debuginfod.c \
+	reader/symbolize-debuginfod.c reader/symbolize-uncompress.c \
 	reader/intern.c reader/intern.h
 
 check_PROGRAMS += tests/test-symbolize

@@ -25,7 +25,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include "symbolize.h"
+#include "symbolize-internal.h"
 
 #define REF_FRAMES 64
 
@@ -920,6 +923,102 @@ START_TEST(stripped_with_debug_dir)
 }
 END_TEST
 
+/*
+ * Debian's debug files have compressed DWARF: the symbolizer hands libdwfl
+ * an uncompressed copy (symbolize-uncompress.c).  The same answers.
+ */
+START_TEST(compressed_debug_file)
+{
+	const char *dirs[] = { temp_path("debug") };
+	struct symbolizer *s;
+	struct dso *dso;
+
+	strip_target("target", "debug");
+	ck_assert_int_eq(shell("cd '%s/debug/.build-id'/* && f=$(ls) && "
+			       "objcopy --compress-debug-sections=zlib \"$f\" \"$f.z\" && mv \"$f.z\" \"$f\" && "
+			       "readelf -S -W \"$f\" | grep -q ' .debug_info .* C '", temp_dir), 0);
+	s = new_symbolizer(NULL, dirs, 1, 1, 1);
+	dso = dso_with_id_of(s, temp_path("bin/target"), fixture("symbolize-target"));
+	compare_target_via(s, dso, "stripped target with a compressed debug file", 1, 0);
+	ck_assert_uint_eq(warnings.count, 0);
+	symbolizer_free(s);
+}
+END_TEST
+
+/* Each section of the file at path, inflated by libelf, against the copy at fd. */
+static void check_copy(const char *path, int copy_fd)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *original = elf_begin(fd, ELF_C_READ, NULL), *copy = elf_begin(copy_fd, ELF_C_READ, NULL);
+	size_t count, copy_count, inflated = 0;
+
+	ck_assert_ptr_nonnull(original);
+	ck_assert_ptr_nonnull(copy);
+	ck_assert_int_eq(elf_getshdrnum(original, &count), 0);
+	ck_assert_int_eq(elf_getshdrnum(copy, &copy_count), 0);
+	ck_assert_uint_eq(count, copy_count);
+	for (size_t i = 1; i < count; i++) {
+		Elf_Scn *a = elf_getscn(original, i), *b = elf_getscn(copy, i);
+		GElf_Shdr sa, sb;
+		Elf_Data *da, *db;
+
+		ck_assert(gelf_getshdr(a, &sa) && gelf_getshdr(b, &sb));
+		if (sa.sh_flags & SHF_COMPRESSED) {
+			ck_assert_int_eq(elf_compress(a, 0, 0), 1);
+			ck_assert(gelf_getshdr(a, &sa));
+			inflated++;
+		}
+		ck_assert_uint_eq(sb.sh_flags & SHF_COMPRESSED, 0);
+		ck_assert_uint_eq(sa.sh_name, sb.sh_name);
+		ck_assert_uint_eq(sa.sh_type, sb.sh_type);
+		ck_assert_uint_eq(sa.sh_addr, sb.sh_addr);
+		ck_assert_uint_eq(sa.sh_size, sb.sh_size);
+		if (sa.sh_type == SHT_NOBITS)
+			continue;
+		da = elf_rawdata(a, NULL);
+		db = elf_rawdata(b, NULL);
+		ck_assert(da && db && da->d_size == db->d_size);
+		ck_assert_int_eq(memcmp(da->d_buf, db->d_buf, da->d_size), 0);
+	}
+	ck_assert_uint_gt(inflated, 3);
+	elf_end(original);
+	elf_end(copy);
+	close(fd);
+}
+
+START_TEST(uncompressed_copy)
+{
+	const char *target = fixture("symbolize-target");
+	const char *compressed = temp_path("z.debug"), *damaged = temp_path("damaged.debug");
+	int fd, copy;
+
+	elf_version(EV_CURRENT);
+	ck_assert_int_eq(shell("objcopy --only-keep-debug --compress-debug-sections=zlib '%s' '%s'",
+			       target, compressed), 0);
+	fd = open(compressed, O_RDONLY);
+	copy = debug_file_uncompressed(fd);
+	ck_assert_int_ge(copy, 0);
+	ck_assert_int_ne(copy, fd);
+	ck_assert_int_eq(fcntl(fd, F_GETFD), -1);	/* closed */
+	check_copy(compressed, copy);
+	close(copy);
+
+	/* Nothing compressed: the same fd back. */
+	fd = open(target, O_RDONLY);
+	ck_assert_int_eq(debug_file_uncompressed(fd), fd);
+	close(fd);
+
+	/* .debug_info that does not inflate: the file as it is, for libdw to refuse. */
+	ck_assert_int_eq(shell("cp '%s' '%s' && off=$(readelf -S -W '%s' | "
+			       "awk '$2 == \".debug_info\" { print $5 }') && "
+			       "printf '%%01000d' 0 | dd of='%s' bs=1 seek=$((0x$off + 64)) conv=notrunc status=none",
+			       compressed, damaged, damaged, damaged), 0);
+	fd = open(damaged, O_RDONLY);
+	ck_assert_int_eq(debug_file_uncompressed(fd), fd);
+	close(fd);
+}
+END_TEST
+
 START_TEST(debug_file_alone)
 {
 	const char *dirs[] = { temp_path("debug") };
@@ -1787,6 +1886,8 @@ static Suite *symbolize_suite(void)
 	tcase_add_test(libc, libc_debug_file_alone);
 	tcase_add_test(files, stripped_with_debug_dir);
 	tcase_add_test(files, debug_file_alone);
+	tcase_add_test(files, compressed_debug_file);
+	tcase_add_test(files, uncompressed_copy);
 	tcase_add_test(files, eu_strip_debug_file_alone);
 	tcase_add_test(files, binary_in_build_id_tree);
 	tcase_add_test(files, stripped_with_debuglink);
