@@ -39,7 +39,7 @@
 # and for the reader side, on the same captures:
 #   perfrec-report --view=tree FILES   against
 #   perf report --no-children --stdio -g caller -i perf.data
-# samples per second of wall-clock time (best of 3 runs, output to
+# samples per second of wall-clock time (best of 5 runs, output to
 # /dev/null), and the
 # share of the samples in compare_records whose unwound stack reaches
 # sort_rounds, the caller of qsort (perfrec-report --view=folded; perf
@@ -214,12 +214,14 @@ awk -v pb="$prf_bytes" -v pk="$prf_kallsyms" -v ps="$prf_samples" -v fb="$perf_b
 
 # -- reading: unwinding throughput ---------------------------------------------
 # seconds_of COMMAND...: "WALL CPU" of the run with the best wall-clock
-# time of 3 (CPU: user + system), output discarded; the first run also
-# warms the page cache.  On a shared machine CPU is the steadier figure.
+# time of 5 (CPU: user + system, of all its threads), output discarded;
+# the first run also warms the page cache.  Timed by bash's time, to the
+# millisecond (time(1) gives hundredths, a tenth of perfrec-report's
+# run).  On a shared machine CPU is the steadier figure.
 seconds_of() {
-	local best= line
-	for _ in 1 2 3; do
-		/usr/bin/time -f "%e %U %S" -o "$tmp/time.out" "$@" >/dev/null 2>"$tmp/read.err"
+	local best= line TIMEFORMAT='%3R %3U %3S'
+	for _ in 1 2 3 4 5; do
+		{ time "$@" >/dev/null 2>"$tmp/read.err"; } 2>"$tmp/time.out"
 		line=$(awk '{ printf "%.3f %.3f", $1, $2 + $3 }' "$tmp/time.out")
 		best=$(echo "$line ${best:-1e9 0}" | awk '{ print ($1 < $3 ? $1 " " $2 : $3 " " $4) }')
 	done
