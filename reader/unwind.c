@@ -320,7 +320,8 @@ static void report_modules(struct unwinder *u, struct process_unwind *p)
 			p->modules[kept++] = p->modules[i];
 	p->module_count = kept;
 	/* libdwfl refuses overlapping modules: sorted, they are disjoint ranges. */
-	qsort(p->modules, p->module_count, sizeof(*p->modules), by_low);
+	if (p->module_count > 1)
+		qsort(p->modules, p->module_count, sizeof(*p->modules), by_low);
 }
 
 /* ---- libdwfl's callbacks ----------------------------------------------- */
