@@ -26,7 +26,10 @@
 # three large shares a standard error of about half a point, and the
 # difference of two such figures about 0.7 (2 points: ~3 sigma).  The
 # workload runs favoured (at nice -10) to get those samples on a busy
-# machine.  perf record runs with -B -N (no build-id collection): perf 6.1
+# machine.  When that fails, the whole comparison is made once more, on a
+# new run, and must pass there: a 3-sigma tolerance misses now and then on
+# a loaded machine (2.1 points once, under the sanitizers' make -j2),
+# while a real difference fails both.  perf record runs with -B -N (no build-id collection): perf 6.1
 # on this 6.18 kernel aborts at exit in util/build-id.c otherwise; perf
 # report finds the binaries by their paths, on this same machine.
 test_name=test-report-perf
@@ -36,80 +39,109 @@ command -v perf >/dev/null 2>&1 || skip "no perf (linux-perf)"
 perf record -q -a -F 999 -B -N -o "$work/probe.data" -- true >"$work/probe.err" 2>&1 ||
 	skip "perf record -a does not work here: $(head -n 1 "$work/probe.err")"
 
-out=$work/out
 program=$work/workload-perf
 cp "$workload" "$program"
-check "perfrecd -F 999 and perf record -a -F 999 -g sample the machine while the workload runs (2 threads, 4 s)"
-start_daemon "$out" -d 30 -F 999
-perf record -q -a -F 999 -g -B -N -o "$work/perf.data" >"$work/perf.out" 2>"$work/perf.err" &
-perf_pid=$!
-at_exit "kill -KILL $perf_pid 2>/dev/null"
-wait_for '[ -s "$work/perf.data" ] || ! kill -0 $perf_pid 2>/dev/null' 20 ||
-	fail "perf record wrote nothing in 20 s"
-kill -0 "$perf_pid" 2>/dev/null || fail "perf record exited early: $(cat "$work/perf.err")"
-sleep 1		# perf has synthesized the existing processes and enabled its events
-# Favoured ($favour, see report-lib.sh): the sampling error grows as the
-# workload's samples fall.
-$favour "$program" --seconds 4 --threads 2 &
-workload_pid=$!
-pid=$workload_pid
-wait_for '[ "$(cat /proc/$pid/comm 2>/dev/null)" = workload-perf ]' 10 || fail "the workload did not start"
-note "the workload's autogroup: $(cat "/proc/$pid/autogroup" 2>/dev/null)"
-wait_workload
-[ "$workload_status" -eq 0 ] || fail "the workload exited with status $workload_status"
-kill -INT "$perf_pid"
-perf_status=0
-wait "$perf_pid" || perf_status=$?
-[ "$perf_status" -eq 0 ] || [ "$perf_status" -eq 130 ] || fail "perf record: status $perf_status: $(tail -n 3 "$work/perf.err")"
-kill -INT "$daemon_pid" 2>/dev/null || true
-wait_daemon
-[ "$daemon_status" -eq 0 ] || fail "perfrecd exited with status $daemon_status"
 
-check "perf report and perfrec-report, the workload's samples (--comm workload-perf, pid $pid)"
-perf report --stdio --no-children --sort sym -g none --comm workload-perf \
-	--percentage relative -i "$work/perf.data" >"$work/perf.report" 2>"$work/perf.report.err" ||
-	fail "perf report: $(tail -n 3 "$work/perf.report.err")"
-perf_samples=$(sed -n 's/^# Samples: \([0-9.]*[KM]*\) .*/\1/p' "$work/perf.report" | head -n 1)
-# "    59.12%  [.] burn_hot": percent, [.] or [k], name; "0x..." names
-# (unresolved addresses) become [unknown].
-awk '
-/^#/ || !/^ *[0-9.]+%/ { next }
-{
-	pct = $1; sub(/%$/, "", pct)
-	name = $3
-	for (i = 4; i <= NF; i++) name = name " " $i
-	if (name ~ /^0x[0-9a-f]+$/) name = "[unknown]"
-	sum[name] += pct
-	if (!(name in order)) order[name] = ++n
+# record_both TRY: both samplers over one run of the workload, into $work/TRY.
+record_both() {
+	try=$work/$1
+	out=$try/out
+	mkdir -p "$try"
+	start_daemon "$out" -d 30 -F 999
+	perf record -q -a -F 999 -g -B -N -o "$try/perf.data" >"$try/perf.out" 2>"$try/perf.err" &
+	perf_pid=$!
+	at_exit "kill -KILL $perf_pid 2>/dev/null"
+	wait_for '[ -s "$try/perf.data" ] || ! kill -0 $perf_pid 2>/dev/null' 20 ||
+		fail "perf record wrote nothing in 20 s"
+	kill -0 "$perf_pid" 2>/dev/null || fail "perf record exited early: $(cat "$try/perf.err")"
+	sleep 1		# perf has synthesized the existing processes and enabled its events
+	# Favoured ($favour, see report-lib.sh): the sampling error grows as the
+	# workload's samples fall.
+	$favour "$program" --seconds 4 --threads 2 &
+	workload_pid=$!
+	pid=$workload_pid
+	wait_for '[ "$(cat /proc/$pid/comm 2>/dev/null)" = workload-perf ]' 10 || fail "the workload did not start"
+	note "the workload's autogroup: $(cat "/proc/$pid/autogroup" 2>/dev/null)"
+	wait_workload
+	[ "$workload_status" -eq 0 ] || fail "the workload exited with status $workload_status"
+	kill -INT "$perf_pid"
+	perf_status=0
+	wait "$perf_pid" || perf_status=$?
+	[ "$perf_status" -eq 0 ] || [ "$perf_status" -eq 130 ] || fail "perf record: status $perf_status: $(tail -n 3 "$try/perf.err")"
+	kill -INT "$daemon_pid" 2>/dev/null || true
+	wait_daemon
+	[ "$daemon_status" -eq 0 ] || fail "perfrecd exited with status $daemon_status"
 }
-END { for (name in sum) printf "%s\t%d\t%s\n", sum[name], order[name], name }' "$work/perf.report" |
-	sort -t '	' -k1,1gr -k2,2n | head -n 10 >"$work/perf.top"
-[ -s "$work/perf.top" ] || { head -n 30 "$work/perf.report" >&2; fail "no entries in perf report's output"; }
-report_ok "$work/flat" --comm workload-perf "$out"
-perfrec_samples=$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$work/flat")
-note "perf: ${perf_samples:-?} samples of the workload; perfrec-report: $perfrec_samples"
-[ "${perfrec_samples:-0}" -ge 4000 ] || fail "only ${perfrec_samples:-0} samples of the workload in perfrecd's capture (expected ~8000): too few for a 2-point comparison"
-# perf prints "6K": both must have seen about as many samples of it.
-perf_count=$(echo "${perf_samples:-0}" | awk '{ n = $1 + 0; if ($1 ~ /K$/) n *= 1000; if ($1 ~ /M$/) n *= 1000000; print int(n) }')
-[ $((perf_count * 10)) -ge $((perfrec_samples * 7)) ] && [ $((perfrec_samples * 10)) -ge $((perf_count * 7)) ] ||
-	fail "perf has ${perf_samples:-0} samples of the workload, perfrec-report $perfrec_samples: not the same run"
 
+# reports_of TRY: both reports of the workload's samples, checked to be of one run.
+reports_of() {
+	try=$work/$1
+	out=$try/out
+	perf report --stdio --no-children --sort sym -g none --comm workload-perf \
+		--percentage relative -i "$try/perf.data" >"$try/perf.report" 2>"$try/perf.report.err" ||
+		fail "perf report: $(tail -n 3 "$try/perf.report.err")"
+	perf_samples=$(sed -n 's/^# Samples: \([0-9.]*[KM]*\) .*/\1/p' "$try/perf.report" | head -n 1)
+	# "    59.12%  [.] burn_hot": percent, [.] or [k], name; "0x..." names
+	# (unresolved addresses) become [unknown].
+	awk '
+	/^#/ || !/^ *[0-9.]+%/ { next }
+	{
+		pct = $1; sub(/%$/, "", pct)
+		name = $3
+		for (i = 4; i <= NF; i++) name = name " " $i
+		if (name ~ /^0x[0-9a-f]+$/) name = "[unknown]"
+		sum[name] += pct
+		if (!(name in order)) order[name] = ++n
+	}
+	END { for (name in sum) printf "%s\t%d\t%s\n", sum[name], order[name], name }' "$try/perf.report" |
+		sort -t '	' -k1,1gr -k2,2n | head -n 10 >"$try/perf.top"
+	[ -s "$try/perf.top" ] || { head -n 30 "$try/perf.report" >&2; fail "no entries in perf report's output"; }
+	report_ok "$try/flat" --comm workload-perf "$out"
+	perfrec_samples=$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$try/flat")
+	note "perf: ${perf_samples:-?} samples of the workload; perfrec-report: $perfrec_samples"
+	[ "${perfrec_samples:-0}" -ge 4000 ] || fail "only ${perfrec_samples:-0} samples of the workload in perfrecd's capture (expected ~8000): too few for a 2-point comparison"
+	# perf prints "6K": both must have seen about as many samples of it.
+	perf_count=$(echo "${perf_samples:-0}" | awk '{ n = $1 + 0; if ($1 ~ /K$/) n *= 1000; if ($1 ~ /M$/) n *= 1000000; print int(n) }')
+	[ $((perf_count * 10)) -ge $((perfrec_samples * 7)) ] && [ $((perfrec_samples * 10)) -ge $((perf_count * 7)) ] ||
+		fail "perf has ${perf_samples:-0} samples of the workload, perfrec-report $perfrec_samples: not the same run"
+}
+
+# compare_top TRY: the table; $bad is how many of perf's top 10 differ by more than 2 points.
+compare_top() {
+	try=$work/$1
+	bad=0
+	printf '%s: %-40s %8s %8s %6s\n' "$test_name" "function" "perf" "perfrec" "diff"
+	while IFS='	' read -r perf_pct rank name; do
+		ours=$(flat_percent "$try/flat" "$name")
+		diff=$(awk -v a="$perf_pct" -v b="$ours" 'BEGIN { printf "%+.2f", b - a }')
+		printf '%s: %-40s %7.2f%% %7.2f%% %6s\n' "$test_name" "$name" "$perf_pct" "$ours" "$diff"
+		within "$ours" "$perf_pct" 2 || bad=$((bad + 1))
+	done <"$try/perf.top"
+}
+
+check "perfrecd -F 999 and perf record -a -F 999 -g sample the machine while the workload runs (2 threads, 4 s)"
+record_both first
+check "perf report and perfrec-report, the workload's samples (--comm workload-perf)"
+reports_of first
 check "perf's top 10 functions: perfrec-report's self % within 2 points of perf's"
-bad=0
-printf '%s: %-40s %8s %8s %6s\n' "$test_name" "function" "perf" "perfrec" "diff"
-while IFS='	' read -r perf_pct rank name; do
-	ours=$(flat_percent "$work/flat" "$name")
-	diff=$(awk -v a="$perf_pct" -v b="$ours" 'BEGIN { printf "%+.2f", b - a }')
-	printf '%s: %-40s %7.2f%% %7.2f%% %6s\n' "$test_name" "$name" "$perf_pct" "$ours" "$diff"
-	within "$ours" "$perf_pct" 2 || bad=$((bad + 1))
-done <"$work/perf.top"
+compare_top first
+last=first
+if [ "$bad" -ne 0 ]; then
+	# A 3-sigma tolerance still misses now and then on a loaded machine:
+	# a second run must agree, a real difference fails both.
+	note "$bad of perf's top 10 differ by more than 2 points: one more run"
+	record_both second
+	reports_of second
+	compare_top second
+	last=second
+fi
 [ "$bad" -eq 0 ] || {
-	sed -n '1,20p' "$work/flat" >&2
-	fail "$bad of perf's top 10 functions differ by more than 2 points"
+	sed -n '1,20p' "$work/$last/flat" >&2
+	fail "$bad of perf's top 10 functions differ by more than 2 points, in two runs"
 }
 check "the three burn_* functions are perf's top 3, and perfrec-report's"
-[ "$(cut -f 3 "$work/perf.top" | head -n 3 | sort | tr '\n' ' ')" = "burn_cold burn_hot burn_warm " ] ||
-	fail "perf's top 3 are not burn_*: $(cut -f 3 "$work/perf.top" | head -n 3 | tr '\n' ' ')"
-[ "$(flat_rows "$work/flat" | cut -f 4 | head -n 3 | sort | tr '\n' ' ')" = "burn_cold burn_hot burn_warm " ] ||
+[ "$(cut -f 3 "$work/$last/perf.top" | head -n 3 | sort | tr '\n' ' ')" = "burn_cold burn_hot burn_warm " ] ||
+	fail "perf's top 3 are not burn_*: $(cut -f 3 "$work/$last/perf.top" | head -n 3 | tr '\n' ' ')"
+[ "$(flat_rows "$work/$last/flat" | cut -f 4 | head -n 3 | sort | tr '\n' ' ')" = "burn_cold burn_hot burn_warm " ] ||
 	fail "perfrec-report's top 3 are not burn_*"
 note "PASS"
