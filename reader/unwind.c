@@ -458,23 +458,44 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr address, Dwarf_Word *value, void 
 	return false;
 }
 
-static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+/* The sample's user registers by DWARF number, *known a bit for each; returns the ip. */
+static uint64_t initial_registers(const struct prf_regs *perf, uint64_t regs[RULE_REGISTERS],
+				  uint32_t *known)
 {
-	struct unwinder *u = arg;
-	const struct prf_regs *regs = u->regs;
 	uint32_t index = 0;
 	uint64_t ip = 0;
 
-	for (unsigned bit = 0; bit < 64 && index < regs->count; bit++) {
+	*known = 0;
+	for (unsigned bit = 0; bit < 64 && index < perf->count; bit++) {
+		uint64_t value;
+
+		if (!(perf->mask & (1ull << bit)))
+			continue;
+		value = perf->regs[index++];
+		if (bit == PERF_X86_IP) {
+			ip = value;
+		} else if (bit <= PERF_X86_R15 && dwarf_of_perf[bit] >= 0) {
+			regs[dwarf_of_perf[bit]] = value;
+			*known |= 1u << dwarf_of_perf[bit];
+		}
+	}
+	return ip;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct unwinder *u = arg;
+	uint64_t regs[RULE_REGISTERS];
+	uint32_t known;
+	uint64_t ip = initial_registers(u->regs, regs, &known);
+
+	for (unsigned r = 0; r < RULE_REGISTERS; r++) {
 		Dwarf_Word value;
 
-		if (!(regs->mask & (1ull << bit)))
+		if (!(known >> r & 1))
 			continue;
-		value = regs->regs[index++];
-		if (bit == PERF_X86_IP)
-			ip = value;
-		else if (bit <= PERF_X86_R15 && dwarf_of_perf[bit] >= 0 &&
-			 !dwfl_thread_state_registers(thread, dwarf_of_perf[bit], 1, &value))
+		value = regs[r];
+		if (!dwfl_thread_state_registers(thread, (int)r, 1, &value))
 			return false;
 	}
 	dwfl_thread_state_register_pc(thread, ip);
@@ -581,24 +602,9 @@ static const struct frame_rule *row_at(struct process_unwind *p, uint64_t pc)
 static int unwind_by_rows(struct unwinder *u, struct process_unwind *p)
 {
 	uint64_t regs[RULE_REGISTERS] = { 0 }, caller[RULE_REGISTERS] = { 0 };
-	uint32_t known = 0, caller_known;
-	const struct prf_regs *perf = u->regs;
-	uint32_t index = 0;
-	uint64_t pc = 0;
+	uint32_t known, caller_known;
+	uint64_t pc = initial_registers(u->regs, regs, &known);
 
-	for (unsigned bit = 0; bit < 64 && index < perf->count; bit++) {
-		uint64_t value;
-
-		if (!(perf->mask & (1ull << bit)))
-			continue;
-		value = perf->regs[index++];
-		if (bit == PERF_X86_IP) {
-			pc = value;
-		} else if (bit <= PERF_X86_R15 && dwarf_of_perf[bit] >= 0) {
-			regs[dwarf_of_perf[bit]] = value;
-			known |= 1u << dwarf_of_perf[bit];
-		}
-	}
 	u->pcs[0] = pc;
 	u->count = 1;
 	for (;;) {
