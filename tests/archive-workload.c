@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The archive tests' workload: about two thirds of its time in main_spin
- * (here), one third in lib_spin (libarchive-lib.so), for SECONDS seconds
+ * The archive tests' workload: most of its time in main_spin (here), 4 to
+ * 10 % in lib_spin (libarchive-lib.so), for SECONDS seconds
  * (argv[1], default 1.5).  It links libarchive-idle.so without calling
  * it: a mapped file no sample hits.
  */

@@ -32,7 +32,10 @@ report_ok "$work/host-plain" "$work/out"
 for f in main_spin:archive-workload lib_spin:libarchive-lib.so; do
 	got=$(flat_percent "$work/host-plain" "${f%:*}" "${f#*:}")
 	note "${f%:*}: $got %"
-	awk -v got="$got" 'BEGIN { exit !(got >= 5) }' || fail "${f%:*} has $got % of the samples on the host"
+	# lib_spin's share moves between 4 and 10 % from run to run (where
+	# ASLR puts the two loops' variables, it seems): 2 % is enough for
+	# its samples to need the library's symbols.
+	awk -v got="$got" 'BEGIN { exit !(got >= 2) }' || fail "${f%:*} has $got % of the samples on the host"
 done
 grep -q ' main_spin .*archive-workload  *archive-workload\.c:[0-9]' "$work/host-flat" ||
 	fail "no archive-workload.c line for main_spin on the host: $(grep main_spin "$work/host-flat")"
@@ -41,7 +44,9 @@ check "perfrec-archive: a .tar.zst and a --debug-only one"
 "$archive" "$work/out" -o "$work/bundle.tar.zst" >"$work/archive.out" 2>"$work/archive.err" ||
 	{ cat "$work/archive.err" >&2; fail "perfrec-archive failed"; }
 note "$(tail -n 1 "$work/archive.out")"
-for f in archive-workload libarchive-lib.so; do
+# All three: a sample may land in libarchive-idle.so too (its
+# __do_global_dtors_aux at exit, one run in a few dozen).
+for f in archive-workload libarchive-lib.so libarchive-idle.so; do
 	name=$(build_id_name "$bin/$f" .debug)
 	mkdir -p "$work/debug/$(dirname "$name")"
 	objcopy --only-keep-debug "$bin/$f" "$work/debug/$name" || fail "objcopy --only-keep-debug $f"
