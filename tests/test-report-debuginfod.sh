@@ -167,7 +167,12 @@ $0 ~ /\((spin|liba\.so|libb\.so)\+0x/ {
 	if (dso " " where != key) {
 		flush()
 		key = dso " " where
-		file = $0; sub(/^.*\) /, "", file); sub(/ \(inlined\)$/, "", file); sub(/^.*\//, "", file)
+		# No source line (_init, say, where a sample may land as the
+		# library loads): "??", as eu-addr2line says.
+		file = $0
+		if (file !~ /\) [^ (]/)
+			file = "??"
+		sub(/^.*\) /, "", file); sub(/ \(inlined\)$/, "", file); sub(/^.*\//, "", file)
 		first_file = file
 	}
 	if ($0 !~ /\(inlined\)$/) { function_name = $2; sub(/\+0x[0-9a-f]+$/, "", function_name) }
