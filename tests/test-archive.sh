@@ -9,7 +9,8 @@
 # (.tar) holds the workload and the hot library under .build-id/xx/rest,
 # named after their build-ids (eu-readelf -n), each member once and each
 # member's content with the build-id its name says; the idle library is
-# absent; any other member is a DSO the report shows samples in.  The
+# absent unless a sample has a frame in it (its init or exit code, now and
+# then); any other member is a DSO the report shows samples in.  The
 # .tar.zst decompresses with zstd -d into the same member list.  A library
 # rebuilt after the capture is left out, with one line naming it and both
 # build-ids.  --debug-only (with a --debug-dir made by objcopy
@@ -37,7 +38,8 @@ report_ok "$work/flat" "$work/out"
 for f in main_spin:archive-workload lib_spin:libarchive-lib.so; do
 	got=$(flat_percent "$work/flat" "${f%:*}" "${f#*:}")
 	note "${f%:*}: $got %"
-	awk -v got="$got" 'BEGIN { exit !(got >= 5) }' || fail "${f%:*} has $got % of the samples"
+	# lib_spin's share moves between 4 and 10 % from run to run.
+	awk -v got="$got" 'BEGIN { exit !(got >= 2) }' || fail "${f%:*} has $got % of the samples"
 done
 
 check "the .tar holds the workload and the hot library by build-id, each once, not the idle library"
@@ -50,7 +52,15 @@ members "$work/b.tar" >"$work/members"
 	fail "a member is in the tar twice: $(uniq -d "$work/members")"
 grep -qxF "$main_name" "$work/members" || fail "no $main_name (the workload) in the bundle"
 grep -qxF "$lib_name" "$work/members" || fail "no $lib_name (libarchive-lib.so) in the bundle"
-grep -qxF "$idle_name" "$work/members" && fail "$idle_name (libarchive-idle.so, no samples) is in the bundle"
+# Now and then a sample lands in the idle library's init or exit code
+# (or has it in its callchain): then it belongs in the bundle.
+report_ok "$work/samples" --view=samples "$work/out"
+if grep -qF '(libarchive-idle.so+' "$work/samples"; then
+	note "a sample has a frame in libarchive-idle.so this time: it must be in the bundle"
+	grep -qxF "$idle_name" "$work/members" || fail "no $idle_name (libarchive-idle.so, with samples) in the bundle"
+else
+	grep -qxF "$idle_name" "$work/members" && fail "$idle_name (libarchive-idle.so, no samples) is in the bundle"
+fi
 grep -v '^\.build-id/[0-9a-f][0-9a-f]/[0-9a-f]*\(\.debug\)\{0,1\}$' "$work/members" &&
 	fail "members not named .build-id/xx/rest[.debug]"
 mkdir -p "$work/x" && tar -C "$work/x" -xf "$work/b.tar" || fail "tar -x failed"
