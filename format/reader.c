@@ -778,22 +778,25 @@ int prf_reader_next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 	return r->ahead ? read_ahead_next(r->ahead, chunk) : next_chunk(r, chunk);
 }
 
+static void swap_buffers(struct prf_reader *r, struct chunk_buffers *b)
+{
+	struct chunk_buffers mine = { r->stored, r->raw, r->stored_capacity, r->raw_capacity };
+
+	r->stored = b->stored;
+	r->raw = b->raw;
+	r->stored_capacity = b->stored_capacity;
+	r->raw_capacity = b->raw_capacity;
+	*b = mine;
+}
+
 int prf_reader_next_chunk_into(struct prf_reader *r, struct prf_chunk *chunk,
 			       struct chunk_buffers *buffers, struct prf_read_stats *stats)
 {
-	struct chunk_buffers own = { r->stored, r->raw, r->stored_capacity, r->raw_capacity };
 	int ret;
 
-	r->stored = buffers->stored;
-	r->raw = buffers->raw;
-	r->stored_capacity = buffers->stored_capacity;
-	r->raw_capacity = buffers->raw_capacity;
+	swap_buffers(r, buffers);
 	ret = next_chunk(r, chunk);
-	*buffers = (struct chunk_buffers){ r->stored, r->raw, r->stored_capacity, r->raw_capacity };
-	r->stored = own.stored;
-	r->raw = own.raw;
-	r->stored_capacity = own.stored_capacity;
-	r->raw_capacity = own.raw_capacity;
+	swap_buffers(r, buffers);
 	*stats = r->stats;
 	return ret;
 }

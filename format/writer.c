@@ -381,17 +381,12 @@ drop:
 }
 
 /* The samples' chunk always after the other records that came before it. */
-static int flush_samples(struct prf_writer *w)
+int prf_writer_flush(struct prf_writer *w)
 {
 	int ret = flush_chunk(w, &w->sideband);
 	int samples = flush_chunk(w, &w->samples);
 
 	return ret < 0 ? ret : samples;
-}
-
-int prf_writer_flush(struct prf_writer *w)
-{
-	return flush_samples(w);
 }
 
 static int chunk_grow(struct prf_writer *w, struct open_chunk *c, size_t need)
@@ -451,7 +446,7 @@ int prf_writer_append(struct prf_writer *w, const void *record, size_t size,
 	c = type == PERF_RECORD_SAMPLE ? &w->samples : &w->sideband;
 	/* A failed flush drops the full chunk; this record starts the next. */
 	if (c->used && c->used + size > w->chunk_target)
-		ret = c == &w->samples ? flush_samples(w) : flush_chunk(w, c);
+		ret = c == &w->samples ? prf_writer_flush(w) : flush_chunk(w, c);
 	if (chunk_grow(w, c, c->used + size) < 0) {
 		w->stats.dropped_records++;
 		w->stats.dropped_bytes += size;
