@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Event names as perf spells them: generic hardware and software events,
  * hardware cache events, raw rNNNN codes, and (through pmu.c) the sysfs
