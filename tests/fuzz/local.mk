@@ -21,18 +21,14 @@ TESTS += tests/fuzz/run-fuzz.sh
 EXTRA_DIST += tests/fuzz/run-fuzz.sh tests/fuzz/README tests/fuzz/crashes
 
 if FUZZ
-# The library is compiled again from its sources for this one program:
-# libFuzzer is guided by coverage, so the reader and decoders themselves
-# must carry its instrumentation (and ASan's), not only the harness.
-FUZZ_FLAGS = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-fno-omit-frame-pointer -g
+# configure --enable-fuzz instruments the whole configuration (the
+# format library included: libFuzzer is guided by its coverage); only
+# this program links libFuzzer itself.
 check_PROGRAMS += tests/fuzz/fuzz-reader
-tests_fuzz_fuzz_reader_SOURCES = tests/fuzz/fuzz-reader.c $(FUZZ_COMMON) \
-	$(format_libperfrec_format_a_SOURCES)
+tests_fuzz_fuzz_reader_SOURCES = tests/fuzz/fuzz-reader.c $(FUZZ_COMMON)
 tests_fuzz_fuzz_reader_CPPFLAGS = $(AM_CPPFLAGS) -DPRF_LIBFUZZER
-tests_fuzz_fuzz_reader_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(FUZZ_FLAGS)
-tests_fuzz_fuzz_reader_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_FLAGS)
-tests_fuzz_fuzz_reader_LDADD = $(ZSTD_LIBS)
+tests_fuzz_fuzz_reader_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_reader_LDADD = $(FORMAT_LIBS)
 endif
 
 # run-fuzz.sh's seeds, the fuzzer's growing corpus and its artifacts.
