@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The shared library of the archive tests' workload: lib_spin is hot;
  * built with -DIDLE it is a library that is mapped but never called.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The archive tests' workload: most of its time in main_spin (here), 4 to
  * 10 % in lib_spin (libarchive-lib.so), for SECONDS seconds

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-or-later
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 //
 // cxx-workload: C++ functions with known shares of the CPU time, for
 // tests/test-report-cxx.sh, which builds it at test time with

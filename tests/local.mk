@@ -21,3 +21,8 @@ include tests/daemon.mk
 include tests/fuzz/local.mk
 include tests/symbolize.mk
 include tests/archive.mk
+
+# The build's shape: each source compiled once, perfrec-archive without
+# libdebuginfod (doc/HACKING.md).
+TESTS += tests/test-layout.sh
+EXTRA_DIST += tests/test-layout.sh

@@ -2,19 +2,11 @@
 # a shared library and libc (with libc6-dbg), stripped copies found
 # through debug dirs, .gnu_debuglink and .gnu_debugdata, a rebuilt
 # binary, demangling and kallsyms.
-SYMBOLIZE_TEST_SOURCES = \
-	reader/symbolize.c reader/symbolize.h reader/symbolize-internal.h \
-	reader/symbolize-elf.c reader/symbolize-dwarf.c reader/symbolize-symtab.c \
-	reader/symbolize-scopes.c \
-	reader/symbolize-kallsyms.c reader/symbolize-demangle.c \
-	reader/symbolize-debuginfod.c reader/symbolize-uncompress.c \
-	reader/intern.c reader/intern.h
-
 check_PROGRAMS += tests/test-symbolize
-tests_test_symbolize_SOURCES = tests/test-symbolize.c $(SYMBOLIZE_TEST_SOURCES)
-tests_test_symbolize_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(LIBDW_CFLAGS) $(DEBUGINFOD_CFLAGS) \
-	$(LIBELF_CFLAGS) -I$(top_srcdir)/reader
-tests_test_symbolize_LDADD = $(LIBDW_LIBS) $(LIBELF_LIBS) $(DEBUGINFOD_LIBS) $(IBERTY_LIBS) $(CHECK_LIBS)
+tests_test_symbolize_SOURCES = tests/test-symbolize.c
+tests_test_symbolize_CPPFLAGS = $(AM_CPPFLAGS) $(SYMBOLIZE_CPPFLAGS)
+tests_test_symbolize_CFLAGS = $(TEST_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
+tests_test_symbolize_LDADD = $(DEBUGINFOD_SOURCE_LIBS) $(SYMBOLIZE_LIBS) $(CHECK_LIBS)
 # The programs it reads, so that `make tests/test-symbolize` is enough.
 EXTRA_tests_test_symbolize_DEPENDENCIES = tests/symbolize-target$(EXEEXT) \
 	tests/symbolize-target-v2$(EXEEXT) tests/libsymbolize-lib.so$(EXEEXT)

@@ -77,7 +77,7 @@ leg() {
 	report_ok "$work/$leg_name-flat" --lines "$@" "$work/out"
 	report_ok "$work/$leg_name-tree" --view=tree --lines "$@" "$work/out"
 	# As sets of lines: rows of equal counts and equal names (one function
-	# at two source lines) come in no fixed order (aggregate.c's
+	# at two source lines) come in no fixed order (reader/report/aggregate.c's
 	# compare_flat leaves such ties to qsort).
 	for view in flat tree; do
 		sort "$work/host-$view" >"$work/host-$view.sorted"

@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include "debuginfod.h"
 #include "symbolize.h"
 #include "symbolize-internal.h"
 
@@ -925,7 +926,7 @@ END_TEST
 
 /*
  * Debian's debug files have compressed DWARF: the symbolizer hands libdwfl
- * an uncompressed copy (symbolize-uncompress.c).  The same answers.
+ * an uncompressed copy (reader/symbolize/uncompress.c).  The same answers.
  */
 START_TEST(compressed_debug_file)
 {
@@ -1783,13 +1784,13 @@ static void look_up_missing(struct symbolizer *s)
 		}
 }
 
-static struct symbolizer *debuginfod_symbolizer(const char *urls)
+static struct symbolizer *debuginfod_symbolizer(const char *urls,
+						 struct symbolizer_source **source)
 {
 	const char *dirs[] = { temp_path("empty") };
 	struct symbolizer_options o = {
 		.debug_dirs = dirs,
 		.debug_dir_count = 1,
-		.debuginfod_urls = urls,
 		.warn = record_warning,
 		.warn_context = &warnings,
 	};
@@ -1799,6 +1800,9 @@ static struct symbolizer *debuginfod_symbolizer(const char *urls)
 	setenv("DEBUGINFOD_CACHE_PATH", temp_path("debuginfod-cache"), 1);
 	setenv("DEBUGINFOD_URLS", "http://127.0.0.1:1", 1);
 	memset(&warnings, 0, sizeof(warnings));
+	*source = debuginfod_source_new(urls, record_warning, &warnings);
+	ck_assert_ptr_nonnull(*source);
+	o.source = *source;
 	s = symbolizer_new(&o);
 	ck_assert_ptr_nonnull(s);
 	/* Out of libdwfl's sight. */
@@ -1818,6 +1822,7 @@ START_TEST(debuginfod_asked_once_per_build_id)
 	int fds[2], port, listener = listen_loopback(&port);
 	char urls[64], byte;
 	unsigned requests = 0;
+	struct symbolizer_source *source;
 	struct symbolizer *s;
 	pid_t server;
 
@@ -1844,9 +1849,10 @@ START_TEST(debuginfod_asked_once_per_build_id)
 	close(fds[1]);
 	close(listener);
 	snprintf(urls, sizeof(urls), "http://127.0.0.1:%d", port);
-	s = debuginfod_symbolizer(urls);
+	s = debuginfod_symbolizer(urls, &source);
 	look_up_missing(s);
 	symbolizer_free(s);
+	debuginfod_source_free(source);
 	kill(server, SIGKILL);
 	waitpid(server, NULL, 0);
 	while (read(fds[0], &byte, 1) == 1)

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
+#include "view.h"
 
 /* ---- building report_data -------------------------------------------- */
 
@@ -98,7 +99,7 @@ static struct call_node *node(struct call_node *parent, const struct report_symb
 static const char *const file_names[] = { "/var/lib/perfrec/a.prf" };
 
 /* 2024-05-01 12:00:00 UTC, 10.25 s, 1000 samples. */
-static void fill_header(struct report_header *h)
+static void fill_header(struct session_summary *h)
 {
 	h->hostname = "testhost";
 	h->kernel_release = "6.1.0-18-amd64";
@@ -291,7 +292,7 @@ END_TEST
 START_TEST(test_header_warnings)
 {
 	static const char *const names[] = { "a.prf", "b.prf", "c.prf" };
-	struct report_header *h = &data.header;
+	struct session_summary *h = &data.header;
 
 	h->samples = 900;
 	h->lost = 5;

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef PERFREC_BUNDLE_H
+#define PERFREC_BUNDLE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/*
+ * The bundles of perfrec-archive: a POSIX ustar archive of regular files
+ * under .build-id/xx/, optionally zstd-compressed as a whole.  The writer
+ * streams into a FILE; the reader extracts an untrusted bundle into a
+ * directory, refusing anything but such files.
+ */
+struct bundle_writer;
+
+/* compress: zstd level, 0 for a plain tar.  NULL with errno on failure. */
+struct bundle_writer *bundle_writer_new(FILE *out, int compress);
+/* Adds the file open at fd (size bytes) as name.  0 or a negative errno. */
+int bundle_writer_add(struct bundle_writer *w, const char *name, int fd, uint64_t size);
+/* Writes the end of the archive (and of the zstd frame); frees w. */
+int bundle_writer_finish(struct bundle_writer *w);
+void bundle_writer_abort(struct bundle_writer *w);
+
+/*
+ * Extracts the bundle at path (tar or zstd tar) under dir, which must
+ * exist.  0, or a negative errno with a one-line cause in why.
+ */
+int bundle_extract(const char *path, const char *dir, char *why, size_t why_size);
+
+/* Removes dir and what an extraction put there. */
+void bundle_remove_tree(const char *dir);
+
+#endif

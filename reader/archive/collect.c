@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Which ELF files a bundle holds: the DSOs that samples hit (the session
+ * replay resolves every leaf and callchain address), each found with the
+ * build-id the capture recorded, read through /proc/PID/root while the
+ * process still runs (containers see other files at the same path), then
+ * at its host path; plus its separate debug file from the debug
+ * directories' .build-id trees.  Kernel modules are found under
+ * /lib/modules/$(uname -r) by name, uncompressed only.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <elfutils/libdwelf.h>
+#include <gelf.h>
+#include <libelf.h>
+#include "archive.h"
+#include "session.h"
+#include "symbolize.h"
+#include "unwind.h"
+
+struct hit {
+	struct dso *dso;
+	uint32_t pid;
+};
+
+struct collection {
+	struct session *session;
+	struct symbolizer *symbolizer;
+	struct hit *hits;
+	size_t hit_count, hit_capacity;
+	int failed;
+};
+
+static void note_dso(struct collection *c, struct dso *dso, uint32_t pid)
+{
+	for (size_t i = 0; i < c->hit_count; i++)
+		if (c->hits[i].dso == dso)
+			return;
+	if (c->hit_count == c->hit_capacity) {
+		size_t capacity = c->hit_capacity ? 2 * c->hit_capacity : 64;
+		struct hit *hits = realloc(c->hits, capacity * sizeof(*hits));
+
+		if (!hits) {
+			c->failed = 1;
+			return;
+		}
+		c->hits = hits;
+		c->hit_capacity = capacity;
+	}
+	c->hits[c->hit_count++] = (struct hit){ dso, pid };
+}
+
+static void note_address(struct collection *c, const struct session_sample *sample,
+			 uint64_t address, int kernel)
+{
+	struct resolved_address where;
+
+	session_resolve(c->session, sample, address, kernel, &where);
+	if (!where.dso)
+		return;
+	if (dso_is_kernel(where.dso)) {
+		struct symbol_answer answer;
+
+		/* Only the lookup tells which module a kernel address is in. */
+		symbolizer_lookup(c->symbolizer, where.dso, where.address, &answer);
+		if (answer.dso && answer.dso != where.dso)
+			note_dso(c, (struct dso *)answer.dso, 0);
+		return;
+	}
+	note_dso(c, where.dso, sample->pid);
+}
+
+static void on_sample(void *context, const struct session_sample *sample)
+{
+	struct collection *c = context;
+	int kernel = (sample->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+
+	if (!sample->callchain_nr)
+		note_address(c, sample, sample->ip, kernel);
+	for (size_t i = 0; i < sample->callchain_nr; i++) {
+		uint64_t address = sample->callchain[i];
+
+		if (address >= PERF_CONTEXT_MAX) {
+			kernel = address == PERF_CONTEXT_KERNEL || address == PERF_CONTEXT_GUEST_KERNEL;
+			continue;
+		}
+		if (address)
+			note_address(c, sample, address, kernel);
+	}
+}
+
+static void warn(void *context, const char *message)
+{
+	if (!*(int *)context)
+		fprintf(stderr, "perfrec-archive: warning: %s\n", message);
+}
+
+/* The build-id of the ELF open at fd, as hex, or "" when it has none. */
+static int elf_build_id_hex(int fd, char *hex, size_t size)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const void *id;
+	ssize_t n;
+
+	hex[0] = '\0';
+	if (!elf)
+		return -1;
+	if (elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		return -1;
+	}
+	n = dwelf_elf_gnu_build_id(elf, &id);
+	for (ssize_t i = 0; i < n && (size_t)(2 * i + 2) < size; i++)
+		sprintf(hex + 2 * i, "%02x", ((const unsigned char *)id)[i]);
+	elf_end(elf);
+	return 0;
+}
+
+/*
+ * Opens path if it is an ELF with the build-id want (a prefix: the
+ * kernel records 20 bytes at most).  fd, -1 when absent or not an ELF,
+ * -2 with found set when its build-id differs.
+ */
+static int open_matching(const char *path, const char *want, char *found, size_t found_size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+
+	found[0] = '\0';
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    elf_build_id_hex(fd, found, found_size) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (strncmp(found, want, strlen(want)) || !want[0]) {
+		close(fd);
+		return -2;
+	}
+	return fd;
+}
+
+static int add_entry(struct archive_set *set, const char *id, const char *suffix,
+		     const char *source, int fd)
+{
+	struct archive_entry *e;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -errno;
+	}
+	if (set->count == set->capacity) {
+		size_t capacity = set->capacity ? 2 * set->capacity : 32;
+		struct archive_entry *entries = realloc(set->entries, capacity * sizeof(*entries));
+
+		if (!entries) {
+			close(fd);
+			return -ENOMEM;
+		}
+		set->entries = entries;
+		set->capacity = capacity;
+	}
+	e = &set->entries[set->count];
+	snprintf(e->name, sizeof(e->name), ".build-id/%.2s/%s%s", id, id + 2, suffix);
+	e->source = strdup(source);
+	if (!e->source) {
+		close(fd);
+		return -ENOMEM;
+	}
+	e->fd = fd;
+	e->size = (uint64_t)st.st_size;
+	set->count++;
+	set->bytes += e->size;
+	return 0;
+}
+
+static int has_entry(const struct archive_set *set, const char *id, const char *suffix)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), ".build-id/%.2s/%s%s", id, id + 2, suffix);
+	for (size_t i = 0; i < set->count; i++)
+		if (!strcmp(set->entries[i].name, name))
+			return 1;
+	return 0;
+}
+
+/* The module's .ko under /lib/modules/RELEASE ('-' and '_' alike, as modprobe has it). */
+static const char *module_wanted;
+static char module_found[4096];
+
+static int same_module_name(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char x = a[i] == '-' ? '_' : a[i], y = b[i] == '-' ? '_' : b[i];
+
+		if (x != y)
+			return 0;
+	}
+	return 1;
+}
+
+static int module_visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	const char *base = path + ftw->base;
+	size_t n = strlen(module_wanted);
+
+	(void)st;
+	if (type == FTW_F && strlen(base) == n + 3 && !strcmp(base + n, ".ko") &&
+	    same_module_name(base, module_wanted, n)) {
+		snprintf(module_found, sizeof(module_found), "%s", path);
+		return 1;
+	}
+	return 0;
+}
+
+static int find_module(const char *name, char *path, size_t size)
+{
+	struct utsname u;
+	char root[512];
+
+	if (uname(&u) < 0)
+		return -1;
+	snprintf(root, sizeof(root), "/lib/modules/%s", u.release);
+	module_wanted = name;
+	module_found[0] = '\0';
+	if (nftw(root, module_visit, 16, FTW_PHYS) != 1)
+		return -1;
+	snprintf(path, size, "%s", module_found);
+	return 0;
+}
+
+static int add_dso(const struct archive_options *o, struct archive_set *set,
+		   const struct hit *hit)
+{
+	const char *id = dso_build_id_hex(hit->dso), *path = dso_path(hit->dso);
+	char candidate[4096 + 64], found[128] = "", debug[4096 + 128];
+	int fd = -1, module = dso_is_kernel(hit->dso), have_debug = 0, ret;
+
+	if (!id[0] || strlen(id) < 4 || strlen(id) > 40) {
+		if (!o->quiet && path[0] == '/')
+			fprintf(stderr, "perfrec-archive: %s: no build-id in the capture: left out\n", path);
+		return 0;
+	}
+	if (has_entry(set, id, "") || has_entry(set, id, ".debug"))
+		return 0;
+	/* The separate debug file, where the host has one. */
+	for (size_t i = 0; i < o->debug_dir_count && !have_debug; i++) {
+		snprintf(debug, sizeof(debug), "%s/.build-id/%.2s/%s.debug", o->debug_dirs[i], id, id + 2);
+		fd = open_matching(debug, id, found, sizeof(found));
+		if (fd >= 0) {
+			ret = add_entry(set, id, ".debug", debug, fd);
+			if (ret < 0)
+				return ret;
+			set->debug_files++;
+			have_debug = 1;
+		}
+	}
+	if (o->debug_only) {
+		if (!have_debug && !o->quiet)
+			fprintf(stderr, "perfrec-archive: %s: build-id %s: no separate debug file: left out (--debug-only)\n",
+				path, id);
+		return 0;
+	}
+	fd = -1;
+	if (module) {
+		char name[256];
+		const char *short_name = dso_short_name(hit->dso);
+		size_t n = strlen(short_name);
+
+		if (n < 3 || n - 2 >= sizeof(name) || short_name[0] != '[')
+			return 0;
+		memcpy(name, short_name + 1, n - 2);
+		name[n - 2] = '\0';
+		if (find_module(name, candidate, sizeof(candidate)) < 0) {
+			if (!o->quiet)
+				fprintf(stderr, "perfrec-archive: %s: no uncompressed %s.ko under /lib/modules: left out\n",
+					short_name, name);
+			return 0;
+		}
+		fd = open_matching(candidate, id, found, sizeof(found));
+	} else if (path[0] == '/') {
+		if (hit->pid) {
+			snprintf(candidate, sizeof(candidate), "/proc/%u/root%s", hit->pid, path);
+			fd = open_matching(candidate, id, found, sizeof(found));
+		}
+		if (fd < 0) {
+			snprintf(candidate, sizeof(candidate), "%s", path);
+			fd = open_matching(candidate, id, found, sizeof(found));
+		}
+	} else {
+		return 0;	/* [vdso] and the like: no file */
+	}
+	if (fd == -2) {
+		fprintf(stderr, "perfrec-archive: %s: build-id %s expected, %s found: left out\n",
+			candidate, id, found[0] ? found : "none");
+		return 0;
+	}
+	if (fd < 0) {
+		if (!o->quiet)
+			fprintf(stderr, "perfrec-archive: %s: build-id %s: no such ELF on this host%s\n",
+				path, id, have_debug ? " (its debug file is stored)" : ": left out");
+		return 0;
+	}
+	ret = add_entry(set, id, "", candidate, fd);
+	if (ret < 0)
+		return ret;
+	if (module)
+		set->modules++;
+	else
+		set->binaries++;
+	return 0;
+}
+
+int archive_collect(const struct archive_options *o, char **inputs, int input_count,
+		    struct archive_set *set)
+{
+	int quiet = o->quiet;
+	struct symbolizer_options sym_options = { .warn = warn, .warn_context = &quiet };
+	struct session_options session_options = { .warn = warn, .warn_context = &quiet };
+	struct session_filter filter = { 0 };
+	struct collection c = { 0 };
+	struct unwinder *unwinder = NULL;
+	struct prf_error error = { 0 };
+	int ret = -1;
+
+	elf_version(EV_CURRENT);
+	c.symbolizer = symbolizer_new(&sym_options);
+	session_options.symbolizer = c.symbolizer;
+	if (!c.symbolizer || session_create(&c.session, &session_options) < 0 ||
+	    !(unwinder = unwinder_new(c.session, c.symbolizer))) {
+		fprintf(stderr, "perfrec-archive: out of memory\n");
+		goto out;
+	}
+	for (int i = 0; i < input_count; i++)
+		if (session_add_input(c.session, inputs[i], &error) < 0) {
+			fprintf(stderr, "perfrec-archive: %s\n", error.message);
+			goto out;
+		}
+	if (session_load(c.session, &error) < 0) {
+		fprintf(stderr, "perfrec-archive: %s\n", error.message);
+		goto out;
+	}
+	/* Frames that only unwinding finds are in DSOs the bundle needs too. */
+	unwinder_for_each_sample(unwinder, &filter, on_sample, &c);
+	if (c.failed) {
+		fprintf(stderr, "perfrec-archive: out of memory\n");
+		goto out;
+	}
+	for (size_t i = 0; i < c.hit_count; i++) {
+		int err = add_dso(o, set, &c.hits[i]);
+
+		if (err < 0) {
+			fprintf(stderr, "perfrec-archive: %s: %s\n", dso_path(c.hits[i].dso), strerror(-err));
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	free(c.hits);
+	unwinder_free(unwinder);
+	session_free(c.session);
+	symbolizer_free(c.symbolizer);
+	return ret;
+}
+
+void archive_set_free(struct archive_set *set)
+{
+	for (size_t i = 0; i < set->count; i++) {
+		close(set->entries[i].fd);
+		free(set->entries[i].source);
+	}
+	free(set->entries);
+}

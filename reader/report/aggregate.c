@@ -1,0 +1,665 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Counting samples into the flat profile and the call tree. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "intern.h"
+#include "report.h"
+#include "symbolize.h"
+#include "unwind.h"
+
+/* An address's frames, innermost inlined first, the function last. */
+struct address_frames {
+	const struct dso *dso;
+	uint64_t address;
+	int kernel;
+	const struct report_symbol **frames;
+	size_t count;
+	const struct report_symbol *with_line;	/* leaf symbol with its file:line */
+};
+
+struct flat_slot {
+	struct flat_entry entry;
+	uint64_t last_sample;		/* counts a stack's total once */
+};
+
+struct tree_slot {
+	const struct call_node *parent;
+	const void *key;		/* a report_symbol, or a comm at the top */
+	struct call_node *node;
+};
+
+struct aggregator {
+	struct aggregate_options options;
+	struct session *session;
+	struct symbolizer *symbolizer;
+	struct string_table *strings;
+
+	/* report_symbols, interned by content */
+	struct report_symbol **symbols;
+	size_t symbol_count, symbol_capacity;
+
+	struct address_frames *addresses;	/* open addressing */
+	size_t address_count, address_capacity;
+
+	struct flat_slot **flat;	/* open addressing */
+	size_t flat_count, flat_capacity;
+	struct flat_entry *flat_sorted;
+
+	struct tree_slot *tree;		/* open addressing: (parent, key) -> node */
+	size_t tree_count, tree_capacity;
+	struct call_node root;
+
+	const struct report_symbol **stack;	/* the current sample, leaf first */
+	size_t stack_capacity;
+	uint64_t sample_number;
+	uint64_t total_period, total_samples;
+	int out_of_memory;
+};
+
+struct aggregator *aggregator_new(struct session *session, struct symbolizer *symbolizer,
+				  const struct aggregate_options *options)
+{
+	struct aggregator *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->options = *options;
+	if (!a->options.max_frames)
+		a->options.max_frames = 1024;
+	a->session = session;
+	a->symbolizer = symbolizer;
+	a->strings = session_strings(session);
+	a->symbol_capacity = a->address_capacity = a->flat_capacity = a->tree_capacity = 1024;
+	a->symbols = calloc(a->symbol_capacity, sizeof(*a->symbols));
+	a->addresses = calloc(a->address_capacity, sizeof(*a->addresses));
+	a->flat = calloc(a->flat_capacity, sizeof(*a->flat));
+	a->tree = calloc(a->tree_capacity, sizeof(*a->tree));
+	a->stack_capacity = a->options.max_frames * 4;
+	a->stack = calloc(a->stack_capacity, sizeof(*a->stack));
+	if (!a->symbols || !a->addresses || !a->flat || !a->tree || !a->stack) {
+		aggregator_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+static void free_tree(struct call_node *node)
+{
+	/* Nodes are owned by the tree table; only child arrays hang here. */
+	free(node->children);
+}
+
+void aggregator_free(struct aggregator *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->symbol_capacity && a->symbols; i++)
+		free(a->symbols[i]);
+	for (size_t i = 0; i < a->address_capacity && a->addresses; i++)
+		free(a->addresses[i].frames);
+	for (size_t i = 0; i < a->flat_capacity && a->flat; i++)
+		free(a->flat[i]);
+	for (size_t i = 0; i < a->tree_capacity && a->tree; i++)
+		if (a->tree[i].node) {
+			free_tree(a->tree[i].node);
+			free(a->tree[i].node);
+		}
+	free_tree(&a->root);
+	free(a->symbols);
+	free(a->addresses);
+	free(a->flat);
+	free(a->flat_sorted);
+	free(a->tree);
+	free(a->stack);
+	free(a);
+}
+
+/* ---- interned report symbols ---------------------------------------- */
+
+static uint64_t symbol_hash(const struct report_symbol *s)
+{
+	return hash_mix((uintptr_t)s->name ^ hash_mix((uintptr_t)s->dso) ^
+			hash_mix((uintptr_t)s->srcline + 1) ^
+			hash_mix(s->unknown_offset + 2) ^
+			(uint64_t)(s->kernel | s->inlined << 1));
+}
+
+static int symbol_equal(const struct report_symbol *x, const struct report_symbol *y)
+{
+	return x->name == y->name && x->dso == y->dso && x->srcline == y->srcline &&
+	       x->unknown_offset == y->unknown_offset && x->kernel == y->kernel &&
+	       x->inlined == y->inlined;
+}
+
+/* Open addressing tables double at half full; this rehashes one kind. */
+#define REHASH(table, capacity, type, empty, hash_of)				\
+	do {									\
+		size_t new_capacity = (capacity) * 2;				\
+		type *grown = calloc(new_capacity, sizeof(type));		\
+		if (!grown)							\
+			return -ENOMEM;						\
+		for (size_t i = 0; i < (capacity); i++) {			\
+			if (empty((table)[i]))					\
+				continue;					\
+			size_t k = (hash_of((table)[i])) & (new_capacity - 1);	\
+			while (!empty(grown[k]))				\
+				k = (k + 1) & (new_capacity - 1);		\
+			grown[k] = (table)[i];					\
+		}								\
+		free(table);							\
+		(table) = grown;						\
+		(capacity) = new_capacity;					\
+	} while (0)
+
+#define POINTER_EMPTY(x) ((x) == NULL)
+#define SYMBOL_HASH(x) symbol_hash(x)
+
+static int grow_symbols(struct aggregator *a)
+{
+	REHASH(a->symbols, a->symbol_capacity, struct report_symbol *, POINTER_EMPTY,
+	       SYMBOL_HASH);
+	return 0;
+}
+
+static const struct report_symbol *symbol_intern(struct aggregator *a,
+						 const struct report_symbol *s)
+{
+	size_t k;
+
+	if (a->symbol_count * 2 >= a->symbol_capacity && grow_symbols(a) < 0)
+		goto nomem;
+	k = symbol_hash(s) & (a->symbol_capacity - 1);
+	while (a->symbols[k]) {
+		if (symbol_equal(a->symbols[k], s))
+			return a->symbols[k];
+		k = (k + 1) & (a->symbol_capacity - 1);
+	}
+	a->symbols[k] = malloc(sizeof(*s));
+	if (!a->symbols[k])
+		goto nomem;
+	*a->symbols[k] = *s;
+	a->symbol_count++;
+	return a->symbols[k];
+nomem:
+	a->out_of_memory = 1;
+	return NULL;
+}
+
+/* ---- symbolizing an address, once ----------------------------------- */
+
+static uint64_t address_hash(const struct dso *dso, uint64_t address, int kernel)
+{
+	return hash_mix((uintptr_t)dso ^ hash_mix(address) ^ (uint64_t)kernel);
+}
+
+#define ADDRESS_EMPTY(x) ((x).frames == NULL)
+#define ADDRESS_HASH(x) address_hash((x).dso, (x).address, (x).kernel)
+
+static int grow_addresses(struct aggregator *a)
+{
+	REHASH(a->addresses, a->address_capacity, struct address_frames, ADDRESS_EMPTY,
+	       ADDRESS_HASH);
+	return 0;
+}
+
+static const char *srcline_of(struct aggregator *a, const struct symbol_frame *f)
+{
+	char text[4200];
+	const char *base;
+
+	if (!f->file)
+		return NULL;
+	base = strrchr(f->file, '/');
+	snprintf(text, sizeof(text), "%s:%u", base ? base + 1 : f->file, f->line);
+	return string_intern(a->strings, text);
+}
+
+static void symbolize_into(struct aggregator *a, struct address_frames *slot,
+			   const struct resolved_address *where, uint64_t raw_address)
+{
+	struct symbol_answer answer = { 0 };
+	const char *dso_name;
+	struct report_symbol s = { 0 };
+
+	if (where->dso)
+		symbolizer_lookup(a->symbolizer, where->dso, where->address, &answer);
+	/* A kernel address in a module answers with the module as its DSO. */
+	dso_name = answer.dso ? string_intern(a->strings, dso_short_name(answer.dso)) :
+		   where->dso ? string_intern(a->strings, dso_short_name(where->dso)) :
+		   string_intern(a->strings, where->kernel ? "[kernel.kallsyms]" : "[unknown]");
+	slot->count = answer.frame_count ? answer.frame_count : 1;
+	slot->frames = calloc(slot->count, sizeof(*slot->frames));
+	if (!slot->frames) {
+		a->out_of_memory = 1;
+		slot->count = 0;
+		return;
+	}
+	s.dso = dso_name;
+	s.kernel = where->kernel;
+	if (!answer.frame_count) {
+		s.name = string_intern(a->strings, "[unknown]");
+		s.unknown_offset = where->dso ? where->address : raw_address;
+		slot->frames[0] = symbol_intern(a, &s);
+		slot->with_line = slot->frames[0];
+		return;
+	}
+	s.resolved = 1;
+	for (size_t i = 0; i < answer.frame_count; i++) {
+		const struct symbol_frame *f = &answer.frames[i];
+
+		s.name = string_intern(a->strings, f->function ? f->function : "[unknown]");
+		s.inlined = f->inlined;
+		s.resolved = f->function != NULL;
+		s.unknown_offset = f->function ? 0 : where->address;
+		slot->frames[i] = symbol_intern(a, &s);
+	}
+	/* The leaf with its line: the innermost frame's file:line. */
+	s = *slot->frames[a->options.leaf_inline ? 0 : answer.frame_count - 1];
+	s.srcline = srcline_of(a, &answer.frames[0]);
+	slot->with_line = symbol_intern(a, &s);
+}
+
+static const struct address_frames *frames_of(struct aggregator *a,
+					      const struct session_sample *sample,
+					      uint64_t address, int kernel)
+{
+	struct resolved_address where;
+	size_t k;
+
+	session_resolve(a->session, sample, address, kernel, &where);
+	if (!where.dso && !kernel)
+		where.address = address;	/* no map: key on the raw address */
+	if (a->address_count * 2 >= a->address_capacity && grow_addresses(a) < 0) {
+		a->out_of_memory = 1;
+		return NULL;
+	}
+	k = address_hash(where.dso, where.address, kernel) & (a->address_capacity - 1);
+	while (a->addresses[k].frames) {
+		struct address_frames *slot = &a->addresses[k];
+
+		if (slot->dso == where.dso && slot->address == where.address &&
+		    slot->kernel == kernel)
+			return slot;
+		k = (k + 1) & (a->address_capacity - 1);
+	}
+	struct address_frames *slot = &a->addresses[k];
+
+	slot->dso = where.dso;
+	slot->address = where.address;
+	slot->kernel = kernel;
+	symbolize_into(a, slot, &where, address);
+	if (!slot->frames)
+		return NULL;
+	a->address_count++;
+	return slot;
+}
+
+/* ---- a sample's stack ------------------------------------------------ */
+
+static int push(struct aggregator *a, size_t *depth, const struct report_symbol *s)
+{
+	if (!s || *depth == a->stack_capacity)
+		return 0;
+	a->stack[(*depth)++] = s;
+	return 1;
+}
+
+static void push_address(struct aggregator *a, const struct session_sample *sample,
+			 uint64_t address, int kernel, int first, size_t *depth,
+			 const struct report_symbol **leaf)
+{
+	/* Callers' entries are return addresses: look up the call itself. */
+	const struct address_frames *f = frames_of(a, sample, first ? address : address - 1,
+						   kernel);
+
+	if (!f)
+		return;
+	if (!*leaf)
+		*leaf = a->options.sort_keys & SORT_SRCLINE ? f->with_line :
+			f->frames[a->options.leaf_inline ? 0 : f->count - 1];
+	if (a->options.tree_inlines) {
+		for (size_t i = 0; i < f->count; i++)
+			push(a, depth, f->frames[i]);
+	} else {
+		push(a, depth, f->frames[f->count - 1]);
+	}
+}
+
+/*
+ * Where an unwound user stack stops short: a frame of its own, outermost,
+ * named in brackets like the kernel's pseudo-DSOs.
+ */
+static const struct report_symbol *marker_symbol(struct aggregator *a, uint64_t marker)
+{
+	struct report_symbol s = {
+		.name = string_intern(a->strings, marker == UNWIND_FRAME_TRUNCATED ?
+					"[truncated]" : "[unknown]"),
+		.dso = string_intern(a->strings, "[unwind]"),
+		.resolved = 1,
+	};
+
+	return symbol_intern(a, &s);
+}
+
+static int sample_is_kernel(const struct session_sample *sample)
+{
+	unsigned mode = sample->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	return mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL;
+}
+
+/* Leaf first; returns the depth and the flat view's leaf symbol. */
+static size_t build_stack(struct aggregator *a, const struct session_sample *sample,
+			  const struct report_symbol **leaf)
+{
+	size_t depth = 0, frames = 0;
+	int kernel = sample_is_kernel(sample), first = 1;
+
+	*leaf = NULL;
+	/* A flat profile of self time needs only where the sample hit. */
+	if (!a->options.want_tree && !a->options.children && !a->options.focus) {
+		push_address(a, sample, sample->ip, kernel, 1, &depth, leaf);
+		return depth;
+	}
+	if (!sample->callchain_nr) {
+		push_address(a, sample, sample->ip, kernel, 1, &depth, leaf);
+		return depth;
+	}
+	for (size_t i = 0; i < sample->callchain_nr && frames < a->options.max_frames; i++) {
+		uint64_t address = sample->callchain[i];
+
+		if (address == UNWIND_FRAME_TRUNCATED || address == UNWIND_FRAME_UNKNOWN) {
+			push(a, &depth, marker_symbol(a, address));
+			continue;
+		}
+		if (address >= PERF_CONTEXT_MAX) {
+			kernel = address == PERF_CONTEXT_KERNEL ||
+				 address == PERF_CONTEXT_GUEST_KERNEL;
+			first = 1;	/* a context's first entry is where it was interrupted */
+			continue;
+		}
+		if (!address)
+			continue;
+		push_address(a, sample, address, kernel, first, &depth, leaf);
+		first = 0;
+		frames++;
+	}
+	if (!*leaf)
+		push_address(a, sample, sample->ip, kernel, 1, &depth, leaf);
+	return depth;
+}
+
+/* ---- flat ------------------------------------------------------------ */
+
+static const struct report_symbol *flat_symbol(struct aggregator *a,
+					       const struct report_symbol *s)
+{
+	struct report_symbol only_dso = { 0 };
+
+	if (a->options.sort_keys & (SORT_SYM | SORT_SRCLINE))
+		return s;
+	if (!(a->options.sort_keys & SORT_DSO))
+		return NULL;
+	only_dso.name = s->dso;
+	only_dso.dso = s->dso;
+	only_dso.kernel = s->kernel;
+	only_dso.resolved = 1;
+	return symbol_intern(a, &only_dso);
+}
+
+static uint64_t flat_hash(const struct flat_entry *e)
+{
+	return hash_mix((uintptr_t)e->symbol ^ hash_mix((uintptr_t)e->comm) ^
+			hash_mix(((uint64_t)e->pid << 32) | e->tid));
+}
+
+#define FLAT_HASH(x) flat_hash(&(x)->entry)
+
+static int grow_flat(struct aggregator *a)
+{
+	REHASH(a->flat, a->flat_capacity, struct flat_slot *, POINTER_EMPTY, FLAT_HASH);
+	return 0;
+}
+
+static struct flat_slot *flat_slot_for(struct aggregator *a, const struct session_sample *sample,
+				       const struct report_symbol *symbol)
+{
+	struct flat_entry key = { 0 };
+	unsigned keys = a->options.sort_keys;
+	size_t k;
+
+	key.comm = keys & SORT_COMM ? sample->comm : NULL;
+	key.pid = keys & SORT_PID ? sample->pid : 0;
+	key.tid = keys & SORT_TID ? sample->tid : 0;
+	key.symbol = flat_symbol(a, symbol);
+	if (a->flat_count * 2 >= a->flat_capacity && grow_flat(a) < 0)
+		return NULL;
+	k = flat_hash(&key) & (a->flat_capacity - 1);
+	while (a->flat[k]) {
+		struct flat_entry *e = &a->flat[k]->entry;
+
+		if (e->symbol == key.symbol && e->comm == key.comm && e->pid == key.pid &&
+		    e->tid == key.tid)
+			return a->flat[k];
+		k = (k + 1) & (a->flat_capacity - 1);
+	}
+	a->flat[k] = calloc(1, sizeof(**a->flat));
+	if (!a->flat[k])
+		return NULL;
+	a->flat[k]->entry = key;
+	a->flat[k]->last_sample = UINT64_MAX;
+	a->flat_count++;
+	return a->flat[k];
+}
+
+static void count_flat(struct aggregator *a, const struct session_sample *sample,
+		       const struct report_symbol *leaf, size_t depth)
+{
+	struct flat_slot *slot = flat_slot_for(a, sample, leaf);
+
+	if (!slot) {
+		a->out_of_memory = 1;
+		return;
+	}
+	slot->entry.self_period += sample->period;
+	slot->entry.self_samples++;
+	slot->entry.total_period += sample->period;
+	slot->entry.total_samples++;
+	slot->last_sample = a->sample_number;
+	/* Total: each function on the stack once, however often it recurs. */
+	for (size_t i = 0; i < depth && a->options.children; i++) {
+		const struct report_symbol *s = a->stack[i];
+
+		if (s->inlined && !a->options.leaf_inline)
+			continue;
+		slot = flat_slot_for(a, sample, s);
+		if (!slot || slot->last_sample == a->sample_number)
+			continue;
+		slot->last_sample = a->sample_number;
+		slot->entry.total_period += sample->period;
+		slot->entry.total_samples++;
+	}
+}
+
+/* ---- tree ------------------------------------------------------------ */
+
+static uint64_t tree_hash(const struct call_node *parent, const void *key)
+{
+	return hash_mix((uintptr_t)parent ^ hash_mix((uintptr_t)key));
+}
+
+#define TREE_EMPTY(x) ((x).node == NULL)
+#define TREE_HASH(x) tree_hash((x).parent, (x).key)
+
+static int grow_tree(struct aggregator *a)
+{
+	REHASH(a->tree, a->tree_capacity, struct tree_slot, TREE_EMPTY, TREE_HASH);
+	return 0;
+}
+
+static struct call_node *child_of(struct aggregator *a, struct call_node *parent,
+				  const void *key, const struct report_symbol *symbol,
+				  const char *comm)
+{
+	size_t k;
+
+	if (a->tree_count * 2 >= a->tree_capacity && grow_tree(a) < 0)
+		return NULL;
+	k = tree_hash(parent, key) & (a->tree_capacity - 1);
+	while (a->tree[k].node) {
+		if (a->tree[k].parent == parent && a->tree[k].key == key)
+			return a->tree[k].node;
+		k = (k + 1) & (a->tree_capacity - 1);
+	}
+	struct call_node *node = calloc(1, sizeof(*node));
+
+	if (!node)
+		return NULL;
+	node->symbol = symbol;
+	node->comm = comm;
+	parent->child_count++;
+	a->tree[k] = (struct tree_slot){ parent, key, node };
+	a->tree_count++;
+	return node;
+}
+
+static void count_tree(struct aggregator *a, const struct session_sample *sample,
+		       size_t depth)
+{
+	const char *comm = sample->comm ? sample->comm : "[unknown]";
+	struct call_node *node = child_of(a, &a->root, comm, NULL, comm);
+
+	a->root.total_period += sample->period;
+	a->root.total_samples++;
+	for (size_t i = 0; node; i++) {
+		node->total_period += sample->period;
+		node->total_samples++;
+		/* Self belongs to the sample's leaf: the top frame when inverted. */
+		if (a->options.callee ? i == 1 : i == depth) {
+			node->self_period += sample->period;
+			node->self_samples++;
+		}
+		if (i == depth)
+			break;
+		const struct report_symbol *s = a->options.callee ? a->stack[i] :
+						a->stack[depth - 1 - i];
+		node = child_of(a, node, s, s, NULL);
+	}
+	if (!node)
+		a->out_of_memory = 1;
+}
+
+static int stack_has(const struct aggregator *a, size_t depth, const char *name)
+{
+	for (size_t i = 0; i < depth; i++)
+		if (strcmp(a->stack[i]->name, name) == 0)
+			return 1;
+	return 0;
+}
+
+void aggregator_add(void *context, const struct session_sample *sample)
+{
+	struct aggregator *a = context;
+	const struct report_symbol *leaf;
+	size_t depth = build_stack(a, sample, &leaf);
+
+	if (!leaf || !depth)
+		return;
+	if (a->options.focus && !stack_has(a, depth, a->options.focus))
+		return;
+	a->sample_number++;
+	a->total_period += sample->period;
+	a->total_samples++;
+	count_flat(a, sample, leaf, depth);
+	if (a->options.want_tree)
+		count_tree(a, sample, depth);
+}
+
+/* ---- finishing ------------------------------------------------------- */
+
+static int compare_flat(const void *x, const void *y)
+{
+	const struct flat_entry *a = x, *b = y;
+
+	if (a->self_period != b->self_period)
+		return a->self_period > b->self_period ? -1 : 1;
+	if (a->total_period != b->total_period)
+		return a->total_period > b->total_period ? -1 : 1;
+	if (a->symbol && b->symbol && a->symbol->name != b->symbol->name)
+		return strcmp(a->symbol->name, b->symbol->name);
+	return (a->pid > b->pid) - (a->pid < b->pid);
+}
+
+static int compare_children(const void *x, const void *y)
+{
+	const struct call_node *a = *(struct call_node *const *)x;
+	const struct call_node *b = *(struct call_node *const *)y;
+	const char *na = a->symbol ? a->symbol->name : a->comm;
+	const char *nb = b->symbol ? b->symbol->name : b->comm;
+
+	if (a->total_period != b->total_period)
+		return a->total_period > b->total_period ? -1 : 1;
+	return strcmp(na, nb);
+}
+
+static int link_children(struct aggregator *a)
+{
+	/* Every node knows its child count; fill the arrays, then sort them. */
+	for (size_t i = 0; i < a->tree_capacity; i++) {
+		struct call_node *parent;
+
+		if (!a->tree[i].node)
+			continue;
+		parent = (struct call_node *)a->tree[i].parent;
+		if (!parent->children) {
+			parent->children = calloc(parent->child_count, sizeof(*parent->children));
+			if (!parent->children)
+				return -ENOMEM;
+			parent->child_count = 0;
+		}
+		parent->children[parent->child_count++] = a->tree[i].node;
+	}
+	if (a->root.child_count)
+		qsort(a->root.children, a->root.child_count, sizeof(*a->root.children),
+		      compare_children);
+	for (size_t i = 0; i < a->tree_capacity; i++) {
+		struct call_node *n = a->tree[i].node;
+
+		if (n && n->child_count)
+			qsort(n->children, n->child_count, sizeof(*n->children),
+			      compare_children);
+	}
+	return 0;
+}
+
+int aggregator_finish(struct aggregator *a, struct report_data *data)
+{
+	size_t n = 0;
+
+	if (a->out_of_memory)
+		return -ENOMEM;
+	a->flat_sorted = calloc(a->flat_count + 1, sizeof(*a->flat_sorted));
+	if (!a->flat_sorted)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->flat_capacity; i++)
+		if (a->flat[i] && a->flat[i]->entry.self_samples)
+			a->flat_sorted[n++] = a->flat[i]->entry;
+	/* Functions only ever callers matter only with a total column. */
+	for (size_t i = 0; i < a->flat_capacity && a->options.children; i++)
+		if (a->flat[i] && !a->flat[i]->entry.self_samples)
+			a->flat_sorted[n++] = a->flat[i]->entry;
+	if (n)
+		qsort(a->flat_sorted, n, sizeof(*a->flat_sorted), compare_flat);
+	if (link_children(a) < 0)
+		return -ENOMEM;
+	data->sort_keys = a->options.sort_keys;
+	data->flat = a->flat_sorted;
+	data->flat_count = n;
+	data->tree = &a->root;
+	data->tree_callee = a->options.callee;
+	data->total_period = a->total_period;
+	data->total_samples = a->total_samples;
+	return 0;
+}

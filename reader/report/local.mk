@@ -1,0 +1,23 @@
+# Aggregation (flat profile, call tree) and the views; perfrec-report.
+noinst_LIBRARIES += reader/report/libperfrec-report.a
+reader_report_libperfrec_report_a_SOURCES = \
+	reader/report/report.h reader/report/view.h \
+	reader/report/aggregate.c \
+	reader/report/view-common.c \
+	reader/report/view-flat.c \
+	reader/report/view-tree.c \
+	reader/report/view-folded.c \
+	reader/report/view-json.c \
+	reader/report/view-samples.c
+reader_report_libperfrec_report_a_CPPFLAGS = $(AM_CPPFLAGS) $(UNWIND_CPPFLAGS) \
+	$(SYMBOLIZE_CPPFLAGS) $(INTERN_CPPFLAGS)
+
+REPORT_CPPFLAGS = -I$(top_srcdir)/reader/report $(SESSION_CPPFLAGS)
+REPORT_LIBS = reader/report/libperfrec-report.a $(UNWIND_LIBS)
+
+bin_PROGRAMS += perfrec-report
+perfrec_report_SOURCES = reader/report/main.c
+perfrec_report_CPPFLAGS = $(AM_CPPFLAGS) $(REPORT_CPPFLAGS) $(UNWIND_CPPFLAGS) \
+	$(SYMBOLIZE_CPPFLAGS) $(BUNDLE_CPPFLAGS)
+perfrec_report_LDADD = $(REPORT_LIBS) $(BUNDLE_LIBS) $(DEBUGINFOD_SOURCE_LIBS)
+dist_man_MANS += doc/perfrec-report.1

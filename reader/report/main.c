@@ -1,0 +1,615 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* perfrec-report: profiles from perfrec captures.  See perfrec-report(1). */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "bundle.h"
+#include "debuginfod.h"
+#include "report.h"
+#include "symbolize.h"
+#include "unwind.h"
+
+enum view { VIEW_FLAT, VIEW_TREE, VIEW_FOLDED, VIEW_SAMPLES };
+
+struct report_options {
+	enum view view;
+	int json;
+	unsigned sort_keys;
+	int lines, inline_leaf, no_inlines, callee, children;
+	const char *focus;
+	double percent_limit;
+	int percent_limit_given;
+	size_t top;
+	int width;
+	const char *since, *until;
+	uint32_t pids[256], tids[256];
+	size_t pid_count, tid_count;
+	const char *comms[64];
+	size_t comm_count;
+	char *comm_storage[64];		/* the --comm arguments, split in place */
+	size_t comm_storage_count;
+	int cpus[1024];
+	size_t cpu_count;
+	const char *event;
+	const char *symfs;
+	const char *debug_dirs[32];
+	size_t debug_dir_count;
+	int no_unwind;
+	const char *bundles[32];	/* --symbols */
+	size_t bundle_count;
+	int no_debuginfod;
+	int quiet;
+};
+
+static void warn_line(void *context, const char *message)
+{
+	const struct report_options *o = context;
+
+	if (!o->quiet)
+		fprintf(stderr, "perfrec-report: warning: %s\n", message);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"Usage: perfrec-report [OPTIONS] FILE|DIR...\n"
+"Profiles from perfrec captures: every .prf of a directory, merged in time order.\n"
+"\n"
+"Views:\n"
+"      --view=flat|tree|folded   flat profile (default), call tree, collapsed stacks\n"
+"      --view=samples            every sample with its symbolized frames\n"
+"      --json                    flat or tree as JSON (schema in perfrec-report(1))\n"
+"  -s, --sort KEYS               flat keys: comm,pid,tid,dso,sym,srcline (default sym)\n"
+"      --lines                   attribute to file:line (same as adding srcline)\n"
+"      --inline                  flat: charge the innermost inlined function\n"
+"      --no-inline               tree: no inlined frames of their own\n"
+"      --children                flat: add a total (with callees) column\n"
+"      --callee                  tree: inverted, leaf functions at the top\n"
+"      --focus SYMBOL            only stacks through SYMBOL\n"
+"      --percent-limit PCT       hide entries below PCT %% (tree default 0.5)\n"
+"      --top N                   flat: at most N rows\n"
+"  -w, --width N                 fit N columns (default: the terminal's)\n"
+"\n"
+"Filters:\n"
+"      --since TIME, --until TIME  10s / +2.5 (from the capture start), or\n"
+"                                 2026-12-02T17:30:00 / 17:30:00 (UTC)\n"
+"      --pid PID[,PID], --tid TID[,TID], --comm NAME[,NAME], --cpu N[,N]\n"
+"      --event NAME\n"
+"\n"
+"Symbols:\n"
+"      --symfs DIR               look for the captured paths under DIR\n"
+"      --debug-dir DIR           .build-id tree of debug files (repeatable;\n"
+"                                default /usr/lib/debug)\n"
+"      --symbols BUNDLE          a perfrec-archive bundle (.tar, .tar.zst, or\n"
+"                                extracted directory; repeatable)\n"
+"      --no-debuginfod           do not ask the servers of DEBUGINFOD_URLS for\n"
+"                                binaries and debug files found nowhere here\n"
+"\n"
+"      --no-unwind               callchains as recorded: no DWARF unwinding of\n"
+"                                the user stacks of --call-graph dwarf captures\n"
+"  -q, --quiet                   no warnings\n"
+"  -h, --help, -V, --version\n");
+}
+
+static int parse_sort(struct report_options *o, const char *text)
+{
+	static const struct { const char *name; unsigned bit; } keys[] = {
+		{ "comm", SORT_COMM }, { "pid", SORT_PID }, { "tid", SORT_TID },
+		{ "dso", SORT_DSO }, { "sym", SORT_SYM }, { "symbol", SORT_SYM },
+		{ "srcline", SORT_SRCLINE },
+	};
+	char copy[256], *saveptr = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", text);
+	o->sort_keys = 0;
+	for (char *k = strtok_r(copy, ",", &saveptr); k; k = strtok_r(NULL, ",", &saveptr)) {
+		size_t i;
+
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (strcmp(k, keys[i].name) == 0)
+				break;
+		if (i == sizeof(keys) / sizeof(keys[0])) {
+			fprintf(stderr, "perfrec-report: --sort: unknown key '%s' (have comm, pid, tid, dso, sym, srcline)\n", k);
+			return -EINVAL;
+		}
+		o->sort_keys |= keys[i].bit;
+	}
+	return o->sort_keys ? 0 : -EINVAL;
+}
+
+static int parse_number_list(const char *option, const char *text, long max,
+			     long *out, size_t *count, size_t capacity)
+{
+	char copy[4096], *saveptr = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", text);
+	for (char *k = strtok_r(copy, ",", &saveptr); k; k = strtok_r(NULL, ",", &saveptr)) {
+		char *end;
+		long v = strtol(k, &end, 10);
+
+		if (*end || end == k || v < 0 || v > max || *count == capacity) {
+			fprintf(stderr, "perfrec-report: --%s: '%s' is not a valid number\n", option, k);
+			return -EINVAL;
+		}
+		out[(*count)++] = v;
+	}
+	return 0;
+}
+
+static int parse_u32_list(const char *option, const char *text, uint32_t *out,
+			  size_t *count, size_t capacity)
+{
+	long values[256];
+	size_t n = 0;
+
+	if (parse_number_list(option, text, 0x7fffffff, values, &n,
+			      capacity < 256 ? capacity : 256) < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		out[(*count)++] = (uint32_t)values[i];
+	return 0;
+}
+
+/*
+ * A time: relative ("10s", "+2.5", "1m") from the capture's start, or an
+ * absolute UTC time ("2026-12-02T17:30:00", "17:30:00" on the start's day).
+ */
+static int parse_time(const char *option, const char *text,
+		      const struct session_summary *facts, uint64_t *out)
+{
+	struct tm tm = { 0 };
+	const char *end;
+	char *unit;
+	double value;
+
+	if (strchr(text, ':')) {
+		time_t start = (time_t)((int64_t)(facts->start_ns + (uint64_t)facts->realtime_offset_ns) /
+					1000000000);
+
+		gmtime_r(&start, &tm);
+		end = strptime(text, "%Y-%m-%dT%H:%M:%S", &tm);
+		if (!end)
+			end = strptime(text, "%H:%M:%S", &tm);
+		if (!end || (*end && strcmp(end, "Z") != 0))
+			goto bad;
+		int64_t wall = (int64_t)timegm(&tm) * 1000000000;
+		int64_t mono = wall - facts->realtime_offset_ns;
+
+		*out = mono > 0 ? (uint64_t)mono : 1;
+		return 0;
+	}
+	value = strtod(*text == '+' ? text + 1 : text, &unit);
+	if (unit == text || value < 0)
+		goto bad;
+	if (strcmp(unit, "ms") == 0)
+		value /= 1000;
+	else if (strcmp(unit, "m") == 0 || strcmp(unit, "min") == 0)
+		value *= 60;
+	else if (strcmp(unit, "h") == 0)
+		value *= 3600;
+	else if (*unit && strcmp(unit, "s") != 0)
+		goto bad;
+	*out = facts->start_ns + (uint64_t)(value * 1e9);
+	return 0;
+bad:
+	fprintf(stderr, "perfrec-report: --%s: '%s' is not a time (10s, +2.5, 17:30:00, 2026-12-02T17:30:00)\n",
+		option, text);
+	return -EINVAL;
+}
+
+enum {
+	OPT_VIEW = 0x100, OPT_JSON, OPT_LINES, OPT_INLINE, OPT_NO_INLINE, OPT_CHILDREN,
+	OPT_CALLEE, OPT_FOCUS, OPT_PERCENT, OPT_TOP, OPT_SINCE, OPT_UNTIL, OPT_PID,
+	OPT_TID, OPT_COMM, OPT_CPU, OPT_EVENT, OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_UNWIND,
+	OPT_SYMBOLS, OPT_NO_DEBUGINFOD,
+};
+
+static const struct option long_options[] = {
+	{ "view", required_argument, NULL, OPT_VIEW },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "sort", required_argument, NULL, 's' },
+	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "children", no_argument, NULL, OPT_CHILDREN },
+	{ "callee", no_argument, NULL, OPT_CALLEE },
+	{ "focus", required_argument, NULL, OPT_FOCUS },
+	{ "percent-limit", required_argument, NULL, OPT_PERCENT },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "width", required_argument, NULL, 'w' },
+	{ "since", required_argument, NULL, OPT_SINCE },
+	{ "until", required_argument, NULL, OPT_UNTIL },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "event", required_argument, NULL, OPT_EVENT },
+	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+	{ "no-unwind", no_argument, NULL, OPT_NO_UNWIND },
+	{ "symbols", required_argument, NULL, OPT_SYMBOLS },
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_option(struct report_options *o, int c, const char *arg)
+{
+	char *end;
+
+	switch (c) {
+	case OPT_VIEW:
+		if (strcmp(arg, "flat") == 0)
+			o->view = VIEW_FLAT;
+		else if (strcmp(arg, "tree") == 0)
+			o->view = VIEW_TREE;
+		else if (strcmp(arg, "folded") == 0)
+			o->view = VIEW_FOLDED;
+		else if (strcmp(arg, "samples") == 0)
+			o->view = VIEW_SAMPLES;
+		else {
+			fprintf(stderr, "perfrec-report: --view: '%s' is not one of flat, tree, folded, samples\n", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_JSON: o->json = 1; return 0;
+	case 's': return parse_sort(o, arg);
+	case OPT_LINES: o->lines = 1; return 0;
+	case OPT_INLINE: o->inline_leaf = 1; return 0;
+	case OPT_NO_INLINE: o->no_inlines = 1; return 0;
+	case OPT_CHILDREN: o->children = 1; return 0;
+	case OPT_CALLEE: o->callee = 1; return 0;
+	case OPT_FOCUS: o->focus = arg; return 0;
+	case OPT_PERCENT:
+		o->percent_limit = strtod(arg, &end);
+		if (end == arg || *end || o->percent_limit < 0 || o->percent_limit > 100) {
+			fprintf(stderr, "perfrec-report: --percent-limit: '%s' is not a percentage\n", arg);
+			return -EINVAL;
+		}
+		o->percent_limit_given = 1;
+		return 0;
+	case OPT_TOP:
+	case 'w': {
+		long v = strtol(arg, &end, 10);
+
+		if (end == arg || *end || v < 0 || v > 1000000) {
+			fprintf(stderr, "perfrec-report: --%s: '%s' is not a number\n",
+				c == 'w' ? "width" : "top", arg);
+			return -EINVAL;
+		}
+		if (c == 'w')
+			o->width = (int)v;
+		else
+			o->top = (size_t)v;
+		return 0;
+	}
+	case OPT_SINCE: o->since = arg; return 0;
+	case OPT_UNTIL: o->until = arg; return 0;
+	case OPT_PID: return parse_u32_list("pid", arg, o->pids, &o->pid_count, 256);
+	case OPT_TID: return parse_u32_list("tid", arg, o->tids, &o->tid_count, 256);
+	case OPT_CPU: {
+		long values[1024];
+		size_t n = 0;
+
+		if (parse_number_list("cpu", arg, 65535, values, &n, 1024) < 0)
+			return -EINVAL;
+		for (size_t i = 0; i < n && o->cpu_count < 1024; i++)
+			o->cpus[o->cpu_count++] = (int)values[i];
+		return 0;
+	}
+	case OPT_COMM: {
+		/* Kept as given; split on commas in place. */
+		char *copy = strdup(arg), *saveptr = NULL;
+
+		if (!copy || o->comm_storage_count == 64) {
+			free(copy);
+			fprintf(stderr, "perfrec-report: --comm: too many\n");
+			return -EINVAL;
+		}
+		o->comm_storage[o->comm_storage_count++] = copy;
+
+		for (char *k = strtok_r(copy, ",", &saveptr); k && o->comm_count < 64;
+		     k = strtok_r(NULL, ",", &saveptr))
+			o->comms[o->comm_count++] = k;
+		return 0;
+	}
+	case OPT_EVENT: o->event = arg; return 0;
+	case OPT_SYMFS: o->symfs = arg; return 0;
+	case OPT_DEBUG_DIR:
+		if (o->debug_dir_count == 32) {
+			fprintf(stderr, "perfrec-report: --debug-dir: at most 32\n");
+			return -EINVAL;
+		}
+		o->debug_dirs[o->debug_dir_count++] = arg;
+		return 0;
+	case OPT_NO_UNWIND: o->no_unwind = 1; return 0;
+	case OPT_SYMBOLS:
+		if (o->bundle_count == 32) {
+			fprintf(stderr, "perfrec-report: --symbols: at most 32\n");
+			return -EINVAL;
+		}
+		o->bundles[o->bundle_count++] = arg;
+		return 0;
+	case OPT_NO_DEBUGINFOD: o->no_debuginfod = 1; return 0;
+	case 'q': o->quiet = 1; return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int terminal_width(void)
+{
+	struct winsize ws;
+	const char *columns = getenv("COLUMNS");
+
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col)
+		return ws.ws_col;
+	if (isatty(STDOUT_FILENO) && columns && atoi(columns) > 0)
+		return atoi(columns);
+	return 0;
+}
+
+static int print_view(const struct report_options *o, const struct report_data *data)
+{
+	struct view_options view = {
+		.percent_limit = o->percent_limit,
+		.top = o->top,
+		.width = o->width ? o->width : terminal_width(),
+		.show_children = o->children,
+	};
+
+	if (o->view == VIEW_FOLDED)
+		return view_folded(data, stdout);
+	if (o->view == VIEW_TREE)
+		return o->json ? view_tree_json(data, &view, stdout) : view_tree(data, &view, stdout);
+	return o->json ? view_flat_json(data, &view, stdout) : view_flat(data, &view, stdout);
+}
+
+/* The private directories --symbols bundles are extracted into, removed at exit. */
+static char *bundle_dirs[32];
+static size_t bundle_dir_count;
+
+static void remove_bundle_dirs(void)
+{
+	for (size_t i = 0; i < bundle_dir_count; i++) {
+		bundle_remove_tree(bundle_dirs[i]);
+		free(bundle_dirs[i]);
+	}
+	bundle_dir_count = 0;
+}
+
+/*
+ * The debug directories: --debug-dir's (or /usr/lib/debug), then each
+ * bundle's .build-id tree: a directory as it is, a tar extracted into a
+ * private directory.  0, or -1 after a message.
+ */
+static int debug_dirs_with_bundles(struct report_options *o, const char **dirs, size_t *count)
+{
+	const char *tmp = getenv("TMPDIR");
+	char why[512];
+	struct stat st;
+
+	*count = 0;
+	if (!o->debug_dir_count)
+		dirs[(*count)++] = "/usr/lib/debug";
+	for (size_t i = 0; i < o->debug_dir_count; i++)
+		dirs[(*count)++] = o->debug_dirs[i];
+	if (o->bundle_count)
+		atexit(remove_bundle_dirs);
+	for (size_t i = 0; i < o->bundle_count; i++) {
+		const char *bundle = o->bundles[i];
+		char *dir;
+
+		if (stat(bundle, &st) < 0) {
+			fprintf(stderr, "perfrec-report: --symbols %s: %s\n", bundle, strerror(errno));
+			return -1;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			dirs[(*count)++] = bundle;
+			continue;
+		}
+		if (asprintf(&dir, "%s/perfrec-symbols.XXXXXX", tmp && tmp[0] ? tmp : "/tmp") < 0) {
+			fprintf(stderr, "perfrec-report: out of memory\n");
+			return -1;
+		}
+		if (!mkdtemp(dir)) {
+			fprintf(stderr, "perfrec-report: --symbols %s: cannot make a directory %s: %s\n",
+				bundle, dir, strerror(errno));
+			free(dir);
+			return -1;
+		}
+		bundle_dirs[bundle_dir_count++] = dir;
+		if (bundle_extract(bundle, dir, why, sizeof(why)) < 0) {
+			fprintf(stderr, "perfrec-report: --symbols %s: %s\n", bundle, why);
+			return -1;
+		}
+		dirs[(*count)++] = dir;
+	}
+	return 0;
+}
+
+/* Samples with their user stacks unwound, or as recorded without an unwinder. */
+static void for_each_sample(struct session *session, struct unwinder *unwinder,
+			    const struct session_filter *filter, session_sample_fn fn,
+			    void *context)
+{
+	if (unwinder)
+		unwinder_for_each_sample(unwinder, filter, fn, context);
+	else
+		session_for_each_sample(session, filter, fn, context);
+}
+
+/* What run() leaves for the exit to free (see its end). */
+void *report_kept[5];
+
+static int run(struct report_options *o, char **inputs, int input_count)
+{
+	static const char *debug_dirs[64];
+	size_t debug_dir_count = 0;
+	struct symbolizer_options sym_options = {
+		.symfs = o->symfs,
+		.debug_dirs = debug_dirs,
+		.want_lines = o->lines || (o->sort_keys & SORT_SRCLINE),
+		.want_inlines = 1,
+		.warn = warn_line,
+		.warn_context = o,
+	};
+	struct session_options session_options = {
+		.warn = warn_line,
+		.warn_context = o,
+	};
+	/* A flat profile of self time looks at no callchain: nothing to unwind. */
+	int unwind = !o->no_unwind && (o->view != VIEW_FLAT || o->children || o->focus);
+	struct aggregate_options aggregate = {
+		.sort_keys = o->sort_keys | (o->lines ? SORT_SRCLINE : 0),
+		.leaf_inline = o->inline_leaf,
+		.tree_inlines = !o->no_inlines,
+		/* Collapsed stacks are caller-first whatever the tree's order. */
+		.callee = o->callee && o->view != VIEW_FOLDED,
+		.children = o->children,
+		.want_tree = o->view == VIEW_TREE || o->view == VIEW_FOLDED,
+		.focus = o->focus,
+	};
+	struct session_filter filter = {
+		.pids = o->pids, .pid_count = o->pid_count,
+		.tids = o->tids, .tid_count = o->tid_count,
+		.comms = o->comms, .comm_count = o->comm_count,
+		.cpus = o->cpus, .cpu_count = o->cpu_count,
+		.event = o->event,
+	};
+	struct symbolizer_source *debuginfod = NULL;
+	struct symbolizer *symbolizer = NULL;
+	struct session *session = NULL;
+	struct unwinder *unwinder = NULL;
+	struct aggregator *aggregator = NULL;
+	struct report_data data = { 0 };
+	struct prf_error error = { 0 };
+	int status = 1, ret;
+
+	if (debug_dirs_with_bundles(o, debug_dirs, &debug_dir_count) < 0)
+		goto out;
+	sym_options.debug_dir_count = debug_dir_count;
+	if (!o->no_debuginfod) {
+		debuginfod = debuginfod_source_new(getenv("DEBUGINFOD_URLS"), warn_line, o);
+		if (!debuginfod && errno != ENOENT) {
+			fprintf(stderr, "perfrec-report: out of memory\n");
+			goto out;
+		}
+		sym_options.source = debuginfod;
+	}
+	symbolizer = symbolizer_new(&sym_options);
+	session_options.symbolizer = symbolizer;
+	if (!symbolizer || session_create(&session, &session_options) < 0 ||
+	    (unwind && !(unwinder = unwinder_new(session, symbolizer)))) {
+		fprintf(stderr, "perfrec-report: out of memory\n");
+		goto out;
+	}
+	for (int i = 0; i < input_count; i++)
+		if (session_add_input(session, inputs[i], &error) < 0) {
+			fprintf(stderr, "perfrec-report: %s\n", error.message);
+			goto out;
+		}
+	ret = session_load(session, &error);
+	if (ret < 0) {
+		fprintf(stderr, "perfrec-report: %s\n", error.message);
+		goto out;
+	}
+	session_get_summary(session, &data.header);
+	if ((o->since && parse_time("since", o->since, &data.header, &filter.since_ns) < 0) ||
+	    (o->until && parse_time("until", o->until, &data.header, &filter.until_ns) < 0)) {
+		status = 2;
+		goto out;
+	}
+	if (o->view == VIEW_SAMPLES) {
+		struct view_samples v = { session, symbolizer, stdout };
+
+		for_each_sample(session, unwinder, &filter, view_sample, &v);
+		status = 0;
+		goto flush;
+	}
+	aggregator = aggregator_new(session, symbolizer, &aggregate);
+	if (!aggregator) {
+		fprintf(stderr, "perfrec-report: out of memory\n");
+		goto out;
+	}
+	for_each_sample(session, unwinder, &filter, aggregator_add, aggregator);
+	if (aggregator_finish(aggregator, &data) < 0) {
+		fprintf(stderr, "perfrec-report: out of memory\n");
+		goto out;
+	}
+	data.header.samples = data.total_samples;
+	status = print_view(o, &data) < 0 ? 1 : 0;
+flush:
+	if (fflush(stdout) != 0 && errno != EPIPE) {
+		fprintf(stderr, "perfrec-report: writing the report: %s\n", strerror(errno));
+		status = 1;
+	}
+out:
+	/*
+	 * Freeing a million tree nodes and cache slots one by one is a
+	 * large share of a large report; the kernel takes the memory back at
+	 * exit at once.  PRF_REPORT_FREE=1 frees it (for leak checking by hand);
+	 * kept reachable otherwise, so LeakSanitizer does not call it a leak.
+	 */
+	if (getenv("PRF_REPORT_FREE")) {
+		aggregator_free(aggregator);
+		unwinder_free(unwinder);
+		session_free(session);
+		symbolizer_free(symbolizer);
+		debuginfod_source_free(debuginfod);
+	} else {
+		report_kept[0] = aggregator;
+		report_kept[1] = unwinder;
+		report_kept[2] = session;
+		report_kept[3] = symbolizer;
+		report_kept[4] = debuginfod;
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct report_options options = { .sort_keys = SORT_SYM };
+	int c;
+
+	/* A report piped into head(1) just stops. */
+	signal(SIGPIPE, SIG_DFL);
+	while ((c = getopt_long(argc, argv, "s:w:qhV", long_options, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		if (c == 'V') {
+			printf("perfrec-report %s\n", PACKAGE_VERSION);
+			return 0;
+		}
+		if (c == '?' || parse_option(&options, c, optarg) < 0) {
+			fprintf(stderr, "Try 'perfrec-report --help' for more information.\n");
+			return 2;
+		}
+	}
+	if (optind == argc) {
+		fprintf(stderr, "perfrec-report: no input: give capture files or directories\n"
+				"Try 'perfrec-report --help' for more information.\n");
+		return 2;
+	}
+	if (options.json && (options.view == VIEW_FOLDED || options.view == VIEW_SAMPLES)) {
+		fprintf(stderr, "perfrec-report: --json goes with the flat and tree views\n");
+		return 2;
+	}
+	if (options.view == VIEW_TREE && !options.percent_limit_given)
+		options.percent_limit = 0.5;
+	c = run(&options, argv + optind, argc - optind);
+	for (size_t i = 0; i < options.comm_storage_count; i++)
+		free(options.comm_storage[i]);
+	return c;
+}

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef PERFREC_REPORT_H
+#define PERFREC_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "session.h"
+
+/*
+ * Profiles from a session: the aggregator turns the replayed samples into
+ * a flat profile and a call tree (report_data), and the views print them
+ * with a header.  Weights are sample periods (as perf report's
+ * "Overhead"); counts are samples.
+ */
+
+/* One printable frame: a function (or an unresolved address) in a DSO. */
+struct report_symbol {
+	const char *name;		/* function, or "[unknown]" */
+	const char *dso;		/* short DSO name: "libc.so.6", "[kernel.kallsyms]" */
+	const char *srcline;		/* "file.c:42", or NULL */
+	uint64_t unknown_offset;	/* for [unknown]: the offset in dso */
+	int kernel;			/* a kernel frame: printed [k] */
+	int inlined;			/* inlined into its caller */
+	int resolved;			/* name is a real symbol */
+};
+
+/* Flat profile keys chosen with --sort; unused keys are NULL/0. */
+struct flat_entry {
+	const char *comm;
+	uint32_t pid, tid;
+	const struct report_symbol *symbol;	/* when sorting by sym, dso or srcline */
+	uint64_t self_period, total_period;
+	uint64_t self_samples, total_samples;
+};
+
+enum sort_key {
+	SORT_COMM = 1u << 0,
+	SORT_PID = 1u << 1,
+	SORT_TID = 1u << 2,
+	SORT_DSO = 1u << 3,
+	SORT_SYM = 1u << 4,
+	SORT_SRCLINE = 1u << 5,
+};
+
+struct call_node {
+	const struct report_symbol *symbol;	/* NULL at the root */
+	const char *comm;		/* for the first level: the process name */
+	uint64_t total_period, self_period;
+	uint64_t total_samples, self_samples;
+	struct call_node **children;	/* sorted by total_period, descending */
+	size_t child_count;
+};
+
+struct report_data {
+	struct session_summary header;
+	unsigned sort_keys;		/* enum sort_key bits of the flat entries */
+	struct flat_entry *flat;	/* sorted by self_period, descending */
+	size_t flat_count;
+	struct call_node *tree;		/* root: one child per comm, then frames */
+	int tree_callee;		/* 1: inverted (leaf at the top) */
+	uint64_t total_period;
+	uint64_t total_samples;
+};
+
+struct view_options {
+	double percent_limit;		/* hide entries/nodes below this % of total */
+	size_t top;			/* flat: at most this many rows; 0 = all */
+	int width;			/* columns to fit; 0 = unlimited */
+	int show_children;		/* flat: a total % column (callers' view) */
+	size_t json_max_depth;		/* tree JSON: deeper nodes are cut; 0 = VIEW_JSON_MAX_DEPTH */
+};
+
+/*
+ * The views.  Each returns 0, or -1 when writing to out failed (errno
+ * set, EPIPE included): the caller decides whether that is worth a
+ * message.  Percentages are of data->total_period; when it is 0 the text
+ * views print "# no samples" after the header instead of dividing by it.
+ * percent_limit compares the exact share (not the rounded one printed)
+ * and hidden rows and nodes are counted in one "# N ... not shown" line.
+ *
+ * Text views (flat, tree) start with view_print_header() and mark every
+ * line that is not data with "# ".  Names from the capture are printed
+ * safely: control characters and bytes that are not UTF-8 become '?'.
+ *
+ * Flat columns: Self% [Total%] Samples [Command] [Pid] [Tid] [Symbol]
+ * [DSO] [Source], by data->sort_keys (0 stands for SORT_SYM | SORT_DSO):
+ * Symbol with SORT_SYM, DSO with SORT_SYM or SORT_DSO, Source with
+ * SORT_SRCLINE.  width elides Source, then Symbol, never the DSO.
+ *
+ * Tree: one line per node, total % and self % (blank when 0), ASCII
+ * guides; an only child continues its parent's column instead of
+ * branching, so plain chains do not indent.  Guides are capped at 40
+ * columns: deeper lines show "[+N]" for the N levels not drawn.
+ *
+ * Folded: no header, one "frame;frame;... COUNT" line per tree node with
+ * self samples, outermost caller first even when data->tree_callee is
+ * set (the frames are reversed back).  See view-folded.c for the names.
+ *
+ * JSON: the schema is at the top of view-json.c.  The tree nests one
+ * object per node, so it is cut at json_max_depth nodes ("truncated":
+ * true) for parsers to read it: jq 1.6 (Debian 12) gives up past 84 and
+ * Python's json past about 490.
+ */
+#define VIEW_JSON_MAX_DEPTH	80
+
+int view_flat(const struct report_data *data, const struct view_options *options,
+	      FILE *out);
+int view_tree(const struct report_data *data, const struct view_options *options,
+	      FILE *out);
+int view_folded(const struct report_data *data, FILE *out);
+int view_flat_json(const struct report_data *data, const struct view_options *options,
+		   FILE *out);
+int view_tree_json(const struct report_data *data, const struct view_options *options,
+		   FILE *out);
+
+/* The header lines every text view starts with ("# host: ..."), then "#". */
+void view_print_header(const struct session_summary *header, FILE *out);
+
+/*
+ * Fits s into width columns by eliding its middle with "..", keeping more
+ * of the end (a C++ method name) than of the start.  The result is
+ * sanitized as the text views print names; it is s itself when that
+ * needs no change, else buffer (cut to size - 1 bytes).
+ */
+const char *view_elide(const char *s, int width, char *buffer, size_t size);
+
+/*
+ * The columns to fit when printing to out: $COLUMNS when set, else the
+ * terminal's width, else 0 (unlimited: a pipe or a file).
+ */
+int view_terminal_width(FILE *out);
+
+/*
+ * The samples view, a session_sample_fn: every sample it is given, with
+ * its frames symbolized (inlined ones too), as perf script prints them.
+ * Writing errors show on out (ferror).
+ */
+struct view_samples {
+	struct session *session;
+	struct symbolizer *symbolizer;
+	FILE *out;
+};
+
+void view_sample(void *view_samples, const struct session_sample *sample);
+
+/*
+ * Aggregation: each sample's callchain becomes a stack of symbolized
+ * frames (inlined frames of their own), counted into the flat profile and
+ * the call tree.  Symbolization is cached per (DSO, address), so the cost
+ * grows with the unique addresses of a capture, not with its samples.
+ */
+struct aggregator;
+
+struct aggregate_options {
+	unsigned sort_keys;		/* enum sort_key bits for the flat view */
+	int leaf_inline;		/* flat: charge the innermost inlined function */
+	int tree_inlines;		/* tree: inlined frames as nodes of their own */
+	int callee;			/* tree: leaf at the top */
+	int children;			/* flat: totals, and callers without self time */
+	int want_tree;			/* build the call tree (tree, folded views) */
+	const char *focus;		/* only stacks through this function */
+	size_t max_frames;		/* per sample; longer chains are cut */
+};
+
+struct aggregator *aggregator_new(struct session *session,
+				  struct symbolizer *symbolizer,
+				  const struct aggregate_options *options);
+void aggregator_free(struct aggregator *aggregator);
+
+/* A session_sample_fn: pass the aggregator as context. */
+void aggregator_add(void *aggregator, const struct session_sample *sample);
+
+/* Sorts and fills data; it points into the aggregator, which must live on. */
+int aggregator_finish(struct aggregator *aggregator, struct report_data *data);
+
+#endif

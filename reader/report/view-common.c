@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the views share: the header, safe printing of names that come from
+ * the recorded host, eliding them to a width, and percentages.
+ *
+ * Numbers are formatted with integer arithmetic only, so the output does
+ * not depend on LC_NUMERIC even if the program ever calls setlocale().
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+#include "view.h"
+
+/* ---- UTF-8 and printable units --------------------------------------- */
+
+size_t view_utf8_char(const char *s, uint32_t *code)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t c, min;
+	size_t n;
+
+	if (p[0] < 0x80) {
+		*code = p[0];
+		return p[0] ? 1 : 0;
+	}
+	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+		n = 2, c = p[0] & 0x1f, min = 0x80;
+	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		n = 3, c = p[0] & 0x0f, min = 0x800;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		n = 4, c = p[0] & 0x07, min = 0x10000;
+	} else {
+		return 0;
+	}
+	/* A NUL is not a continuation byte, so this stops at the end. */
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*code = c;
+	return n;
+}
+
+/*
+ * C0, DEL and C1 controls could move a terminal's cursor or start an
+ * escape sequence; a lone byte >= 0x80 could be taken as C1 by a terminal
+ * that is not in UTF-8 mode.  All of them print as '?'.
+ */
+size_t view_next_unit(const char *s, const char **unit, size_t *unit_size)
+{
+	uint32_t code;
+	size_t n;
+
+	if (!*s)
+		return 0;
+	n = view_utf8_char(s, &code);
+	if (!n || code < 0x20 || (code >= 0x7f && code < 0xa0)) {
+		*unit = "?";
+		*unit_size = 1;
+		return n ? n : 1;
+	}
+	*unit = s;
+	*unit_size = n;
+	return n;
+}
+
+size_t view_columns(const char *s)
+{
+	const char *unit;
+	size_t size, n, columns = 0;
+
+	while ((n = view_next_unit(s, &unit, &size))) {
+		s += n;
+		columns++;
+	}
+	return columns;
+}
+
+/* Where output goes: a stream, or a buffer that is never overrun. */
+struct sink {
+	FILE *out;
+	char *buffer;
+	size_t size, used;
+	int full;
+};
+
+static void sink_write(struct sink *sink, const char *bytes, size_t n)
+{
+	if (sink->out) {
+		fwrite(bytes, 1, n, sink->out);
+		return;
+	}
+	/* Cut at the first unit that does not fit, never inside one. */
+	if (sink->full || sink->used + n >= sink->size) {
+		sink->full = 1;
+		return;
+	}
+	memcpy(sink->buffer + sink->used, bytes, n);
+	sink->used += n;
+}
+
+/*
+ * Names keep 2/5 of the room for their head and the rest for the tail:
+ * the end of a C++ name (the method) says more than its namespaces.
+ * Paths keep only their tail, "..ng/memmove.S:312".
+ */
+static size_t put_units(struct sink *sink, const char *s, size_t width, int path)
+{
+	size_t columns = view_columns(s);
+	size_t head = columns, tail_from = columns, index = 0, size, n;
+	const char *unit;
+
+	if (width && columns > width) {
+		if (width <= 2) {
+			head = width;
+		} else {
+			head = path ? 0 : (width - 2) * 2 / 5;
+			tail_from = columns - (width - 2 - head);
+		}
+	}
+	for (; (n = view_next_unit(s, &unit, &size)); s += n, index++) {
+		if (index == head && head < columns)
+			sink_write(sink, "..", width > 2 ? 2 : 0);
+		if (index < head || index >= tail_from)
+			sink_write(sink, unit, size);
+	}
+	return width && columns > width ? width : columns;
+}
+
+size_t view_put(FILE *out, const char *s, size_t width)
+{
+	struct sink sink = { .out = out };
+
+	return put_units(&sink, s ? s : "", width, 0);
+}
+
+size_t view_put_tail(FILE *out, const char *s, size_t width)
+{
+	struct sink sink = { .out = out };
+
+	return put_units(&sink, s ? s : "", width, 1);
+}
+
+void view_pad(FILE *out, size_t columns)
+{
+	while (columns--)
+		fputc(' ', out);
+}
+
+static int is_safe(const char *s)
+{
+	const char *unit;
+	size_t size, n;
+
+	for (; (n = view_next_unit(s, &unit, &size)); s += n)
+		if (unit != s)
+			return 0;
+	return 1;
+}
+
+const char *view_elide(const char *s, int width, char *buffer, size_t size)
+{
+	struct sink sink = { .buffer = buffer, .size = size };
+
+	if (!s)
+		s = "";
+	if (width < 0)
+		width = 0;
+	if ((!width || view_columns(s) <= (size_t)width) && is_safe(s))
+		return s;
+	if (!size)
+		return "";
+	put_units(&sink, s, width, 0);
+	buffer[sink.used] = '\0';
+	return buffer;
+}
+
+int view_terminal_width(FILE *out)
+{
+	const char *columns = getenv("COLUMNS");
+	struct winsize size;
+
+	if (columns && *columns) {
+		char *end;
+		long value = strtol(columns, &end, 10);
+
+		if (!*end && value > 0 && value < 100000)
+			return (int)value;
+	}
+	if (isatty(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &size) == 0)
+		return size.ws_col;
+	return 0;
+}
+
+/* ---- percentages ----------------------------------------------------- */
+
+uint64_t view_percent_fixed(uint64_t part, uint64_t total, unsigned decimals)
+{
+	uint64_t scale = 100;
+
+	if (!total)
+		return 0;
+	while (decimals--)
+		scale *= 10;
+#ifdef __SIZEOF_INT128__
+	return (uint64_t)(((unsigned __int128)part * scale + total / 2) / total);
+#else
+	return (uint64_t)((long double)part * scale / total + 0.5L);
+#endif
+}
+
+const char *view_percent(char *buffer, size_t size, uint64_t part, uint64_t total)
+{
+	uint64_t hundredths = view_percent_fixed(part, total, 2);
+
+	snprintf(buffer, size, "%" PRIu64 ".%02" PRIu64 "%%", hundredths / 100,
+		 hundredths % 100);
+	return buffer;
+}
+
+int view_below_limit(uint64_t part, uint64_t total, double limit)
+{
+	if (!(limit > 0))
+		return 0;
+	return (long double)part * 100 < (long double)limit * total;
+}
+
+const char *view_limit_text(char *buffer, size_t size, double limit)
+{
+	uint64_t hundredths = limit > 0 && limit < 1e15 ? (uint64_t)(limit * 100 + 0.5) : 0;
+
+	snprintf(buffer, size, "%" PRIu64 ".%02" PRIu64 "%%", hundredths / 100,
+		 hundredths % 100);
+	return buffer;
+}
+
+/* ---- symbols --------------------------------------------------------- */
+
+#define INLINED_MARK	" (inlined)"
+
+const char *view_symbol_name(const struct report_symbol *symbol)
+{
+	return symbol && symbol->name && *symbol->name ? symbol->name : "[unknown]";
+}
+
+/* perf's marks: [k] for the kernel, [.] for user space. */
+static const char *symbol_mark(const struct report_symbol *symbol)
+{
+	return symbol && symbol->kernel ? "[k] " : "[.] ";
+}
+
+size_t view_symbol_columns(const struct report_symbol *symbol)
+{
+	return 4 + view_columns(view_symbol_name(symbol)) +
+	       (symbol && symbol->inlined ? strlen(INLINED_MARK) : 0);
+}
+
+size_t view_put_symbol(FILE *out, const struct report_symbol *symbol, size_t width)
+{
+	size_t fixed = 4 + (symbol && symbol->inlined ? strlen(INLINED_MARK) : 0);
+	size_t room = 0, columns;
+
+	if (width)
+		room = width > fixed + 4 ? width - fixed : 4;
+	fputs(symbol_mark(symbol), out);
+	columns = view_put(out, view_symbol_name(symbol), room);
+	if (symbol && symbol->inlined)
+		fputs(INLINED_MARK, out);
+	return fixed + columns;
+}
+
+int view_finish(FILE *out)
+{
+	if (fflush(out) == EOF)
+		return -1;
+	if (ferror(out)) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the header ------------------------------------------------------ */
+
+static const char *or_unknown(const char *s)
+{
+	return s && *s ? s : "unknown";
+}
+
+static void print_field(FILE *out, const char *label, const char *value)
+{
+	fprintf(out, "# %s: ", label);
+	view_put(out, or_unknown(value), 0);
+}
+
+int view_start_time(const struct session_summary *header, struct tm *tm,
+		    uint32_t *nanoseconds)
+{
+	int64_t wall;
+	time_t seconds;
+
+	if (!header->start_ns && !header->end_ns)
+		return -1;
+	if (header->start_ns > INT64_MAX ||
+	    __builtin_add_overflow((int64_t)header->start_ns,
+				   header->realtime_offset_ns, &wall) || wall < 0)
+		return -1;
+	seconds = (time_t)(wall / 1000000000);
+	*nanoseconds = (uint32_t)(wall % 1000000000);
+	return gmtime_r(&seconds, tm) ? 0 : -1;
+}
+
+/* Wall-clock start in UTC; the raw clock when the offset makes no sense. */
+static void print_time(const struct session_summary *header, FILE *out)
+{
+	uint64_t span = header->end_ns > header->start_ns ?
+			header->end_ns - header->start_ns : 0;
+	uint32_t nanoseconds;
+	char text[64];
+	struct tm tm;
+
+	fputs("# time: ", out);
+	if (!header->start_ns && !header->end_ns) {
+		fputs("unknown\n", out);
+		return;
+	}
+	if (!view_start_time(header, &tm, &nanoseconds) &&
+	    strftime(text, sizeof(text), "%Y-%m-%d %H:%M:%S UTC", &tm))
+		fputs(text, out);
+	else
+		fprintf(out, "%" PRIu64 " ns on the capture clock", header->start_ns);
+	fprintf(out, ", duration %" PRIu64 ".%03" PRIu64 " s\n", span / 1000000000,
+		span % 1000000000 / 1000000);
+}
+
+static void print_counts(const struct session_summary *header, FILE *out)
+{
+	fprintf(out, "# samples: %" PRIu64, header->samples);
+	if (header->samples != header->samples_total)
+		fprintf(out, " of %" PRIu64 " (filtered)", header->samples_total);
+	fprintf(out, "\n# lost: %" PRIu64 " samples, %" PRIu64 " records dropped\n",
+		header->lost, header->dropped);
+	fprintf(out, "# files: %zu", header->files);
+	if (header->damaged_files)
+		fprintf(out, ", %zu damaged", header->damaged_files);
+	if (header->files == 1 && header->file_names && header->file_names[0]) {
+		fputs(" (", out);
+		view_put(out, header->file_names[0], 0);
+		fputc(')', out);
+	}
+	fputc('\n', out);
+}
+
+/* Lost data skews every percentage: say so where nobody can miss it. */
+static void print_warnings(const struct session_summary *header, FILE *out)
+{
+	if (header->lost)
+		fprintf(out, "# WARNING: %" PRIu64 " samples were lost\n", header->lost);
+	if (header->dropped)
+		fprintf(out, "# WARNING: %" PRIu64 " records were dropped by the collector\n",
+			header->dropped);
+	if (header->damaged_files)
+		fprintf(out, "# WARNING: %zu of %zu files were damaged or cut short;"
+			" only their readable parts were used\n",
+			header->damaged_files, header->files);
+}
+
+void view_print_header(const struct session_summary *header, FILE *out)
+{
+	print_field(out, "host", header->hostname);
+	fputs(", kernel ", out);
+	view_put(out, or_unknown(header->kernel_release), 0);
+	fputs(", ", out);
+	view_put(out, or_unknown(header->machine), 0);
+	fputc('\n', out);
+	print_field(out, "event", header->event);
+	if (header->sampling && *header->sampling) {
+		fputs(", ", out);
+		view_put(out, header->sampling, 0);
+	}
+	fputc('\n', out);
+	print_time(header, out);
+	print_counts(header, out);
+	print_warnings(header, out);
+	fputs("#\n", out);
+}

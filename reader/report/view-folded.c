@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Collapsed stacks, the input of flamegraph.pl, inferno and speedscope:
+ * one line per call tree node with self samples,
+ *
+ *   workload;main;mid;leaf 600
+ *
+ * the process name first, then the frames from the outermost caller to
+ * the node, then its self sample count (samples, not periods, as the
+ * stackcollapse scripts count).  The names follow stackcollapse-perf.pl:
+ * kernel frames end in "_[k]", inlined ones in "_[i]", an unresolved
+ * address is its DSO in brackets ("[libc.so.6]", "[unknown]" without
+ * one).  Since ';' separates frames it becomes ':' in names; control
+ * characters and invalid UTF-8 become '?' (so no name can end a line);
+ * spaces stay, the readers split the count off at the last one.
+ *
+ * There is no header: the readers take every line for a stack.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "view.h"
+
+struct frame {
+	const struct call_node *node;
+	size_t next;			/* the child to visit next */
+};
+
+static void put_name(FILE *out, const char *s)
+{
+	const char *unit;
+	size_t size, n;
+
+	for (; (n = view_next_unit(s, &unit, &size)); s += n)
+		fwrite(*unit == ';' ? ":" : unit, 1, size, out);
+}
+
+static void put_node(FILE *out, const struct call_node *node)
+{
+	const struct report_symbol *symbol = node->symbol;
+	const char *dso;
+
+	if (!symbol) {
+		put_name(out, node->comm && *node->comm ? node->comm : "[unknown]");
+		return;
+	}
+	if (symbol->resolved && symbol->name && *symbol->name) {
+		put_name(out, symbol->name);
+	} else {
+		dso = symbol->dso && *symbol->dso ? symbol->dso : "unknown";
+		if (*dso == '[') {
+			put_name(out, dso);
+		} else {
+			fputc('[', out);
+			put_name(out, dso);
+			fputc(']', out);
+		}
+	}
+	if (symbol->inlined)
+		fputs("_[i]", out);
+	else if (symbol->kernel)
+		fputs("_[k]", out);
+}
+
+/*
+ * path[1..count) is the node's path below the root.  A callee tree has
+ * the leaf first under the comm: its frames are put back in caller order.
+ */
+static void print_stack(FILE *out, const struct frame *path, size_t count, int callee)
+{
+	size_t comms = 1;
+
+	if (callee)
+		while (comms < count && !path[comms].node->symbol)
+			comms++;
+	for (size_t i = 1; i < count; i++) {
+		size_t at = callee && i >= comms ? comms + count - 1 - i : i;
+
+		if (i > 1)
+			fputc(';', out);
+		put_node(out, path[at].node);
+	}
+	fprintf(out, " %" PRIu64 "\n", path[count - 1].node->self_samples);
+}
+
+int view_folded(const struct report_data *data, FILE *out)
+{
+	struct frame *path = NULL;
+	size_t depth = 0, capacity = 0;
+
+	if (!data->tree)
+		return view_finish(out);
+	for (struct call_node *node = data->tree; node;) {
+		if (depth == capacity) {
+			size_t grown = capacity ? 2 * capacity : 64;
+			struct frame *p = realloc(path, grown * sizeof(*p));
+
+			if (!p) {
+				free(path);
+				errno = ENOMEM;
+				return -1;
+			}
+			path = p;
+			capacity = grown;
+		}
+		path[depth++] = (struct frame){ .node = node };
+		if (depth > 1 && node->self_samples)
+			print_stack(out, path, depth, data->tree_callee);
+		/* The next node: a child of the deepest node with one left. */
+		node = NULL;
+		while (depth && !node) {
+			struct frame *top = &path[depth - 1];
+
+			if (top->next < top->node->child_count)
+				node = top->node->children[top->next++];
+			else
+				depth--;
+		}
+	}
+	free(path);
+	return view_finish(out);
+}

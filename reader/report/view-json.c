@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The flat profile and the call tree as JSON, for scripts.
+ *
+ * Schema, version 1.  Integers are exact (64-bit: a reader in JavaScript
+ * loses precision past 2^53); percentages are numbers with four decimals,
+ * of total_period; strings are UTF-8 (invalid bytes become U+FFFD),
+ * null when unknown.  Keys are always present; new keys may be added.
+ *
+ * Both views, at the top level:
+ *   "view":          "flat" | "tree"
+ *   "version":       1
+ *   "header": {
+ *     "hostname", "kernel_release", "machine":   string | null
+ *     "event":       string | null      as the user wrote it: "cpu-clock"
+ *     "sampling":    string | null      "97 Hz", "period 100000"
+ *     "start_ns", "end_ns":             the capture clock (CLOCK_MONOTONIC)
+ *     "realtime_offset_ns":             signed; add it for wall-clock time
+ *     "start_time":  string | null      UTC: "2024-05-01T12:00:00.000000000Z"
+ *     "duration_ns"
+ *     "samples":                        after filters
+ *     "samples_total":                  in the files
+ *     "lost":                           samples the kernel could not record
+ *     "dropped":                        records the collector could not write
+ *     "files", "damaged_files"
+ *     "file_names":  [string, ...]
+ *   }
+ *   "total_period", "total_samples":    what percentages are of
+ *   "percent_limit": number             entries/nodes below it are left out
+ *
+ * Flat (view_flat_json), heaviest self first, limited like the text view:
+ *   "sort_keys":     [string, ...]      of "comm" "pid" "tid" "dso" "sym" "srcline"
+ *   "entries": [ {
+ *     "comm":        string | null      null unless a sort key
+ *     "pid", "tid":  integer | null     null unless a sort key
+ *     "symbol":      string | null      function, "[unknown]"; the DSO's
+ *                                       name when sorting by DSO alone
+ *     "dso":         string | null      short name: "libc.so.6"
+ *     "srcline":     string | null      "file.c:42"
+ *     "kernel", "inlined", "resolved":  boolean
+ *     "unknown_offset": integer | null  unresolved: the address in the DSO
+ *     "self_percent", "total_percent":  number
+ *     "self_samples", "total_samples", "self_period", "total_period"
+ *   }, ... ]
+ *   "hidden_entries":                   left out by the limit or top N
+ *
+ * Tree (view_tree_json):
+ *   "order":         "caller" | "callee"   the outermost caller or the
+ *                                          leaf right below the comm
+ *   "children":      [node, ...]           one per comm, heaviest first
+ *   "hidden_nodes":                        subtrees left out by the limit
+ *   node: {
+ *     "kind":        "comm" | "frame"
+ *     "name":        string             comm, function or "[unknown]"
+ *     "dso", "srcline":  string | null  null for a comm
+ *     "kernel", "inlined", "resolved":  boolean
+ *     "unknown_offset": integer | null
+ *     "percent", "self_percent":        number: with its subtree, alone
+ *     "samples", "self_samples", "period", "self_period"
+ *     "truncated":   boolean            children left out: the node is
+ *                                       json_max_depth deep (80 unless
+ *                                       set; comm nodes are 1 deep)
+ *     "children":    [node, ...]        heaviest first
+ *   }
+ *
+ * The tree is written with an explicit stack, never recursion, however
+ * deep the capture's stacks.  It nests two containers per node: jq 1.6
+ * counts three (an object and its key, an array) against a limit of
+ * 256, so 84 nodes is as deep as it reads; Python's json stops near 490.
+ * Hence the cut at json_max_depth, VIEW_JSON_MAX_DEPTH (80) by default.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <time.h>
+#include "view.h"
+
+/* ---- values ---------------------------------------------------------- */
+
+/* The escape JSON has for a control character, 0 when \u00XX it is. */
+static char short_escape(uint32_t code)
+{
+	switch (code) {
+	case '\b':	return 'b';
+	case '\f':	return 'f';
+	case '\n':	return 'n';
+	case '\r':	return 'r';
+	case '\t':	return 't';
+	default:	return 0;
+	}
+}
+
+/*
+ * Capture strings may hold anything.  Quotes and backslashes are escaped,
+ * control characters (C1 too, for the terminals jq's output may reach)
+ * become \u00XX, and each byte that is not part of valid UTF-8 becomes
+ * U+FFFD, so that the output is valid JSON whatever came in.
+ */
+static void json_string(FILE *out, const char *s)
+{
+	uint32_t code;
+	size_t n;
+
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s += n) {
+		n = view_utf8_char(s, &code);
+		if (!n) {
+			fputs("\\ufffd", out);
+			n = 1;
+		} else if (code == '"' || code == '\\') {
+			fprintf(out, "\\%c", (char)code);
+		} else if (short_escape(code)) {
+			fprintf(out, "\\%c", short_escape(code));
+		} else if (code < 0x20 || (code >= 0x7f && code < 0xa0)) {
+			fprintf(out, "\\u%04x", (unsigned)code);
+		} else {
+			fwrite(s, 1, n, out);
+		}
+	}
+	fputc('"', out);
+}
+
+static void json_key(FILE *out, const char *key)
+{
+	fprintf(out, "\"%s\":", key);
+}
+
+static void json_u64(FILE *out, const char *key, uint64_t value)
+{
+	fprintf(out, "\"%s\":%" PRIu64 ",", key, value);
+}
+
+static void json_bool(FILE *out, const char *key, int value)
+{
+	fprintf(out, "\"%s\":%s,", key, value ? "true" : "false");
+}
+
+static void json_text(FILE *out, const char *key, const char *value)
+{
+	json_key(out, key);
+	json_string(out, value);
+	fputc(',', out);
+}
+
+static void json_percent(FILE *out, const char *key, uint64_t part, uint64_t total)
+{
+	uint64_t fixed = view_percent_fixed(part, total, 4);
+
+	fprintf(out, "\"%s\":%" PRIu64 ".%04" PRIu64 ",", key, fixed / 10000,
+		fixed % 10000);
+}
+
+/* ---- the header ------------------------------------------------------ */
+
+static void json_start_time(FILE *out, const struct session_summary *header)
+{
+	uint32_t nanoseconds;
+	char text[64];
+	struct tm tm;
+
+	json_key(out, "start_time");
+	if (view_start_time(header, &tm, &nanoseconds) ||
+	    !strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &tm))
+		fputs("null,", out);
+	else
+		fprintf(out, "\"%s.%09" PRIu32 "Z\",", text, nanoseconds);
+}
+
+static void json_header(FILE *out, const struct session_summary *header)
+{
+	fputs("\"header\":{", out);
+	json_text(out, "hostname", header->hostname);
+	json_text(out, "kernel_release", header->kernel_release);
+	json_text(out, "machine", header->machine);
+	json_text(out, "event", header->event);
+	json_text(out, "sampling", header->sampling);
+	json_u64(out, "start_ns", header->start_ns);
+	json_u64(out, "end_ns", header->end_ns);
+	fprintf(out, "\"realtime_offset_ns\":%" PRId64 ",", header->realtime_offset_ns);
+	json_start_time(out, header);
+	json_u64(out, "duration_ns", header->end_ns > header->start_ns ?
+				     header->end_ns - header->start_ns : 0);
+	json_u64(out, "samples", header->samples);
+	json_u64(out, "samples_total", header->samples_total);
+	json_u64(out, "lost", header->lost);
+	json_u64(out, "dropped", header->dropped);
+	json_u64(out, "files", header->files);
+	json_u64(out, "damaged_files", header->damaged_files);
+	fputs("\"file_names\":[", out);
+	for (size_t i = 0; header->file_names && i < header->files; i++) {
+		if (i)
+			fputc(',', out);
+		json_string(out, header->file_names[i]);
+	}
+	fputs("]}", out);
+}
+
+static void json_begin(FILE *out, const char *view, const struct report_data *data,
+		       const struct view_options *options)
+{
+	double limit = options->percent_limit;
+	uint64_t hundredths = limit > 0 && limit < 1e15 ? (uint64_t)(limit * 100 + 0.5) : 0;
+
+	fprintf(out, "{\"view\":\"%s\",\"version\":1,\n", view);
+	json_header(out, &data->header);
+	fprintf(out, ",\n\"total_period\":%" PRIu64 ",\"total_samples\":%" PRIu64
+		",\"percent_limit\":%" PRIu64 ".%02" PRIu64 ",\n", data->total_period,
+		data->total_samples, hundredths / 100, hundredths % 100);
+}
+
+/* The symbol's fields, "dso" to "unknown_offset"; all null for a comm. */
+static void json_symbol(FILE *out, const struct report_symbol *symbol)
+{
+	json_text(out, "dso", symbol ? symbol->dso : NULL);
+	json_text(out, "srcline", symbol ? symbol->srcline : NULL);
+	json_bool(out, "kernel", symbol && symbol->kernel);
+	json_bool(out, "inlined", symbol && symbol->inlined);
+	json_bool(out, "resolved", symbol && symbol->resolved);
+	if (symbol && !symbol->resolved)
+		json_u64(out, "unknown_offset", symbol->unknown_offset);
+	else
+		fputs("\"unknown_offset\":null,", out);
+}
+
+/* ---- flat ------------------------------------------------------------ */
+
+static void json_sort_keys(FILE *out, unsigned keys)
+{
+	static const char *const names[] = { "comm", "pid", "tid", "dso", "sym", "srcline" };
+	int first = 1;
+
+	fputs("\"sort_keys\":[", out);
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (keys & 1u << i) {
+			fprintf(out, "%s\"%s\"", first ? "" : ",", names[i]);
+			first = 0;
+		}
+	fputs("],\n", out);
+}
+
+static void json_entry(FILE *out, const struct report_data *data,
+		       const struct flat_entry *e)
+{
+	unsigned keys = data->sort_keys;
+
+	fputc('{', out);
+	json_text(out, "comm", keys & SORT_COMM ? e->comm : NULL);
+	if (keys & SORT_PID)
+		json_u64(out, "pid", e->pid);
+	else
+		fputs("\"pid\":null,", out);
+	if (keys & SORT_TID)
+		json_u64(out, "tid", e->tid);
+	else
+		fputs("\"tid\":null,", out);
+	json_text(out, "symbol", e->symbol ? e->symbol->name : NULL);
+	json_symbol(out, e->symbol);
+	json_percent(out, "self_percent", e->self_period, data->total_period);
+	json_percent(out, "total_percent", e->total_period, data->total_period);
+	json_u64(out, "self_samples", e->self_samples);
+	json_u64(out, "total_samples", e->total_samples);
+	json_u64(out, "self_period", e->self_period);
+	fprintf(out, "\"total_period\":%" PRIu64 "}", e->total_period);
+}
+
+int view_flat_json(const struct report_data *data, const struct view_options *options,
+		   FILE *out)
+{
+	size_t shown = 0, hidden = 0;
+
+	json_begin(out, "flat", data, options);
+	json_sort_keys(out, data->sort_keys);
+	fputs("\"entries\":[", out);
+	for (size_t i = 0; i < data->flat_count; i++) {
+		const struct flat_entry *e = &data->flat[i];
+
+		if (view_below_limit(e->self_period, data->total_period,
+				     options->percent_limit) ||
+		    (options->top && shown >= options->top)) {
+			hidden++;
+			continue;
+		}
+		fputs(shown++ ? ",\n" : "\n", out);
+		json_entry(out, data, e);
+	}
+	fprintf(out, "\n],\n\"hidden_entries\":%zu}\n", hidden);
+	return view_finish(out);
+}
+
+/* ---- tree ------------------------------------------------------------ */
+
+struct open_node {
+	const struct call_node *node;
+	size_t next;			/* the child to look at next */
+	size_t written;			/* children written so far */
+};
+
+struct tree_writer {
+	const struct report_data *data;
+	const struct view_options *options;
+	FILE *out;
+	struct open_node *stack;
+	size_t depth, capacity;
+	size_t max_depth;
+	size_t hidden;
+};
+
+static int shown(const struct tree_writer *w, const struct call_node *node)
+{
+	return !view_below_limit(node->total_period, w->data->total_period,
+				 w->options->percent_limit);
+}
+
+static int has_shown_child(const struct tree_writer *w, const struct call_node *node)
+{
+	for (size_t i = 0; i < node->child_count; i++)
+		if (shown(w, node->children[i]))
+			return 1;
+	return 0;
+}
+
+/* Writes the node up to its open children array; 1 if it is to be filled. */
+static int json_node_open(struct tree_writer *w, const struct call_node *node)
+{
+	const struct report_symbol *symbol = node->symbol;
+	uint64_t total = w->data->total_period;
+	int truncated = w->depth >= w->max_depth && has_shown_child(w, node);
+	FILE *out = w->out;
+
+	fprintf(out, "{\"kind\":\"%s\",", symbol ? "frame" : "comm");
+	json_text(out, "name", symbol ? view_symbol_name(symbol) :
+			       node->comm ? node->comm : "[unknown]");
+	json_symbol(out, symbol);
+	json_percent(out, "percent", node->total_period, total);
+	json_percent(out, "self_percent", node->self_period, total);
+	json_u64(out, "samples", node->total_samples);
+	json_u64(out, "self_samples", node->self_samples);
+	json_u64(out, "period", node->total_period);
+	json_u64(out, "self_period", node->self_period);
+	json_bool(out, "truncated", truncated);
+	fputs("\"children\":[", out);
+	if (w->depth >= w->max_depth) {
+		fputs("]}", out);
+		return 0;
+	}
+	return 1;
+}
+
+static int push(struct tree_writer *w, const struct call_node *node)
+{
+	if (w->depth == w->capacity) {
+		size_t capacity = w->capacity ? 2 * w->capacity : 64;
+		struct open_node *stack = realloc(w->stack, capacity * sizeof(*stack));
+
+		if (!stack)
+			return -1;
+		w->stack = stack;
+		w->capacity = capacity;
+	}
+	w->stack[w->depth++] = (struct open_node){ .node = node };
+	return 0;
+}
+
+/* The next shown child of the innermost open node, or NULL. */
+static const struct call_node *next_child(struct tree_writer *w)
+{
+	struct open_node *top = &w->stack[w->depth - 1];
+
+	while (top->next < top->node->child_count) {
+		const struct call_node *child = top->node->children[top->next++];
+
+		if (shown(w, child))
+			return child;
+		w->hidden++;
+	}
+	return NULL;
+}
+
+/* stack[0] is the root, whose children array is the top-level one. */
+static int json_tree(struct tree_writer *w)
+{
+	if (push(w, w->data->tree))
+		return -1;
+	while (w->depth) {
+		const struct call_node *child = next_child(w);
+
+		if (!child) {
+			fputs(--w->depth ? "]}" : "\n]", w->out);
+			continue;
+		}
+		fputs(w->stack[w->depth - 1].written++ ? ",\n" : "\n", w->out);
+		if (json_node_open(w, child) && push(w, child))
+			return -1;
+	}
+	return 0;
+}
+
+int view_tree_json(const struct report_data *data, const struct view_options *options,
+		   FILE *out)
+{
+	struct tree_writer w = { .data = data, .options = options, .out = out };
+	int err = 0;
+
+	w.max_depth = options->json_max_depth ? options->json_max_depth :
+		      VIEW_JSON_MAX_DEPTH;
+	json_begin(out, "tree", data, options);
+	fprintf(out, "\"order\":\"%s\",\n\"children\":[",
+		data->tree_callee ? "callee" : "caller");
+	if (data->tree)
+		err = json_tree(&w);
+	else
+		fputs("]", out);
+	free(w.stack);
+	if (err) {
+		errno = ENOMEM;
+		return -1;
+	}
+	fprintf(out, ",\n\"hidden_nodes\":%zu}\n", w.hidden);
+	return view_finish(out);
+}

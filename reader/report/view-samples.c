@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The samples view: every sample as it comes, its frames symbolized, one
+ * block a sample as perf script prints them.  It streams: no aggregation.
+ */
+#include <inttypes.h>
+#include "symbolize.h"
+#include "unwind.h"
+#include "view.h"
+
+static void print_frame(struct view_samples *v, const struct session_sample *sample,
+			uint64_t address, int kernel, int first)
+{
+	struct resolved_address where;
+	struct symbol_answer answer = { 0 };
+	uint64_t lookup = first ? address : address - 1;
+
+	session_resolve(v->session, sample, lookup, kernel, &where);
+	if (where.dso)
+		symbolizer_lookup(v->symbolizer, where.dso, where.address, &answer);
+	if (!answer.frame_count) {
+		fprintf(v->out, "\t%16llx [unknown] (%s+0x%llx)%s\n", (unsigned long long)address,
+			where.dso ? dso_short_name(where.dso) : "[unknown]",
+			(unsigned long long)where.address, kernel ? " [k]" : "");
+		return;
+	}
+	for (size_t i = 0; i < answer.frame_count; i++) {
+		const struct symbol_frame *f = &answer.frames[i];
+
+		fprintf(v->out, "\t%16llx %s", (unsigned long long)address,
+			f->function ? f->function : "[unknown]");
+		if (!f->inlined)
+			fprintf(v->out, "+0x%llx", (unsigned long long)f->symbol_offset);
+		fprintf(v->out, " (%s+0x%llx)", dso_short_name(where.dso),
+			(unsigned long long)where.address);
+		if (f->file)
+			fprintf(v->out, " %s:%u", f->file, f->line);
+		fprintf(v->out, "%s%s\n", f->inlined ? " (inlined)" : "", kernel ? " [k]" : "");
+	}
+}
+
+/* Lookups at address - 1 for return addresses, as for the other views. */
+void view_sample(void *context, const struct session_sample *sample)
+{
+	struct view_samples *v = context;
+	unsigned mode = sample->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	int kernel = mode == PERF_RECORD_MISC_KERNEL, first = 1;
+
+	/* Names come from the capture: printed safely, like every view's. */
+	view_put(v->out, sample->comm ? sample->comm : "[unknown]", 0);
+	fprintf(v->out, " %u/%u [%03u] %llu.%09llu: %llu\n", sample->pid, sample->tid,
+		sample->cpu, (unsigned long long)(sample->time / 1000000000u),
+		(unsigned long long)(sample->time % 1000000000u),
+		(unsigned long long)sample->period);
+	if (!sample->callchain_nr)
+		print_frame(v, sample, sample->ip, kernel, 1);
+	for (size_t i = 0; i < sample->callchain_nr; i++) {
+		uint64_t address = sample->callchain[i];
+
+		if (address == UNWIND_FRAME_TRUNCATED || address == UNWIND_FRAME_UNKNOWN) {
+			fprintf(v->out, "\t%16s %s (unwinding stopped)\n", "",
+				address == UNWIND_FRAME_TRUNCATED ? "[truncated]" : "[unknown]");
+			continue;
+		}
+		if (address >= PERF_CONTEXT_MAX) {
+			kernel = address == PERF_CONTEXT_KERNEL;
+			first = 1;
+			continue;
+		}
+		if (!address)
+			continue;
+		print_frame(v, sample, address, kernel, first);
+		first = 0;
+	}
+	fputc('\n', v->out);
+}

@@ -1,0 +1,11 @@
+# Capture files in, replayed in time order: processes, maps (named by the
+# symbolizer's DSOs), names, kernel symbols; then the sample stream.
+noinst_LIBRARIES += reader/session/libperfrec-session.a
+reader_session_libperfrec_session_a_SOURCES = \
+	reader/session/session.h reader/session/session.c
+reader_session_libperfrec_session_a_CPPFLAGS = $(AM_CPPFLAGS) $(INTERN_CPPFLAGS) \
+	$(SYMBOLIZE_CPPFLAGS)
+reader_session_libperfrec_session_a_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
+
+SESSION_CPPFLAGS = -I$(top_srcdir)/reader/session
+SESSION_LIBS = reader/session/libperfrec-session.a $(SYMBOLIZE_LIBS) $(FORMAT_LIBS)

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Binaries and debug files from debuginfod servers, for build-ids found
+ * nowhere on this host: a struct symbolizer_source over libdebuginfod.
+ * It is a library of its own so that programs that never ask a server
+ * (perfrec-archive) do not link libdebuginfod, and through it libcurl.
+ *
+ * libdwfl and libdw would ask the servers of DEBUGINFOD_URLS themselves,
+ * for every module whose debug file is not local, each Dwfl with a client
+ * of its own (a DSO here): a server that does not answer would cost its
+ * timeout, three times with libdebuginfod's retries, per DSO, silently.
+ * So symbolizer_new() takes DEBUGINFOD_URLS out of the environment, and
+ * this source asks through one client of its own, putting the variable
+ * back only for the length of its queries:
+ *  - each build-id is asked at most once per kind (executable, debuginfo)
+ *    a run, found or not;
+ *  - one attempt per query unless DEBUGINFOD_RETRY_LIMIT says otherwise,
+ *    so a silent server costs DEBUGINFOD_TIMEOUT once;
+ *  - a failure that is no "not there" (no connection, no answer, a bad
+ *    URL, an unusable cache) is the servers' or ours, not the build-id's:
+ *    it is told once and no server is asked again in this run.
+ * libdebuginfod reads DEBUGINFOD_CACHE_PATH, DEBUGINFOD_TIMEOUT and the
+ * others itself, at each query.
+ */
+#include <elfutils/debuginfod.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "debuginfod.h"
+
+/* The kernel writes at most 20 bytes of build-id (BUILD_ID_SIZE_MAX). */
+#define FETCH_BUILD_ID_MAX 20
+
+enum fetch_state { FETCH_UNASKED, FETCH_FOUND, FETCH_MISSING };
+
+struct fetched {
+	uint8_t build_id[FETCH_BUILD_ID_MAX];
+	size_t build_id_size;
+	enum fetch_state state[2];	/* [0] executable, [1] debuginfo */
+	char *path[2];			/* in libdebuginfod's cache */
+};
+
+struct debuginfod_source {
+	struct symbolizer_source source;	/* first: the symbolizer holds this */
+	char *urls;
+	void (*warn)(void *context, const char *message);
+	void *warn_context;
+	debuginfod_client *client;
+	int down;			/* a query failed for another reason than ENOENT */
+	struct fetched *fetched;
+	size_t fetched_count, fetched_capacity;
+};
+
+static struct debuginfod_source *of_source(const struct symbolizer_source *source)
+{
+	return (struct debuginfod_source *)((char *)source -
+					    offsetof(struct debuginfod_source, source));
+}
+
+static void tell(struct debuginfod_source *d, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void tell(struct debuginfod_source *d, const char *format, ...)
+{
+	char message[1024];
+	va_list args;
+
+	if (!d->warn)
+		return;
+	va_start(args, format);
+	vsnprintf(message, sizeof(message), format, args);
+	va_end(args);
+	d->warn(d->warn_context, message);
+}
+
+static struct fetched *fetched_entry(struct debuginfod_source *d, const uint8_t *build_id,
+				     size_t size)
+{
+	for (size_t i = 0; i < d->fetched_count; i++)
+		if (d->fetched[i].build_id_size == size &&
+		    !memcmp(d->fetched[i].build_id, build_id, size))
+			return &d->fetched[i];
+	if (d->fetched_count == d->fetched_capacity) {
+		size_t capacity = d->fetched_capacity ? 2 * d->fetched_capacity : 64;
+		struct fetched *grown = realloc(d->fetched, capacity * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		d->fetched = grown;
+		d->fetched_capacity = capacity;
+	}
+	memset(&d->fetched[d->fetched_count], 0, sizeof(d->fetched[0]));
+	memcpy(d->fetched[d->fetched_count].build_id, build_id, size);
+	d->fetched[d->fetched_count].build_id_size = size;
+	return &d->fetched[d->fetched_count++];
+}
+
+static void warn_down(struct debuginfod_source *d, int error)
+{
+	const char *timeout = getenv(DEBUGINFOD_TIMEOUT_ENV_VAR);
+	char cause[128];
+
+	switch (error) {
+	case -ETIME:
+		snprintf(cause, sizeof(cause), "no answer within %s s (DEBUGINFOD_TIMEOUT)",
+			 timeout ? timeout : "90");
+		break;
+	case -ECONNREFUSED:
+		snprintf(cause, sizeof(cause), "connection refused");
+		break;
+	case -EHOSTUNREACH:
+		snprintf(cause, sizeof(cause), "host not found");
+		break;
+	default:
+		snprintf(cause, sizeof(cause), "%s", strerror(-error));
+		break;
+	}
+	tell(d, "debuginfod (%s): %s; not asked again in this run", d->urls, cause);
+}
+
+/* One query, with DEBUGINFOD_URLS set for its length only. */
+static int ask(struct debuginfod_source *d, const uint8_t *build_id, size_t size,
+	       int debuginfo, char **path)
+{
+	int set_retry = !getenv(DEBUGINFOD_RETRY_LIMIT_ENV_VAR);
+	int fd;
+
+	if (!d->client) {
+		d->client = debuginfod_begin();
+		if (!d->client) {
+			d->down = 1;
+			tell(d, "debuginfod (%s): no client: %s", d->urls,
+			     strerror(errno ? errno : ENOMEM));
+			return -ENOMEM;
+		}
+	}
+	if (setenv(DEBUGINFOD_URLS_ENV_VAR, d->urls, 1) < 0)
+		return -ENOMEM;
+	if (set_retry)
+		setenv(DEBUGINFOD_RETRY_LIMIT_ENV_VAR, "0", 1);
+	if (debuginfo)
+		fd = debuginfod_find_debuginfo(d->client, build_id, (int)size, path);
+	else
+		fd = debuginfod_find_executable(d->client, build_id, (int)size, path);
+	unsetenv(DEBUGINFOD_URLS_ENV_VAR);
+	if (set_retry)
+		unsetenv(DEBUGINFOD_RETRY_LIMIT_ENV_VAR);
+	if (fd >= 0 && !*path) {
+		close(fd);
+		fd = -ENOMEM;
+	}
+	if (fd < 0 && fd != -ENOENT && fd != -EFBIG && !d->down) {
+		d->down = 1;
+		warn_down(d, fd);
+	}
+	return fd;
+}
+
+static int debuginfod_fetch(struct symbolizer_source *source, const uint8_t *build_id,
+			    size_t size, int debuginfo, const char **path)
+{
+	struct debuginfod_source *d = of_source(source);
+	struct fetched *entry;
+	int fd, kind = debuginfo ? 1 : 0;
+
+	*path = NULL;
+	if (size < 2 || size > FETCH_BUILD_ID_MAX)
+		return -ENOENT;
+	entry = fetched_entry(d, build_id, size);
+	if (!entry)
+		return -ENOMEM;
+	if (entry->state[kind] == FETCH_FOUND) {
+		/* Asked before (another DSO of this build-id): the cached file. */
+		fd = open(entry->path[kind], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd >= 0) {
+			*path = entry->path[kind];
+			return fd;
+		}
+		entry->state[kind] = FETCH_MISSING;
+	}
+	if (entry->state[kind] == FETCH_MISSING || d->down)
+		return -ENOENT;
+	fd = ask(d, build_id, size, debuginfo, &entry->path[kind]);
+	entry->state[kind] = fd >= 0 ? FETCH_FOUND : FETCH_MISSING;
+	*path = fd >= 0 ? entry->path[kind] : NULL;
+	return fd;
+}
+
+struct symbolizer_source *debuginfod_source_new(const char *urls,
+						void (*warn)(void *context, const char *message),
+						void *warn_context)
+{
+	struct debuginfod_source *d;
+
+	if (!urls || !urls[strspn(urls, " ")]) {
+		errno = ENOENT;
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->source.fetch = debuginfod_fetch;
+	d->warn = warn;
+	d->warn_context = warn_context;
+	d->urls = strdup(urls);
+	if (!d->urls) {
+		free(d);
+		return NULL;
+	}
+	return &d->source;
+}
+
+void debuginfod_source_free(struct symbolizer_source *source)
+{
+	struct debuginfod_source *d;
+
+	if (!source)
+		return;
+	d = of_source(source);
+	if (d->client)
+		debuginfod_end(d->client);
+	for (size_t i = 0; i < d->fetched_count; i++) {
+		free(d->fetched[i].path[0]);
+		free(d->fetched[i].path[1]);
+	}
+	free(d->fetched);
+	free(d->urls);
+	free(d);
+}

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef PERFREC_SYMBOLIZE_INTERNAL_H
+#define PERFREC_SYMBOLIZE_INTERNAL_H
+
+/*
+ * What the symbolizer's files share: the DSO and symbolizer structures,
+ * the arena every answer lives in, and the entry points of the parts:
+ * finding ELF files (-elf.c), symbol tables (-symtab.c), DWARF scopes
+ * (-scopes.c) and frames (-dwarf.c), kallsyms (-kallsyms.c), demangling
+ * (-demangle.c); files from elsewhere come through a symbolizer_source.
+ */
+#include <elfutils/libdwfl.h>
+#include <limits.h>
+#include "symbolize.h"
+
+/* The kernel writes at most 20 bytes of build-id (BUILD_ID_SIZE_MAX). */
+#define BUILD_ID_MAX 20
+/* Frames of one answer: deeper inline chains keep their innermost part. */
+#define FRAMES_MAX 64
+
+struct string_table;
+
+/* Bump allocation for answers; freed all at once. */
+struct arena {
+	struct arena_block *blocks;
+};
+
+/* Zeroed memory that lives until symbolizer_free(); NULL without memory. */
+void *symbolizer_alloc(struct symbolizer *s, size_t size);
+
+enum dso_kind {
+	DSO_FILE,
+	DSO_KERNEL,
+	DSO_MODULE,		/* a kernel module, from its kallsyms lines */
+};
+
+enum dso_state {
+	DSO_UNOPENED,		/* nothing looked up yet: no file opened */
+	DSO_OPEN,
+	DSO_UNUSABLE,		/* no ELF: every address resolves to nothing */
+};
+
+/* A PT_LOAD of the ELF used: where file offsets land in its vaddrs. */
+struct load_segment {
+	uint64_t offset, filesz, vaddr;
+};
+
+struct kernel_symbol {
+	uint64_t address;
+	const char *name;	/* interned at the first lookup; NULL before */
+	uint32_t name_offset;	/* the name in the kernel's kallsyms_names */
+	uint16_t name_length;
+	struct dso *owner;	/* the kernel or its module */
+};
+
+struct dso {
+	struct symbolizer *symbolizer;	/* its owner, for libdwfl's callbacks */
+	enum dso_kind kind;
+	enum dso_state state;
+	const char *path;		/* interned, as recorded */
+	const char *short_name;		/* interned */
+	const char *elf_path;		/* interned, NULL until an ELF is used */
+	uint8_t build_id[BUILD_ID_MAX];
+	size_t build_id_size;
+	char build_id_hex[2 * BUILD_ID_MAX + 1];
+
+	/* DSO_FILE, once opened */
+	Dwfl *dwfl;
+	Dwfl_Module *module;
+	Dwarf_Addr bias;		/* module address = ELF vaddr + bias */
+	struct load_segment *segments;
+	size_t segment_count;
+	struct symtab *symtab;		/* loaded at the first lookup */
+	struct dwarf_index *dwarf;	/* functions by CU, as CUs are met */
+
+	/* DSO_KERNEL: the text symbols, sorted, one per address */
+	struct kernel_symbol *symbols;
+	size_t symbol_count;
+	char *kallsyms_names;		/* where their names are, until interned */
+	struct dso *modules;		/* its DSO_MODULEs, listed by next */
+	struct dso *next;		/* in the symbolizer's or kernel's list */
+};
+
+struct symbolizer {
+	char *symfs;			/* NULL: none */
+	char **debug_dirs;
+	size_t debug_dir_count;
+	int want_lines, want_inlines;
+	void (*warn)(void *context, const char *message);
+	void *warn_context;
+
+	char *debuginfo_path;		/* for dwfl_standard_find_debuginfo */
+	Dwfl_Callbacks callbacks;
+	struct symbolizer_source *source;	/* NULL: nobody to ask */
+
+	struct string_table *strings;
+	struct arena arena;		/* DSOs, answers' frames */
+	struct dso *files;		/* every DSO_FILE and DSO_KERNEL */
+	struct dso **dso_slots;		/* DSO_FILEs by (path, build-id) */
+	size_t dso_count, dso_capacity;
+	struct cached_answer *answers;	/* by (dso, address) */
+	size_t answer_count, answer_capacity;
+	struct demangled *demangled;	/* mangled name -> shown name */
+	size_t demangled_count, demangled_capacity;
+};
+
+/* Lower-case hex of size bytes and a NUL: hex has 2 * size + 1 bytes. */
+void build_id_to_hex(char *hex, const uint8_t *bytes, size_t size);
+/* Interns s (NULL stays NULL, and NULL when out of memory). */
+const char *symbolizer_intern(struct symbolizer *s, const char *string);
+/* The same for names shown to users: control characters become \xNN. */
+const char *symbolizer_intern_shown(struct symbolizer *s, const char *string);
+const char *symbolizer_intern_shown_n(struct symbolizer *s, const char *string, size_t length);
+void symbolizer_warn(struct symbolizer *s, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* elf.c: finds the DSO's ELF and reports it to its own Dwfl. */
+void dso_open(struct symbolizer *s, struct dso *dso);
+void dso_close(struct dso *dso);
+
+/* dwarf.c: frames for a file offset of an open DSO_FILE. */
+size_t dso_file_resolve(struct symbolizer *s, struct dso *dso, uint64_t offset,
+			struct symbol_frame *frames);
+
+/* scopes.c: the DWARF scopes holding a module address. */
+#define SCOPES_MAX 128
+
+struct scope_chain {
+	Dwarf_Die dies[SCOPES_MAX];	/* the function first, the innermost last */
+	size_t count;
+	Dwarf_Die cu;
+	Dwarf_Addr bias;		/* module address = DWARF address + bias */
+};
+
+int scopes_at(struct dso *dso, Dwarf_Addr addr, struct scope_chain *chain);
+void dwarf_index_free(struct dwarf_index *index);
+
+/* symtab.c: the code symbol holding a module address. */
+struct symtab *symtab_load(Dwfl_Module *module);
+void symtab_free(struct symtab *symtab);
+const char *symtab_lookup(const struct symtab *symtab, uint64_t address, uint64_t *offset);
+
+/* kallsyms.c */
+size_t kernel_resolve(struct symbolizer *s, struct dso *kernel, uint64_t address,
+		      struct symbol_frame *frame, const struct dso **owner);
+void kernel_free_symbols(struct dso *kernel);
+
+/*
+ * The source's file of dso's build-id (debuginfo 0: the executable, 1:
+ * its debug file): an open fd and its path (interned), or -ENOENT.
+ */
+int symbolizer_fetch(struct symbolizer *s, const struct dso *dso, int debuginfo,
+		     const char **path);
+/*
+ * uncompress.c: for a debug file with SHF_COMPRESSED sections,
+ * the fd of an uncompressed copy in memory (fd closed); otherwise fd.
+ */
+int debug_file_uncompressed(int fd);
+
+/*
+ * The module's debug file in the build-id tree of a debug directory
+ * (<dir>/.build-id/xx/rest.debug, its build-id checked), uncompressed as
+ * above, with its path in *name; -1 when there is none.
+ */
+int debug_file_by_build_id(const struct symbolizer *s, Dwfl_Module *module, char **name);
+
+/* elf.c: the Dwfl_Callbacks find_debuginfo; the module's userdata is its DSO. */
+int symbolizer_find_debuginfo(Dwfl_Module *module, void **userdata, const char *module_name,
+			      Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			      GElf_Word debuglink_crc, char **debuginfo_file_name);
+
+/* demangle.c */
+void demangle_release(struct symbolizer *s);
+
+#endif

@@ -1,0 +1,57 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The build's shape, as doc/HACKING.md describes it:
+#  - every source file of the product is compiled once: no two objects
+#    in one folder of daemon/, format/ or reader/ come from one source
+#    (automake names them TARGET-SOURCE.o, beside the source);
+#  - the tests link the libraries: no object of the product's folders
+#    is made for a test program;
+#  - perfrec-archive, which runs on production hosts and never asks a
+#    server, does not link libdebuginfod nor, through it, libcurl, while
+#    perfrec-report does (so this test sees what ldd says at all).
+set -eu
+top_builddir=${top_builddir:-.}
+status=0
+
+say() { printf '%s\n' "$*"; }
+fail() { say "FAIL: $*"; status=1; }
+
+objects=$(cd "$top_builddir" && find daemon format reader -name '*.o' 2>/dev/null | sort)
+if [ -z "$objects" ]; then
+	say "ERROR: no objects under $top_builddir/{daemon,format,reader}: build first"
+	exit 99
+fi
+say "$(printf '%s\n' "$objects" | wc -l) objects in the product's folders"
+
+# TARGET-SOURCE.o: canonical target names have no '-', so the source is
+# what follows the first one.
+twice=$(printf '%s\n' "$objects" |
+	awk '{ n = split($0, p, "/"); base = p[n]; dir = substr($0, 1, length($0) - length(base))
+	       source = dir substr(base, index(base, "-") + 1)
+	       count[source]++; names[source] = names[source] " " $0 }
+	     END { for (s in count) if (count[s] > 1) print s ":" names[s] }')
+if [ -n "$twice" ]; then
+	fail "sources compiled more than once:"
+	say "$twice"
+fi
+for_tests=$(printf '%s\n' "$objects" | grep -E '/tests_[^/]*-' || true)
+if [ -n "$for_tests" ]; then
+	fail "product sources compiled again for a test program:"
+	say "$for_tests"
+fi
+
+if ! command -v ldd >/dev/null 2>&1; then
+	say "SKIP: no ldd here to list the programs' libraries"
+	exit 77
+fi
+archive_libs=$(ldd "$top_builddir/perfrec-archive")
+report_libs=$(ldd "$top_builddir/perfrec-report")
+say "perfrec-archive links $(printf '%s\n' "$archive_libs" | wc -l) libraries, perfrec-report $(printf '%s\n' "$report_libs" | wc -l)"
+if printf '%s\n' "$archive_libs" | grep -E 'libdebuginfod|libcurl'; then
+	fail "perfrec-archive links libdebuginfod or libcurl"
+fi
+if ! printf '%s\n' "$report_libs" | grep -q 'libdebuginfod'; then
+	fail "perfrec-report does not link libdebuginfod: is ldd telling the truth?"
+fi
+[ "$status" -eq 0 ] && say "PASS: each source compiled once; perfrec-archive without libdebuginfod"
+exit "$status"
