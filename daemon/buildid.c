@@ -234,9 +234,10 @@ static int open_checked(const char *path, uint32_t major, uint32_t minor,
 	struct stat st;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Any user can leave a FIFO where a file was mapped: never block on it. */
+	fd = prf_open_regular(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) || st.st_ino != inode ||
 	    major(st.st_dev) != major || minor(st.st_dev) != minor) {
 		close(fd);
@@ -260,7 +261,7 @@ static int open_mapped_file(const char *proc_root, pid_t pid, uint64_t start,
 		     (int)pid, (unsigned long long)start,
 		     (unsigned long long)end);
 	if (n > 0 && (size_t)n < sizeof(buf)) {
-		fd = open(buf, O_RDONLY | O_CLOEXEC);
+		fd = prf_open_regular(buf);
 		if (fd >= 0)
 			return fd;
 	}

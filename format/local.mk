@@ -12,7 +12,8 @@ format_libperfrec_format_a_SOURCES = \
 	format/decode.c \
 	format/stack-trim.c \
 	format/encode.c \
-	format/names.c
+	format/names.c \
+	format/open.c
 format_libperfrec_format_a_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
 
 FORMAT_LIBS = format/libperfrec-format.a $(ZSTD_LIBS)

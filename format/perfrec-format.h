@@ -378,6 +378,14 @@ const char *prf_writer_last_error(const struct prf_writer *writer);
 
 struct prf_reader;
 
+/*
+ * Opens path read-only if it is a regular file, without blocking on the
+ * way: a FIFO or a device found where a file should be is refused at
+ * once, whoever planted it.  An fd (O_CLOEXEC), or a negative errno:
+ * -EINVAL when path is no regular file.
+ */
+int prf_open_regular(const char *path);
+
 /* Called once for each problem met while reading, in file order. */
 typedef void (*prf_diag_fn)(void *context, uint64_t offset,
 			    const char *message);

@@ -396,12 +396,13 @@ int prf_reader_open_fd(struct prf_reader **out, int fd, const char *name,
 int prf_reader_open(struct prf_reader **out, const char *path,
 		    struct prf_error *error)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = prf_open_regular(path);
 	int ret;
 
 	*out = NULL;
 	if (fd < 0)
-		return prf_set_error(error, -errno, "%s: %s", path, strerror(errno));
+		return prf_set_error(error, fd, "%s: %s", path,
+				     fd == -EINVAL ? "not a regular file" : strerror(-fd));
 	ret = prf_reader_open_fd(out, fd, path, error);
 	if (ret < 0) {
 		close(fd);

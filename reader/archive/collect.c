@@ -20,6 +20,7 @@
 #include <elfutils/libdwelf.h>
 #include <gelf.h>
 #include <libelf.h>
+#include "perfrec-format.h"
 #include "archive.h"
 #include "session.h"
 #include "symbolize.h"
@@ -130,14 +131,13 @@ static int elf_build_id_hex(int fd, char *hex, size_t size)
  */
 static int open_matching(const char *path, const char *want, char *found, size_t found_size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
+	/* A recorded path may name a FIFO now: never block on it. */
+	int fd = prf_open_regular(path);
 
 	found[0] = '\0';
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    elf_build_id_hex(fd, found, found_size) < 0) {
+	if (elf_build_id_hex(fd, found, found_size) < 0) {
 		close(fd);
 		return -1;
 	}

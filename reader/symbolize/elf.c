@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "perfrec-format.h"
 #include "symbolize-internal.h"
 
 #define PAGE_SIZE_GUESS 4096u
@@ -88,16 +89,10 @@ static enum candidate try_candidate(const struct dso *dso, const char *path,
 				    struct found_elf *found, char *host_id_hex)
 {
 	enum candidate verdict;
-	struct stat st;
-	int fd;
+	int fd = prf_open_regular(path);
 
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return CANDIDATE_MISSING;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return CANDIDATE_MISSING;
-	}
 	verdict = check_elf(dso, fd, host_id_hex);
 	if (verdict != CANDIDATE_MATCH) {
 		close(fd);

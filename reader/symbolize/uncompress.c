@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "perfrec-format.h"
 #include "symbolize-internal.h"
 
 /* Past this the copy is not worth its memory: libdw inflates as usual. */
@@ -211,7 +212,7 @@ int debug_file_by_build_id(const struct symbolizer *s, Dwfl_Module *module, char
 		if ((size_t)snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug",
 				     s->debug_dirs[i], hex, hex + 2) >= sizeof(path))
 			continue;
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = prf_open_regular(path);
 		if (fd < 0)
 			continue;
 		if (!has_build_id(fd, id, size)) {

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "perfrec-format.h"
 #include "rules.h"
 #include "symbolize.h"
 #include "unwind.h"
@@ -155,7 +156,7 @@ static uint64_t pointer_hash(const void *p)
 
 static void read_segments(struct dso_info *info)
 {
-	int fd = open(info->elf_path, O_RDONLY | O_CLOEXEC);
+	int fd = prf_open_regular(info->elf_path);
 	size_t count;
 	Elf *elf;
 
@@ -351,7 +352,7 @@ static int find_no_elf(Dwfl_Module *module, void **userdata, const char *name,
 /* Whether the ELF file at path has a .debug_frame section. */
 static int has_debug_frame(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = prf_open_regular(path);
 	Elf_Scn *scn = NULL;
 	size_t strndx;
 	int found = 0;
@@ -396,7 +397,7 @@ static int find_debuginfo(Dwfl_Module *module, void **userdata, const char *name
 		info->debug_frame = has_debug_frame(debug);
 	if (!info->debug_frame)
 		return -1;
-	fd = open(debug, O_RDONLY | O_CLOEXEC);
+	fd = prf_open_regular(debug);
 	if (fd < 0)
 		return -1;
 	*debuginfo_file_name = strdup(debug);
@@ -448,7 +449,7 @@ static bool read_file(struct unwinder *u, Dwarf_Addr address, Dwarf_Word *value)
 		    where.address - seg->offset > seg->filesz - sizeof(*value))
 			continue;
 		if (info->fd < 0)
-			info->fd = open(info->elf_path, O_RDONLY | O_CLOEXEC);
+			info->fd = prf_open_regular(info->elf_path);
 		return info->fd >= 0 &&
 		       pread(info->fd, value, sizeof(*value), (off_t)where.address) ==
 		       (ssize_t)sizeof(*value);
