@@ -2,7 +2,11 @@
 # symbolizer's DSOs), names, kernel symbols; then the sample stream.
 noinst_LIBRARIES += reader/session/libperfrec-session.a
 reader_session_libperfrec_session_a_SOURCES = \
-	reader/session/session.h reader/session/session.c
+	reader/session/session.h reader/session/session-internal.h \
+	reader/session/session.c \
+	reader/session/sideband.c \
+	reader/session/replay.c \
+	reader/session/samples.c
 reader_session_libperfrec_session_a_CPPFLAGS = $(AM_CPPFLAGS) $(INTERN_CPPFLAGS) \
 	$(SYMBOLIZE_CPPFLAGS)
 reader_session_libperfrec_session_a_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)

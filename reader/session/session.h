@@ -98,7 +98,12 @@ int session_load(struct session *session, struct prf_error *error);
 
 typedef void (*session_sample_fn)(void *context, const struct session_sample *sample);
 
-/* Calls fn for every sample that passes filter, file by file. */
+/*
+ * Calls fn for every sample that passes filter, file by file, reading
+ * the files pass 1 opened.  A file that cannot be read to its end (an
+ * I/O error) is warned about, counted in the summary's damaged files,
+ * and the others are read: then -EIO, else 0.
+ */
 int session_for_each_sample(struct session *session,
 			    const struct session_filter *filter,
 			    session_sample_fn fn, void *context);

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Pass 2: the sample stream, file by file, each sample with its process
+ * (as replayed) and its thread's name at its time; addresses resolved
+ * against the maps live at that time.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "session-internal.h"
+
+static int in_list_u32(const uint32_t *list, size_t count, uint32_t value)
+{
+	for (size_t i = 0; i < count; i++)
+		if (list[i] == value)
+			return 1;
+	return 0;
+}
+
+static int passes(const struct session_filter *f, const struct session_sample *sample)
+{
+	if (f->since_ns && sample->time < f->since_ns)
+		return 0;
+	if (f->until_ns && sample->time > f->until_ns)
+		return 0;
+	if (f->pid_count && !in_list_u32(f->pids, f->pid_count, sample->pid))
+		return 0;
+	if (f->tid_count && !in_list_u32(f->tids, f->tid_count, sample->tid))
+		return 0;
+	if (f->cpu_count) {
+		int found = 0;
+
+		for (size_t i = 0; i < f->cpu_count; i++)
+			found |= f->cpus[i] == (int)sample->cpu;
+		if (!found)
+			return 0;
+	}
+	if (f->event && (!sample->event || strcmp(sample->event->name, f->event) != 0))
+		return 0;
+	if (f->comm_count) {
+		int found = 0;
+
+		for (size_t i = 0; i < f->comm_count && sample->comm; i++)
+			found |= strcmp(f->comms[i], sample->comm) == 0;
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
+
+static void sample_from_record(struct session *s, const struct prf_event *event,
+			       const struct prf_sample *decoded,
+			       struct session_sample *out)
+{
+	uint64_t type = decoded->sample_type;
+
+	memset(out, 0, sizeof(*out));
+	out->event = event;
+	out->time = type & PERF_SAMPLE_TIME ? decoded->time : 0;
+	out->pid = decoded->pid;
+	out->tid = decoded->tid;
+	out->cpu = decoded->cpu;
+	out->period = type & PERF_SAMPLE_PERIOD ? decoded->period : 1;
+	if (!out->period)
+		out->period = 1;
+	out->ip = decoded->ip;
+	out->misc = decoded->misc;
+	out->callchain = decoded->callchain;
+	out->callchain_nr = decoded->callchain ? (size_t)decoded->callchain_nr : 0;
+	out->record = decoded;
+	out->process = session_process_at(s, out->pid, out->time);
+	out->comm = session_comm_at(out->process, out->tid, out->time);
+}
+
+/* Pass 1 checked the samples' chunks against their checksums only. */
+static void damage_in_samples(struct session *s, struct input *in, struct prf_reader *reader)
+{
+	struct prf_read_stats stats;
+
+	prf_reader_get_stats(reader, &stats);
+	if (stats.damaged_chunks <= in->damaged_chunks || in->samples_damage_told)
+		return;
+	in->samples_damage_told = 1;
+	session_warn(s, "%s: skipped %llu more damaged chunk%s of samples (they do not decompress)",
+	     in->path, (unsigned long long)(stats.damaged_chunks - in->damaged_chunks),
+	     stats.damaged_chunks - in->damaged_chunks == 1 ? "" : "s");
+}
+
+/* A file pass 2 could not read to its end: said, counted, never silent. */
+static int unread(struct session *s, struct input *in, const char *cause)
+{
+	session_warn(s, "%s: reading its samples: %s; the rest of them are left out", in->path,
+		     cause);
+	if (!in->damaged) {
+		in->damaged = 1;
+		s->facts.damaged_files++;
+	}
+	return -EIO;
+}
+
+int session_for_each_sample(struct session *s, const struct session_filter *filter,
+			    session_sample_fn fn, void *context)
+{
+	uint64_t undecodable = 0;
+	int status = 0;
+
+	for (size_t i = 0; i < s->input_count; i++) {
+		struct input *in = &s->inputs[i];
+		struct prf_reader *reader;
+		struct prf_error error;
+		struct prf_chunk chunk;
+		int ret;
+
+		/* The fd pass 1 read; it said what is damaged, so this pass reads quietly. */
+		if (prf_reader_open_fd(&reader, in->fd, in->path, &error) < 0) {
+			status = unread(s, in, error.message);
+			continue;
+		}
+		/* Decompressing on the other core; without a thread, on this one. */
+		prf_reader_read_ahead(reader);
+		while ((ret = prf_reader_next_chunk(reader, &chunk)) == 1) {
+			struct prf_record record;
+
+			if (filter->until_ns && chunk.first_time > filter->until_ns)
+				continue;
+			if (filter->since_ns && chunk.last_time && chunk.last_time < filter->since_ns)
+				continue;
+			while (prf_chunk_next_record(&chunk, &record) == 1) {
+				const struct prf_event *event;
+				struct prf_sample decoded;
+				struct session_sample sample;
+
+				if (record.type != PERF_RECORD_SAMPLE)
+					continue;
+				event = prf_reader_event_for(reader, record.data, record.size);
+				if (!event || prf_decode_sample(&event->attr, record.data,
+								record.size, &decoded) < 0) {
+					undecodable++;
+					continue;
+				}
+				sample_from_record(s, event, &decoded, &sample);
+				sample.file_index = i;
+				if (!passes(filter, &sample))
+					continue;
+				fn(context, &sample);
+			}
+		}
+		if (ret < 0)
+			status = unread(s, in, strerror(-ret));
+		damage_in_samples(s, in, reader);
+		prf_reader_close(reader);
+	}
+	if (undecodable)
+		session_warn(s, "%llu samples could not be decoded (malformed records) and were skipped",
+		     (unsigned long long)undecodable);
+	return status;
+}
+
+/* ---- resolving addresses -------------------------------------------- */
+
+void session_resolve(struct session *s, const struct session_sample *sample,
+		     uint64_t address, int kernel, struct resolved_address *out)
+{
+	const struct process *p = sample->process;
+	size_t lo = 0, hi;
+
+	memset(out, 0, sizeof(*out));
+	out->kernel = kernel;
+	if (kernel) {
+		out->dso = s->kernels[s->inputs[sample->file_index].host];
+		out->address = address;
+		return;
+	}
+	if (!p || !p->map_count)
+		return;
+	/* The last map starting at or before address, then back from there. */
+	hi = p->map_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].start <= address)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0;) {
+		const struct map *m = &p->maps[i];
+
+		if (address - m->start >= p->longest_map)
+			break;
+		if (address < m->end && map_live(m, sample->time)) {
+			out->dso = m->dso;
+			out->address = address - m->start + m->pgoff;
+			return;
+		}
+	}
+}
+
+/* ---- for the unwinder ------------------------------------------------ */
+
+uint64_t session_maps_generation(const struct session_sample *sample)
+{
+	const struct process *p = sample->process;
+	size_t lo = 0, hi;
+
+	if (!p)
+		return 0;
+	hi = p->change_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->changes[mid] <= sample->time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void session_for_each_map(const struct session_sample *sample, session_map_fn fn,
+			  void *context)
+{
+	const struct process *p = sample->process;
+
+	for (size_t i = 0; p && i < p->map_count; i++) {
+		const struct map *m = &p->maps[i];
+
+		if (map_live(m, sample->time) && m->dso)
+			fn(context, m->start, m->end, m->pgoff, m->dso);
+	}
+}

@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Pass 1: the side-band of one file (maps, forks, names, build-ids,
+ * kernel symbols, statistics) collected for the replay, and its damage
+ * told once.  Sample chunks are checked against their checksums only.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "intern.h"
+#include "session-internal.h"
+#include "symbolize.h"
+
+/* ---- build-ids ------------------------------------------------------ */
+
+static int compare_build_ids(const void *a, const void *b)
+{
+	const struct build_id_entry *x = a, *y = b;
+
+	if (x->host != y->host)
+		return x->host < y->host ? -1 : 1;
+	if (x->major != y->major)
+		return x->major < y->major ? -1 : 1;
+	if (x->minor != y->minor)
+		return x->minor < y->minor ? -1 : 1;
+	return x->inode < y->inode ? -1 : x->inode > y->inode;
+}
+
+void session_sort_build_ids(struct session *s)
+{
+	if (s->build_id_count)
+		qsort(s->build_ids, s->build_id_count, sizeof(*s->build_ids), compare_build_ids);
+}
+
+static const struct build_id_entry *build_id_find(const struct session *s,
+						  const struct sideband *m)
+{
+	struct build_id_entry key = { .host = m->host, .major = m->major,
+				      .minor = m->minor, .inode = m->inode };
+	const struct build_id_entry *found;
+
+	if (m->inode && s->build_id_count) {
+		found = bsearch(&key, s->build_ids, s->build_id_count,
+				sizeof(*s->build_ids), compare_build_ids);
+		if (found)
+			return found;
+	}
+	/* The kernel's build-id MMAP2 carries no inode: match the path. */
+	for (size_t i = 0; i < s->build_id_count; i++)
+		if (s->build_ids[i].path == m->name && s->build_ids[i].host == m->host)
+			return &s->build_ids[i];
+	return NULL;
+}
+
+struct dso *session_mapping_dso(struct session *s, const struct sideband *m)
+{
+	const struct build_id_entry *known;
+
+	if (m->build_id_size)
+		return symbolizer_dso(s->options.symbolizer, m->name, m->build_id,
+				      m->build_id_size);
+	known = build_id_find(s, m);
+	if (known && known->size)
+		return symbolizer_dso(s->options.symbolizer, m->name, known->build_id,
+				      known->size);
+	return symbolizer_dso(s->options.symbolizer, m->name, NULL, 0);
+}
+
+/* ---- the records ---------------------------------------------------- */
+
+struct pass_one {
+	struct session *s;
+	struct prf_reader *reader;
+	size_t file_index;
+	uint16_t host;
+	int in_snapshot;
+	uint64_t position;
+	uint64_t stats_dropped;
+	uint64_t taken, limit;		/* side-band records, SIDEBAND_* */
+	int full;			/* the limit or memory ran out: no more */
+};
+
+/* Whether one more side-band record may be taken; says once why not. */
+static int room_for_one(struct pass_one *p)
+{
+	struct input *in = &p->s->inputs[p->file_index];
+
+	if (p->full)
+		return 0;
+	if (p->taken < p->limit) {
+		p->taken++;
+		return 1;
+	}
+	p->full = 1;
+	in->damaged = 1;
+	session_warn(p->s, "%s: more than %llu maps, forks, names and build-ids for its %s: "
+		     "a hostile or broken file; the rest of them are skipped",
+		     in->path, (unsigned long long)p->limit,
+		     p->limit == SIDEBAND_MAX ? "limit" : "size");
+	return 0;
+}
+
+static void out_of_memory(struct pass_one *p)
+{
+	if (p->full)
+		return;
+	p->full = 1;
+	p->s->inputs[p->file_index].damaged = 1;
+	session_warn(p->s, "%s: out of memory for its maps, forks and names; the rest are skipped",
+		     p->s->inputs[p->file_index].path);
+}
+
+static int sideband_push(struct pass_one *p, const struct sideband *entry)
+{
+	struct session *s = p->s;
+
+	if (GROW(s->sideband, s->sideband_capacity, s->sideband_count + 1) < 0) {
+		out_of_memory(p);
+		return -ENOMEM;
+	}
+	s->sideband[s->sideband_count] = *entry;
+	s->sideband[s->sideband_count].order = ((uint64_t)p->file_index << 40) | p->position++;
+	s->sideband[s->sideband_count].snapshot = (uint8_t)p->in_snapshot;
+	s->sideband[s->sideband_count].host = p->host;
+	s->sideband_count++;
+	return 0;
+}
+
+static void take_kernel_record(struct pass_one *p, const struct prf_record *record)
+{
+	struct session *s = p->s;
+	const struct perf_event_attr *attr;
+	const struct prf_event *event = prf_reader_event_for(p->reader, record->data,
+							     record->size);
+	struct prf_decoded d;
+	struct sideband entry = { 0 };
+
+	attr = event ? &event->attr : NULL;
+	if (record->type == PERF_RECORD_SAMPLE) {
+		s->facts.samples_total++;
+		return;
+	}
+	if ((record->type == PERF_RECORD_MMAP || record->type == PERF_RECORD_MMAP2 ||
+	     record->type == PERF_RECORD_FORK || record->type == PERF_RECORD_COMM) &&
+	    !room_for_one(p))
+		return;
+	if (prf_decode_record(attr, record->data, record->size, &d) != 1)
+		return;
+	entry.time = d.id.time;
+	switch (record->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		if (d.mmap.pid == UINT32_MAX)
+			return;		/* the kernel: resolved through kallsyms */
+		entry.kind = SIDEBAND_MMAP;
+		entry.pid = d.mmap.pid;
+		entry.tid = d.mmap.tid;
+		entry.start = d.mmap.start;
+		entry.length = d.mmap.length;
+		entry.pgoff = d.mmap.page_offset;
+		entry.major = d.mmap.major;
+		entry.minor = d.mmap.minor;
+		entry.inode = d.mmap.inode;
+		if (d.mmap.has_build_id && d.mmap.build_id_size <= PRF_BUILD_ID_MAX) {
+			entry.build_id_size = d.mmap.build_id_size;
+			memcpy(entry.build_id, d.mmap.build_id, d.mmap.build_id_size);
+		}
+		entry.name = string_intern(s->strings, d.mmap.filename);
+		break;
+	case PERF_RECORD_FORK:
+		entry.kind = SIDEBAND_FORK;
+		entry.time = d.task.time;
+		entry.pid = d.task.pid;
+		entry.ppid = d.task.ppid;
+		entry.ptid = d.task.ptid;
+		entry.tid = d.task.tid;
+		break;
+	case PERF_RECORD_COMM:
+		entry.kind = SIDEBAND_COMM;
+		entry.pid = d.comm.pid;
+		entry.tid = d.comm.tid;
+		entry.exec = (uint8_t)d.comm.exec;
+		entry.name = string_intern(s->strings, d.comm.comm);
+		break;
+	case PERF_RECORD_LOST:
+		s->facts.lost += d.lost.lost;
+		return;
+	case PERF_RECORD_LOST_SAMPLES:
+		s->facts.lost += d.lost.lost;
+		return;
+	default:
+		return;
+	}
+	if (entry.name || entry.kind == SIDEBAND_FORK)
+		sideband_push(p, &entry);
+}
+
+static void take_build_id(struct pass_one *p, const struct prf_record *record)
+{
+	struct prf_build_id_record r;
+	const char *path = (const char *)record->data + sizeof(r);
+	size_t room = record->size - sizeof(r);
+	struct build_id_entry e = { 0 };
+	struct session *s = p->s;
+
+	if (record->size < sizeof(r))
+		return;
+	memcpy(&r, record->data, sizeof(r));
+	if (r.build_id_size > PRF_BUILD_ID_MAX || !memchr(path, '\0', room) ||
+	    !room_for_one(p))
+		return;
+	e.host = p->host;
+	e.major = r.major;
+	e.minor = r.minor;
+	e.inode = r.inode;
+	e.size = r.build_id_size;
+	memcpy(e.build_id, r.build_id, r.build_id_size);
+	e.path = string_intern(p->s->strings, path);
+	if (GROW(s->build_ids, s->build_id_capacity, s->build_id_count + 1) < 0) {
+		out_of_memory(p);
+		return;
+	}
+	s->build_ids[s->build_id_count++] = e;
+}
+
+static void take_kallsyms(struct pass_one *p, const struct prf_record *record)
+{
+	struct prf_kallsyms_record r;
+
+	if (record->size < sizeof(r) || p->s->kernels[p->host])
+		return;
+	memcpy(&r, record->data, sizeof(r));
+	if (r.text_size > record->size - sizeof(r))
+		return;
+	p->s->kernels[p->host] = symbolizer_kernel(p->s->options.symbolizer,
+						   (const char *)record->data + sizeof(r),
+						   (size_t)r.text_size, NULL, 0);
+}
+
+static void take_perfrec_record(struct pass_one *p, const struct prf_record *record)
+{
+	switch (record->type) {
+	case PRF_RECORD_SNAPSHOT_BEGIN:
+		p->in_snapshot = 1;
+		break;
+	case PRF_RECORD_SNAPSHOT_END:
+		p->in_snapshot = 0;
+		break;
+	case PRF_RECORD_BUILD_ID:
+		take_build_id(p, record);
+		break;
+	case PRF_RECORD_KALLSYMS:
+		take_kallsyms(p, record);
+		break;
+	case PRF_RECORD_STATS:
+		if (record->size >= sizeof(struct prf_stats_record)) {
+			struct prf_stats_record r;
+
+			memcpy(&r, record->data, sizeof(r));
+			if (r.dropped_records > p->stats_dropped)
+				p->stats_dropped = r.dropped_records;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static void note_time(struct session *s, uint64_t first, uint64_t last)
+{
+	if (first && (!s->facts.start_ns || first < s->facts.start_ns))
+		s->facts.start_ns = first;
+	if (last > s->facts.end_ns)
+		s->facts.end_ns = last;
+}
+
+static void report_damage(struct session *s, struct input *in,
+			  const struct prf_read_stats *stats)
+{
+	char what[512] = "";
+	size_t n = 0;
+
+	if (stats->damaged_chunks)
+		n += (size_t)snprintf(what + n, sizeof(what) - n,
+				      "skipped %llu damaged chunk%s (%llu bytes)",
+				      (unsigned long long)stats->damaged_chunks,
+				      stats->damaged_chunks == 1 ? "" : "s",
+				      (unsigned long long)stats->skipped_bytes);
+	if (stats->truncated_bytes && n < sizeof(what))
+		n += (size_t)snprintf(what + n, sizeof(what) - n, "%scut short: discarded %llu bytes",
+				      n ? "; " : "", (unsigned long long)stats->truncated_bytes);
+	in->damaged_chunks = stats->damaged_chunks;
+	if (n) {
+		in->damaged = 1;
+		session_warn(s, "%s: %s; read the rest", in->path, what);
+	}
+}
+
+int session_read_sideband(struct session *s, size_t index, struct prf_error *error)
+{
+	struct input *in = &s->inputs[index];
+	struct pass_one p = { .s = s, .file_index = index };
+	struct prf_read_stats stats;
+	struct prf_chunk chunk;
+	struct stat st;
+	int ret;
+
+	ret = prf_reader_open_fd(&p.reader, in->fd, in->path, error);
+	if (ret < 0)
+		return ret;
+	p.host = in->host;
+	p.limit = SIDEBAND_MAX;
+	if (fstat(in->fd, &st) == 0 && (uint64_t)st.st_size < SIDEBAND_MAX / SIDEBAND_PER_BYTE)
+		p.limit = (uint64_t)st.st_size * SIDEBAND_PER_BYTE;
+	if (p.limit < SIDEBAND_FLOOR)
+		p.limit = SIDEBAND_FLOOR;
+	/* The samples are pass 2's: their chunks (perfrec 1.1 files) are not decompressed here. */
+	prf_reader_skip_samples(p.reader, 1);
+	while ((ret = prf_reader_next_chunk(p.reader, &chunk)) == 1) {
+		struct prf_record record;
+
+		note_time(s, chunk.first_time, chunk.last_time);
+		if ((chunk.flags & PRF_CHUNK_SAMPLES) && !chunk.size)
+			s->facts.samples_total += chunk.record_count;
+		while (prf_chunk_next_record(&chunk, &record) == 1) {
+			if (record.type >= PRF_RECORD_BASE)
+				take_perfrec_record(&p, &record);
+			else
+				take_kernel_record(&p, &record);
+		}
+	}
+	if (ret < 0) {
+		error->code = ret;
+		snprintf(error->message, sizeof(error->message), "%s: %s", in->path,
+			 strerror(-ret));
+		prf_reader_close(p.reader);
+		return ret;
+	}
+	prf_reader_get_stats(p.reader, &stats);
+	s->facts.dropped += stats.trailer.dropped_records > p.stats_dropped ?
+			    stats.trailer.dropped_records : p.stats_dropped;
+	report_damage(s, in, &stats);
+	prf_reader_close(p.reader);
+	return 0;
+}
