@@ -27,6 +27,15 @@ void bundle_writer_abort(struct bundle_writer *w);
  */
 int bundle_extract(const char *path, const char *dir, char *why, size_t why_size);
 
+/*
+ * A private directory (0700, under $TMPDIR or /tmp) to extract bundles
+ * into, removed when this process ends, however it ends (a signal, an
+ * abort, SIGKILL): a child process waits for that end.  Call it before
+ * any thread starts.  0 with *path to free, or a negative errno with a
+ * one-line cause in why.
+ */
+int bundle_scratch_dir(char **path, char *why, size_t why_size);
+
 /* Removes dir and what an extraction put there. */
 void bundle_remove_tree(const char *dir);
 

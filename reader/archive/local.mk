@@ -3,11 +3,11 @@
 noinst_LIBRARIES += reader/archive/libperfrec-bundle.a
 reader_archive_libperfrec_bundle_a_SOURCES = \
 	reader/archive/bundle.h reader/archive/tar-format.h \
-	reader/archive/tar-read.c reader/archive/tar-write.c
+	reader/archive/tar-read.c reader/archive/tar-write.c reader/archive/scratch.c
 reader_archive_libperfrec_bundle_a_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
 
 BUNDLE_CPPFLAGS = -I$(top_srcdir)/reader/archive
-BUNDLE_LIBS = reader/archive/libperfrec-bundle.a $(ZSTD_LIBS)
+BUNDLE_LIBS = reader/archive/libperfrec-bundle.a $(FORMAT_LIBS)
 
 # Which files a capture needs, found on this host by build-id.
 noinst_LIBRARIES += reader/archive/libperfrec-archive.a

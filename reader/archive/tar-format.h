@@ -5,8 +5,14 @@
 #include <assert.h>
 
 #define TAR_BLOCK 512
-/* A bundle's members are ELF files; anything larger is a lie. */
+/*
+ * A bundle's members are ELF files and their debug files, by build-id:
+ * anything larger is a lie, and an extraction stops before it would pass
+ * the totals (perfrec-report(1) says so).
+ */
 #define TAR_MAX_FILE_SIZE (4ull << 30)
+#define TAR_MAX_MEMBERS 65536u
+#define TAR_MAX_TOTAL_SIZE (32ull << 30)
 
 /* The POSIX ustar header (IEEE Std 1003.1, pax "ustar Interchange Format"). */
 struct tar_header {

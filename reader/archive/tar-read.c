@@ -2,7 +2,8 @@
 /*
  * Extracting a bundle, which comes from another host: only regular files
  * named .build-id/xx/<hex>[.debug] (directories of that shape are
- * skipped), each at most TAR_MAX_FILE_SIZE, checksums checked, no links,
+ * skipped), each at most TAR_MAX_FILE_SIZE, at most TAR_MAX_MEMBERS of
+ * them and TAR_MAX_TOTAL_SIZE in all, checksums checked, no links,
  * no "..", no absolute names, no member twice; a truncated archive is an
  * error.  A zstd-compressed bundle is recognised by its magic.
  */
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include <zstd.h>
 #include "bundle.h"
+#include "perfrec-format.h"
 #include "tar-format.h"
 
 struct bundle_input {
@@ -142,7 +144,7 @@ static int extract(struct bundle_input *r, const char *dir, char *why, size_t wh
 	char path[4096], name[101];
 	unsigned char buf[65536];
 	unsigned members = 0;
-	uint64_t size = 0;
+	uint64_t size = 0, total = 0;
 
 	for (;;) {
 		uint64_t left;
@@ -173,6 +175,12 @@ static int extract(struct bundle_input *r, const char *dir, char *why, size_t wh
 			snprintf(why, why_size, "member %.100s: bad size", name);
 			return -EINVAL;
 		}
+		/* Checked before a byte of it is written. */
+		if (members == TAR_MAX_MEMBERS || size > TAR_MAX_TOTAL_SIZE - total) {
+			snprintf(why, why_size, "more than %u members or %llu GiB: not a perfrec bundle",
+				 TAR_MAX_MEMBERS, TAR_MAX_TOTAL_SIZE >> 30);
+			return -EFBIG;
+		}
 		if (kind == 2 && h.typeflag == '5' && size == 0)
 			continue;
 		if (kind != 1 || (h.typeflag != '0' && h.typeflag != '\0')) {
@@ -200,6 +208,7 @@ static int extract(struct bundle_input *r, const char *dir, char *why, size_t wh
 			goto io_error;
 		}
 		members++;
+		total += size;
 		for (left = size; left;) {
 			size_t want = left < sizeof(buf) ? (size_t)left : sizeof(buf);
 
@@ -238,13 +247,20 @@ int bundle_extract(const char *path, const char *dir, char *why, size_t why_size
 	static const unsigned char zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
 	struct bundle_input r = { 0 };
 	unsigned char magic[4];
-	int ret;
+	int fd, ret;
 
 	why[0] = '\0';
-	r.file = fopen(path, "rb");
+	fd = prf_open_regular(path);
+	if (fd < 0) {
+		snprintf(why, why_size, "%s", fd == -EINVAL ? "not a regular file" : strerror(-fd));
+		return fd;
+	}
+	r.file = fdopen(fd, "rb");
 	if (!r.file) {
-		snprintf(why, why_size, "%s", strerror(errno));
-		return -errno;
+		ret = -errno;
+		close(fd);
+		snprintf(why, why_size, "%s", strerror(-ret));
+		return ret;
 	}
 	if (fread(magic, 1, 4, r.file) == 4 && !memcmp(magic, zstd_magic, 4)) {
 		r.zstd = ZSTD_createDStream();
