@@ -50,7 +50,12 @@
  *                    report's first pass skips it unread, the second finds
  *                    that it does not decompress
  *   everything       all of the above in one file (but many-addresses)
- *   hosts/           70 small files of 70 hosts (a reader keeps 64)
+ *   hosts/           70 small files of 70 hosts
+ *
+ *   report-hostile --bomb FILE
+ *                    a file of a few kilobytes whose 3 chunks of 64 MiB
+ *                    each hold copies of one FORK record: 4.6 million
+ *                    side-band records that a reader must not all keep
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -1315,6 +1320,40 @@ static void write_local(const char *path, char **files, int count)
 	out_close(&o, 1);
 }
 
+/* Chunks as large as the format allows, of one FORK record again and again. */
+static void write_bomb(const char *path)
+{
+	static const struct prf_meta meta[] = { { "collector", "report-hostile" } };
+	static struct prf_event event;
+	struct prf_file_info info = {
+		.hostname = "hostile", .kernel_release = "6.1.0-hostile-amd64",
+		.machine = "x86_64", .nr_cpus_online = 2, .page_size = 4096, .clockid = 1,
+		.start_time_ns = BASE_NS, .meta = meta, .meta_count = 1,
+		.events = &event, .event_count = 1,
+	};
+	struct prf_writer_options options = { .chunk_size = PRF_CHUNK_RAW_MAX - 4096, .name = path };
+	struct prf_error error;
+	struct out o;
+	uint64_t raw = 0;
+
+	event = (struct prf_event){ .attr = attr_main, .name = "cpu-clock",
+				    .ids = main_ids, .id_count = 2 };
+	memset(&o, 0, sizeof(o));
+	snprintf(o.path, sizeof(o.path), "%s", path);
+	o.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (o.fd < 0)
+		die("%s: %s", path, strerror(errno));
+	if (prf_writer_open(&o.writer, o.fd, &info, &options, &error) < 0)
+		die("%s", error.message);
+	preamble(&o, 1);
+	while (raw < 3ull * (PRF_CHUNK_RAW_MAX - 4096)) {
+		task(&o, PERF_RECORD_FORK, 2, 1, 2, 1, BASE_NS + 10);
+		raw += o.r.size;
+	}
+	user_sample(&o, 2, BASE_NS + 20, 0x55555556000ull, 0x55555557000ull);
+	out_close(&o, 1);
+}
+
 int main(int argc, char **argv)
 {
 	attr_main = collector_attr();
@@ -1322,9 +1361,14 @@ int main(int argc, char **argv)
 		write_local(argv[2], argv + 3, argc - 3);
 		return 0;
 	}
+	if (argc == 3 && strcmp(argv[1], "--bomb") == 0) {
+		write_bomb(argv[2]);
+		return 0;
+	}
 	if (argc != 2 || argv[1][0] == '-') {
 		fprintf(stderr, "Usage: report-hostile DIR\n"
-				"       report-hostile --local FILE PATH...\n");
+				"       report-hostile --local FILE PATH...\n"
+				"       report-hostile --bomb FILE\n");
 		return 2;
 	}
 	if (mkdir(argv[1], 0755) < 0 && errno != EEXIST)

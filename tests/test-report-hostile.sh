@@ -198,6 +198,50 @@ kept=$(awk '{ s += $NF } END { print s + 0 }' "$work/undecodable")
 [ "$kept" -gt 1000 ] && [ "$kept" -lt 2000 ] || fail "$kept of the 2000 samples kept, expected all but one chunk's"
 note "undecodable samples chunk: $kept of 2000 samples kept"
 
+check "option lists of a thousand values and more: none dropped, nothing overrun"
+# Before, --pid kept 256 (and wrote past them when given twice), --comm 64
+# and --cpu 1024, dropping the rest without a word.
+file=$work/hostile/samples-undecodable.prf
+samples_of() { sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$1"; }
+report_ok "$work/pid-1" --pid 1 "$file"
+many=$(seq -s, 100000 100999)
+report_ok "$work/pid-many" --pid "$many" --pid "$many,1" --tid "$many,1" "$file"
+names=$(seq -s, 1 300 | sed 's/\([0-9]*\)/comm-\1/g')
+report_ok "$work/comm-many" --comm "$names,init" "$file"
+report_ok "$work/cpu-many" --cpu "$(seq -s, 2 2000),0,1" "$file"
+report_ok "$work/all" "$file"
+for out in pid-many comm-many; do
+	[ "$(samples_of "$work/$out")" = "$(samples_of "$work/pid-1")" ] ||
+		fail "$out: $(samples_of "$work/$out") samples, --pid 1 alone gives $(samples_of "$work/pid-1")"
+done
+[ "$(samples_of "$work/cpu-many")" = "$(samples_of "$work/all")" ] ||
+	fail "--cpu with 2001 values: $(samples_of "$work/cpu-many") samples of $(samples_of "$work/all")"
+[ "$(samples_of "$work/pid-1")" -gt 0 ] || fail "no samples of pid 1 in $file"
+status=0
+"$report" --pid 1,x "$file" >/dev/null 2>"$work/bad-pid.err" || status=$?
+[ "$status" -eq 2 ] && grep -q "^perfrec-report: --pid: 'x' is not a number" "$work/bad-pid.err" ||
+	{ cat "$work/bad-pid.err" >&2; fail "--pid 1,x: status $status, not 2 with a message naming 'x'"; }
+
+check "a few kilobytes of one FORK record repeated 4.6 million times: bounded memory, the file named hostile, the rest read"
+"$hostile" --bomb "$work/bomb.prf" || fail "report-hostile --bomb failed"
+command -v python3 >/dev/null 2>&1 || fail "python3 is needed to measure perfrec-report's memory (apt-get install python3)"
+# All kept (and replayed: a process each), they took 4.3 GB and 20 s.
+# Bounded, a few tens of MB besides the chunk buffers: 64 MiB each, and
+# the read-ahead's three (ASan's quarantine keeps freed ones too).
+rss_limit=400
+[ "$sanitized" = yes ] && rss_limit=1000
+peak=$(python3 -c '
+import resource, subprocess, sys
+with open(sys.argv[1], "w") as err:
+    status = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=err).returncode
+print(status, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+' "$work/bomb.err" "$report" --view=tree "$work/bomb.prf") || fail "could not run perfrec-report on the bomb"
+note "bomb: $(stat -c %s "$work/bomb.prf") bytes on disk; perfrec-report exit ${peak% *}, peak RSS ${peak#* } MB (limit $rss_limit)"
+[ "${peak% *}" -eq 0 ] || { cat "$work/bomb.err" >&2; fail "perfrec-report exited ${peak% *} on the bomb"; }
+[ "${peak#* }" -le "$rss_limit" ] || fail "perfrec-report took ${peak#* } MB for a file of $(stat -c %s "$work/bomb.prf") bytes"
+grep -q 'bomb.prf: more than [0-9]* maps, forks, names and build-ids for its size: a hostile or broken file' "$work/bomb.err" ||
+	{ cat "$work/bomb.err" >&2; fail "no warning naming the file as hostile"; }
+
 check "names from the captures are printed safely: no control characters in any view or warning, one line a warning"
 # names.prf, build-id-paths.prf and kallsyms-2.prf carry ESC sequences,
 # BEL, newlines, tabs and invalid UTF-8 in comms, paths and symbols; the

@@ -29,21 +29,22 @@ struct report_options {
 	size_t top;
 	int width;
 	const char *since, *until;
-	uint32_t pids[256], tids[256];
-	size_t pid_count, tid_count;
-	const char *comms[64];
-	size_t comm_count;
-	char *comm_storage[64];		/* the --comm arguments, split in place */
-	size_t comm_storage_count;
-	int cpus[1024];
-	size_t cpu_count;
+	/* Lists as long as the command line makes them (list_append()). */
+	uint32_t *pids, *tids;
+	size_t pid_count, pid_capacity, tid_count, tid_capacity;
+	const char **comms;
+	size_t comm_count, comm_capacity;
+	char **comm_args;		/* the --comm arguments, split in place */
+	size_t comm_arg_count, comm_arg_capacity;
+	int *cpus;
+	size_t cpu_count, cpu_capacity;
 	const char *event;
 	const char *symfs;
-	const char *debug_dirs[32];
-	size_t debug_dir_count;
+	const char **debug_dirs;
+	size_t debug_dir_count, debug_dir_capacity;
 	int no_unwind;
-	const char *bundles[32];	/* --symbols */
-	size_t bundle_count;
+	const char **bundles;		/* --symbols */
+	size_t bundle_count, bundle_capacity;
 	int no_debuginfod;
 	int quiet;
 };
@@ -124,37 +125,85 @@ static int parse_sort(struct report_options *o, const char *text)
 	return o->sort_keys ? 0 : -EINVAL;
 }
 
-static int parse_number_list(const char *option, const char *text, long max,
-			     long *out, size_t *count, size_t capacity)
+/* Appends item (size bytes) to a growable array; 0 or -ENOMEM. */
+static int list_append(void *array, size_t *count, size_t *capacity, size_t size,
+		       const void *item)
 {
-	char copy[4096], *saveptr = NULL;
+	void **items = array;
 
-	snprintf(copy, sizeof(copy), "%s", text);
-	for (char *k = strtok_r(copy, ",", &saveptr); k; k = strtok_r(NULL, ",", &saveptr)) {
-		char *end;
-		long v = strtol(k, &end, 10);
+	if (*count == *capacity) {
+		size_t grown = *capacity ? 2 * *capacity : 16;
+		void *bigger = reallocarray(*items, grown, size);
 
-		if (*end || end == k || v < 0 || v > max || *count == capacity) {
-			fprintf(stderr, "perfrec-report: --%s: '%s' is not a valid number\n", option, k);
-			return -EINVAL;
-		}
-		out[(*count)++] = v;
+		if (!bigger)
+			return -ENOMEM;
+		*items = bigger;
+		*capacity = grown;
 	}
+	memcpy((char *)*items + *count * size, item, size);
+	(*count)++;
 	return 0;
 }
 
-static int parse_u32_list(const char *option, const char *text, uint32_t *out,
-			  size_t *count, size_t capacity)
-{
-	long values[256];
-	size_t n = 0;
+#define LIST_APPEND(o, name, item) \
+	list_append(&(o)->name##s, &(o)->name##_count, &(o)->name##_capacity, \
+		    sizeof(*(o)->name##s), &(item))
 
-	if (parse_number_list(option, text, 0x7fffffff, values, &n,
-			      capacity < 256 ? capacity : 256) < 0)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++)
-		out[(*count)++] = (uint32_t)values[i];
-	return 0;
+static int out_of_memory(void)
+{
+	fprintf(stderr, "perfrec-report: out of memory\n");
+	return -ENOMEM;
+}
+
+/*
+ * --pid, --tid, --cpu: comma-separated decimal numbers up to max, as many
+ * as given; each value goes to add().
+ */
+static int parse_number_list(struct report_options *o, const char *option, const char *text,
+			     long max, int (*add)(struct report_options *o, long value))
+{
+	char *copy = strdup(text), *saveptr = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return out_of_memory();
+	for (char *k = strtok_r(copy, ",", &saveptr); k && !ret; k = strtok_r(NULL, ",", &saveptr)) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(k, &end, 10);
+		if (*end || end == k || errno || v < 0 || v > max) {
+			fprintf(stderr, "perfrec-report: --%s: '%s' is not a number from 0 to %ld\n",
+				option, k, max);
+			ret = -EINVAL;
+		} else if (add(o, v) < 0) {
+			ret = out_of_memory();
+		}
+	}
+	free(copy);
+	return ret;
+}
+
+static int add_pid(struct report_options *o, long value)
+{
+	uint32_t pid = (uint32_t)value;
+
+	return LIST_APPEND(o, pid, pid);
+}
+
+static int add_tid(struct report_options *o, long value)
+{
+	uint32_t tid = (uint32_t)value;
+
+	return LIST_APPEND(o, tid, tid);
+}
+
+static int add_cpu(struct report_options *o, long value)
+{
+	int cpu = (int)value;
+
+	return LIST_APPEND(o, cpu, cpu);
 }
 
 /*
@@ -294,51 +343,32 @@ static int parse_option(struct report_options *o, int c, const char *arg)
 	}
 	case OPT_SINCE: o->since = arg; return 0;
 	case OPT_UNTIL: o->until = arg; return 0;
-	case OPT_PID: return parse_u32_list("pid", arg, o->pids, &o->pid_count, 256);
-	case OPT_TID: return parse_u32_list("tid", arg, o->tids, &o->tid_count, 256);
-	case OPT_CPU: {
-		long values[1024];
-		size_t n = 0;
-
-		if (parse_number_list("cpu", arg, 65535, values, &n, 1024) < 0)
-			return -EINVAL;
-		for (size_t i = 0; i < n && o->cpu_count < 1024; i++)
-			o->cpus[o->cpu_count++] = (int)values[i];
-		return 0;
-	}
+	case OPT_PID: return parse_number_list(o, "pid", arg, 0x7fffffff, add_pid);
+	case OPT_TID: return parse_number_list(o, "tid", arg, 0x7fffffff, add_tid);
+	case OPT_CPU: return parse_number_list(o, "cpu", arg, 65535, add_cpu);
 	case OPT_COMM: {
 		/* Kept as given; split on commas in place. */
 		char *copy = strdup(arg), *saveptr = NULL;
 
-		if (!copy || o->comm_storage_count == 64) {
+		if (!copy || LIST_APPEND(o, comm_arg, copy) < 0) {
 			free(copy);
-			fprintf(stderr, "perfrec-report: --comm: too many\n");
-			return -EINVAL;
+			return out_of_memory();
 		}
-		o->comm_storage[o->comm_storage_count++] = copy;
+		for (char *k = strtok_r(copy, ",", &saveptr); k; k = strtok_r(NULL, ",", &saveptr)) {
+			const char *comm = k;
 
-		for (char *k = strtok_r(copy, ",", &saveptr); k && o->comm_count < 64;
-		     k = strtok_r(NULL, ",", &saveptr))
-			o->comms[o->comm_count++] = k;
+			if (LIST_APPEND(o, comm, comm) < 0)
+				return out_of_memory();
+		}
 		return 0;
 	}
 	case OPT_EVENT: o->event = arg; return 0;
 	case OPT_SYMFS: o->symfs = arg; return 0;
 	case OPT_DEBUG_DIR:
-		if (o->debug_dir_count == 32) {
-			fprintf(stderr, "perfrec-report: --debug-dir: at most 32\n");
-			return -EINVAL;
-		}
-		o->debug_dirs[o->debug_dir_count++] = arg;
-		return 0;
+		return LIST_APPEND(o, debug_dir, arg) < 0 ? out_of_memory() : 0;
 	case OPT_NO_UNWIND: o->no_unwind = 1; return 0;
 	case OPT_SYMBOLS:
-		if (o->bundle_count == 32) {
-			fprintf(stderr, "perfrec-report: --symbols: at most 32\n");
-			return -EINVAL;
-		}
-		o->bundles[o->bundle_count++] = arg;
-		return 0;
+		return LIST_APPEND(o, bundle, arg) < 0 ? out_of_memory() : 0;
 	case OPT_NO_DEBUGINFOD: o->no_debuginfod = 1; return 0;
 	case 'q': o->quiet = 1; return 0;
 	default:
@@ -374,39 +404,44 @@ static int print_view(const struct report_options *o, const struct report_data *
 	return o->json ? view_flat_json(data, &view, stdout) : view_flat(data, &view, stdout);
 }
 
-/* The private directories --symbols bundles are extracted into, removed at exit. */
-static char *bundle_dirs[32];
-static size_t bundle_dir_count;
+/* Where --symbols bundles are extracted (bundle_scratch_dir()), removed at exit. */
+static char *scratch_dir;
+static char **extracted;		/* a directory of it for each bundle */
+static size_t extracted_count, extracted_capacity;
 
-static void remove_bundle_dirs(void)
+static void remove_scratch_dir(void)
 {
-	for (size_t i = 0; i < bundle_dir_count; i++) {
-		bundle_remove_tree(bundle_dirs[i]);
-		free(bundle_dirs[i]);
-	}
-	bundle_dir_count = 0;
+	bundle_remove_tree(scratch_dir);
+	for (size_t i = 0; i < extracted_count; i++)
+		free(extracted[i]);
+	free(extracted);
+	free(scratch_dir);
 }
 
 /*
- * The debug directories: --debug-dir's (or /usr/lib/debug), then each
- * bundle's .build-id tree: a directory as it is, a tar extracted into a
- * private directory.  0, or -1 after a message.
+ * The debug directories in *dirs: --debug-dir's (or /usr/lib/debug),
+ * then each bundle's .build-id tree: a directory as it is, a tar
+ * extracted into the scratch directory.  0, or -1 after a message.
  */
-static int debug_dirs_with_bundles(struct report_options *o, const char **dirs, size_t *count)
+static int debug_dirs_with_bundles(struct report_options *o, const char ***dirs, size_t *count)
 {
-	const char *tmp = getenv("TMPDIR");
+	size_t capacity = 0;
 	char why[512];
-	struct stat st;
 
+	*dirs = NULL;
 	*count = 0;
-	if (!o->debug_dir_count)
-		dirs[(*count)++] = "/usr/lib/debug";
+	if (!o->debug_dir_count) {
+		const char *dir = "/usr/lib/debug";
+
+		if (list_append(dirs, count, &capacity, sizeof(**dirs), &dir) < 0)
+			return out_of_memory();
+	}
 	for (size_t i = 0; i < o->debug_dir_count; i++)
-		dirs[(*count)++] = o->debug_dirs[i];
-	if (o->bundle_count)
-		atexit(remove_bundle_dirs);
+		if (list_append(dirs, count, &capacity, sizeof(**dirs), &o->debug_dirs[i]) < 0)
+			return out_of_memory();
 	for (size_t i = 0; i < o->bundle_count; i++) {
 		const char *bundle = o->bundles[i];
+		struct stat st;
 		char *dir;
 
 		if (stat(bundle, &st) < 0) {
@@ -414,25 +449,35 @@ static int debug_dirs_with_bundles(struct report_options *o, const char **dirs, 
 			return -1;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			dirs[(*count)++] = bundle;
+			if (list_append(dirs, count, &capacity, sizeof(**dirs), &bundle) < 0)
+				return out_of_memory();
 			continue;
 		}
-		if (asprintf(&dir, "%s/perfrec-symbols.XXXXXX", tmp && tmp[0] ? tmp : "/tmp") < 0) {
-			fprintf(stderr, "perfrec-report: out of memory\n");
-			return -1;
+		if (!scratch_dir) {
+			if (bundle_scratch_dir(&scratch_dir, why, sizeof(why)) < 0) {
+				fprintf(stderr, "perfrec-report: --symbols %s: %s\n", bundle, why);
+				return -1;
+			}
+			atexit(remove_scratch_dir);
 		}
-		if (!mkdtemp(dir)) {
-			fprintf(stderr, "perfrec-report: --symbols %s: cannot make a directory %s: %s\n",
-				bundle, dir, strerror(errno));
+		if (asprintf(&dir, "%s/%zu", scratch_dir, i) < 0)
+			return out_of_memory();
+		if (list_append(&extracted, &extracted_count, &extracted_capacity,
+				sizeof(*extracted), &dir) < 0) {
 			free(dir);
+			return out_of_memory();
+		}
+		if (mkdir(dir, 0700) < 0) {
+			fprintf(stderr, "perfrec-report: --symbols %s: %s: %s\n", bundle, dir,
+				strerror(errno));
 			return -1;
 		}
-		bundle_dirs[bundle_dir_count++] = dir;
 		if (bundle_extract(bundle, dir, why, sizeof(why)) < 0) {
 			fprintf(stderr, "perfrec-report: --symbols %s: %s\n", bundle, why);
 			return -1;
 		}
-		dirs[(*count)++] = dir;
+		if (list_append(dirs, count, &capacity, sizeof(**dirs), &dir) < 0)
+			return out_of_memory();
 	}
 	return 0;
 }
@@ -453,11 +498,10 @@ void *report_kept[5];
 
 static int run(struct report_options *o, char **inputs, int input_count)
 {
-	static const char *debug_dirs[64];
+	const char **debug_dirs = NULL;
 	size_t debug_dir_count = 0;
 	struct symbolizer_options sym_options = {
 		.symfs = o->symfs,
-		.debug_dirs = debug_dirs,
 		.want_lines = o->lines || (o->sort_keys & SORT_SRCLINE),
 		.want_inlines = 1,
 		.warn = warn_line,
@@ -495,8 +539,9 @@ static int run(struct report_options *o, char **inputs, int input_count)
 	struct prf_error error = { 0 };
 	int status = 1, ret;
 
-	if (debug_dirs_with_bundles(o, debug_dirs, &debug_dir_count) < 0)
+	if (debug_dirs_with_bundles(o, &debug_dirs, &debug_dir_count) < 0)
 		goto out;
+	sym_options.debug_dirs = debug_dirs;
 	sym_options.debug_dir_count = debug_dir_count;
 	if (!o->no_debuginfod) {
 		debuginfod = debuginfod_source_new(getenv("DEBUGINFOD_URLS"), warn_line, o);
@@ -507,6 +552,8 @@ static int run(struct report_options *o, char **inputs, int input_count)
 		sym_options.source = debuginfod;
 	}
 	symbolizer = symbolizer_new(&sym_options);
+	free(debug_dirs);	/* the symbolizer keeps copies */
+	debug_dirs = NULL;
 	session_options.symbolizer = symbolizer;
 	if (!symbolizer || session_create(&session, &session_options) < 0 ||
 	    (unwind && !(unwinder = unwinder_new(session, symbolizer)))) {
@@ -546,6 +593,8 @@ static int run(struct report_options *o, char **inputs, int input_count)
 		fprintf(stderr, "perfrec-report: out of memory\n");
 		goto out;
 	}
+	/* Again: pass 2 may have found more damage. */
+	session_get_summary(session, &data.header);
 	data.header.samples = data.total_samples;
 	status = print_view(o, &data) < 0 ? 1 : 0;
 flush:
@@ -554,6 +603,7 @@ flush:
 		status = 1;
 	}
 out:
+	free(debug_dirs);
 	/*
 	 * Freeing a million tree nodes and cache slots one by one is a
 	 * large share of a large report; the kernel takes the memory back at
@@ -576,40 +626,56 @@ out:
 	return status;
 }
 
+static void options_free(struct report_options *o)
+{
+	for (size_t i = 0; i < o->comm_arg_count; i++)
+		free(o->comm_args[i]);
+	free(o->comm_args);
+	free(o->comms);
+	free(o->pids);
+	free(o->tids);
+	free(o->cpus);
+	free(o->debug_dirs);
+	free(o->bundles);
+}
+
+static int usage_error(const char *message)
+{
+	if (message)
+		fprintf(stderr, "perfrec-report: %s\n", message);
+	fprintf(stderr, "Try 'perfrec-report --help' for more information.\n");
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	struct report_options options = { .sort_keys = SORT_SYM };
-	int c;
+	int c, status = -1;
 
 	/* A report piped into head(1) just stops. */
 	signal(SIGPIPE, SIG_DFL);
-	while ((c = getopt_long(argc, argv, "s:w:qhV", long_options, NULL)) != -1) {
+	while (status < 0 && (c = getopt_long(argc, argv, "s:w:qhV", long_options, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
-			return 0;
-		}
-		if (c == 'V') {
+			status = 0;
+		} else if (c == 'V') {
 			printf("perfrec-report %s\n", PACKAGE_VERSION);
-			return 0;
-		}
-		if (c == '?' || parse_option(&options, c, optarg) < 0) {
-			fprintf(stderr, "Try 'perfrec-report --help' for more information.\n");
-			return 2;
+			status = 0;
+		} else if (c == '?' || parse_option(&options, c, optarg) < 0) {
+			status = usage_error(NULL);
 		}
 	}
-	if (optind == argc) {
-		fprintf(stderr, "perfrec-report: no input: give capture files or directories\n"
-				"Try 'perfrec-report --help' for more information.\n");
-		return 2;
+	if (status >= 0)
+		;
+	else if (optind == argc)
+		status = usage_error("no input: give capture files or directories");
+	else if (options.json && (options.view == VIEW_FOLDED || options.view == VIEW_SAMPLES))
+		status = usage_error("--json goes with the flat and tree views");
+	else {
+		if (options.view == VIEW_TREE && !options.percent_limit_given)
+			options.percent_limit = 0.5;
+		status = run(&options, argv + optind, argc - optind);
 	}
-	if (options.json && (options.view == VIEW_FOLDED || options.view == VIEW_SAMPLES)) {
-		fprintf(stderr, "perfrec-report: --json goes with the flat and tree views\n");
-		return 2;
-	}
-	if (options.view == VIEW_TREE && !options.percent_limit_given)
-		options.percent_limit = 0.5;
-	c = run(&options, argv + optind, argc - optind);
-	for (size_t i = 0; i < options.comm_storage_count; i++)
-		free(options.comm_storage[i]);
-	return c;
+	options_free(&options);
+	return status;
 }
