@@ -292,7 +292,6 @@ static void describe_file(struct collector *c)
 {
 	const struct perfrecd_options *o = c->options;
 
-	prf_host_detect(&c->info, c->host_strings, sizeof(c->host_strings));
 	c->info.meta = c->meta;
 	c->file_event.attr = c->events.attr;
 	c->file_event.name = c->events.name;
@@ -812,6 +811,12 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 	char name[256], message[1024], notice[512] = "";
 	int ret;
 
+	/* A directory that cannot be ours stops it before any event opens. */
+	ret = output_check_directory(o->output_dir, &error);
+	if (ret < 0) {
+		log_error("%s", error.message);
+		return ret == -EPERM ? 2 : 1;
+	}
 	ret = build_attr(c, &attr, name, sizeof(name), notice, sizeof(notice));
 	if (ret < 0)	/* refused (permissions) at run time; else a bad setting */
 		return ret == -EACCES || ret == -EPERM ? 1 : 2;
@@ -852,7 +857,7 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 					   .cpu = (uint32_t)c->events.rings[0].cpu };
 	layout_time_offsets(c);
 
-	describe_file(c);
+	prf_host_detect(&c->info, c->host_strings, sizeof(c->host_strings));
 	output_config.directory = o->output_dir;
 	output_config.hostname = c->info.hostname;
 	output_config.rotate_size = o->rotate_size;
@@ -860,11 +865,14 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 	output_config.retain_size = o->retain_size;
 	output_config.retain_age_s = o->retain_age_s;
 	output_config.zstd_level = o->zstd_level;
+	output_config.group = o->group;
 	ret = output_create(&c->output, &output_config, &error);
 	if (ret < 0) {
 		log_error("%s", error.message);
-		return 1;
+		/* A directory others control, another daemon's, a group unknown: retrying cannot help. */
+		return ret == -EPERM || ret == -EBUSY || ret == -EINVAL ? 2 : 1;
 	}
+	describe_file(c);
 	c->buildids = buildid_cache_new();
 	c->sink = (struct record_sink){ sink_emit, c };
 	if (open_signals(c) < 0 || open_loop(c) < 0) {

@@ -4,6 +4,7 @@
  * setting has one name, one parser and one error message wherever it is
  * given.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -55,6 +56,7 @@ static const struct setting settings[] = {
 	{ "retain-size", 0, KIND_SIZE, AT(retain_size), 1, 0, UINT64_MAX },
 	{ "retain-age", 0, KIND_SECONDS, AT(retain_age_s), 1, 0, UINT64_MAX },
 	{ "compression-level", 0, KIND_LEVEL, AT(zstd_level), 1, 0, 19 },
+	{ "group", 0, KIND_STRING, AT(group), 1, 0, 0 },
 	{ "duration", 'd', KIND_DURATION, AT(duration_s), 1, 0, 0 },
 	{ "pid", 'p', KIND_PID, AT(pid), 0, 1, INT_MAX },
 	{ "sysfs-root", 0, KIND_STRING, AT(sysfs_root), 0, 0, 0 },
@@ -85,10 +87,28 @@ void options_free(struct perfrecd_options *o)
 	free(o->config_path);
 	free(o->event);
 	free(o->output_dir);
+	free(o->group);
 	free(o->sysfs_root);
 	free(o->proc_root);
 	free(o->command);
 	memset(o, 0, sizeof(*o));
+}
+
+/*
+ * A number as people write it: decimal ("010" is ten, not eight, and
+ * "08" is eight), or hexadecimal with 0x.  Digits first: no sign, no
+ * blanks.  *end is where the digits stop.
+ */
+static int parse_number(const char *value, uint64_t *out, char **end)
+{
+	int hex = value[0] == '0' && (value[1] == 'x' || value[1] == 'X');
+	const char *digits = hex ? value + 2 : value;
+
+	if (!(hex ? isxdigit((unsigned char)*digits) : isdigit((unsigned char)*digits)))
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(digits, end, hex ? 16 : 10);
+	return errno ? -errno : 0;
 }
 
 /* A number with an optional unit suffix: the unit's multiplier or 0. */
@@ -96,13 +116,9 @@ static int parse_scaled(const char *value, const char *const *units,
 			const uint64_t *scales, uint64_t *out)
 {
 	char *end;
-	unsigned long long n;
+	uint64_t n;
 
-	if (*value == '-' || *value == '\0')
-		return -EINVAL;
-	errno = 0;
-	n = strtoull(value, &end, 0);
-	if (errno || end == value)
+	if (parse_number(value, &n, &end) < 0)
 		return -EINVAL;
 	while (*end == ' ')
 		end++;
@@ -265,9 +281,7 @@ static int apply(struct perfrecd_options *o, const struct setting *s,
 	default: {
 		char *end;
 
-		errno = 0;
-		n = strtoull(value, &end, 0);
-		if (errno || end == value || *end || *value == '-') {
+		if (parse_number(value, &n, &end) < 0 || *end) {
 			snprintf(error, error_size, "%s: '%s' is not a number", s->name, value);
 			return -EINVAL;
 		}
@@ -394,6 +408,7 @@ static void usage(FILE *out)
 "      --retain-size SIZE    delete the oldest files above this total (1G; 0 off)\n"
 "      --retain-age TIME     delete files older than this (default 0: off)\n"
 "      --compression-level N zstd level, 0 for none (default 3)\n"
+"      --group NAME          files readable by this group (0640); default none (0600)\n"
 "      --flush-interval TIME write buffered data at least this often (1s)\n"
 "      --ring-pages N        ring buffer data pages per CPU (power of 2)\n"
 "\n"
@@ -485,7 +500,7 @@ int options_parse(struct perfrecd_options *o, int argc, char **argv)
 {
 	struct option long_options[sizeof(settings) / sizeof(settings[0]) + 8];
 	char error[512];
-	int c, ret;
+	int c, ret, events_given = 0;
 
 	build_long_options(long_options);
 	find_config_path(o, argc, argv, long_options);
@@ -538,6 +553,12 @@ int options_parse(struct perfrecd_options *o, int argc, char **argv)
 		}
 		if (!s)
 			return -EINVAL;
+		/* The config file's event gives way to -e; a second -e is no second event. */
+		if (s->offset == offsetof(struct perfrecd_options, event) && events_given++) {
+			fprintf(stderr, "perfrecd: -e/--event given twice: one event a run "
+					"(several events are not supported yet)\n");
+			return -EINVAL;
+		}
 		if (s->kind == KIND_FLAG)
 			value = "yes";
 		if (apply(o, s, value, error, sizeof(error)) < 0) {

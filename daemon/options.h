@@ -47,6 +47,7 @@ struct perfrecd_options {
 	uint64_t retain_size;		/* --retain-size bytes (1 GiB), 0 off */
 	uint64_t retain_age_s;		/* --retain-age seconds, 0 off */
 	int zstd_level;			/* --compression-level (3) */
+	char *group;			/* --group: files readable by it; NULL: 0600 */
 
 	double duration_s;		/* -d/--duration; 0: until a signal */
 	pid_t pid;			/* -p/--pid: one process tree */

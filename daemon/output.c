@@ -7,11 +7,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -24,6 +27,9 @@ struct output {
 	char hostname[64];		/* made safe for a file name */
 	struct output_config config;
 	int dir_fd;
+	int lock_fd;			/* LOCK_FILE, flock()ed while we run */
+	gid_t group;			/* config.group's; (gid_t)-1: none */
+	mode_t file_mode;		/* 0600, or 0640 for the group */
 
 	int fd;
 	char name[NAME_MAX + 1];
@@ -58,12 +64,107 @@ static int fail(struct prf_error *error, int code, const char *fmt, ...)
 	return code;
 }
 
+/* In the output directory, held with flock() by the daemon writing there. */
+#define LOCK_FILE ".perfrecd.lock"
+
+static const char *user_name(uid_t uid, char *buffer, size_t size)
+{
+	struct passwd *pw = getpwuid(uid);
+
+	if (pw)
+		snprintf(buffer, size, "%s (uid %u)", pw->pw_name, (unsigned)uid);
+	else
+		snprintf(buffer, size, "uid %u", (unsigned)uid);
+	return buffer;
+}
+
+/*
+ * The files hold the whole machine's samples, its kernel symbols and
+ * every process's maps: the directory must be ours (or root's), and no
+ * one else may write there (replace a file, plant a link, fill it).
+ */
+static int check_directory(const char *directory, const struct stat *st,
+			   struct prf_error *error)
+{
+	char owner[96], us[96];
+
+	if (st->st_uid != geteuid() && st->st_uid != 0)
+		return fail(error, -EPERM, "output directory %s belongs to %s, not to %s%s: "
+			    "refusing to write captures there", directory,
+			    user_name(st->st_uid, owner, sizeof(owner)),
+			    user_name(geteuid(), us, sizeof(us)), geteuid() ? " or root" : "");
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return fail(error, -EPERM, "output directory %s has mode %04o: writable by %s, "
+			    "who could replace or plant files there (chmod go-w it)", directory,
+			    (unsigned)(st->st_mode & 07777),
+			    st->st_mode & S_IWOTH ? "everyone" : "its group");
+	return 0;
+}
+
+int output_check_directory(const char *directory, struct prf_error *error)
+{
+	struct stat st;
+
+	if (stat(directory, &st) < 0)
+		return errno == ENOENT ? 0 : fail(error, -errno, "output directory %s: %s",
+						  directory, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return fail(error, -ENOTDIR, "output directory %s: %s", directory, strerror(ENOTDIR));
+	return check_directory(directory, &st, error);
+}
+
+/* One daemon a directory: two would delete each other's current files. */
+static int lock_directory(struct output *o, struct prf_error *error)
+{
+	char text[32] = "";
+	ssize_t n;
+
+	o->lock_fd = openat(o->dir_fd, LOCK_FILE, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (o->lock_fd < 0)
+		return fail(error, -errno, "%s/%s: %s", o->directory, LOCK_FILE, strerror(errno));
+	if (flock(o->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		int err = errno;
+
+		if (err != EWOULDBLOCK)
+			return fail(error, -err, "%s/%s: %s", o->directory, LOCK_FILE, strerror(err));
+		n = pread(o->lock_fd, text, sizeof(text) - 1, 0);
+		text[n > 0 ? n : 0] = '\0';
+		text[strcspn(text, "\n")] = '\0';
+		return fail(error, -EBUSY, "output directory %s is in use by another perfrecd (pid %s)",
+			    o->directory, text[0] ? text : "unknown");
+	}
+	n = snprintf(text, sizeof(text), "%ld\n", (long)getpid());
+	if (ftruncate(o->lock_fd, 0) < 0 || pwrite(o->lock_fd, text, (size_t)n, 0) != n)
+		log_warning("%s/%s: %s", o->directory, LOCK_FILE, strerror(errno));
+	return 0;
+}
+
+static int find_group(struct output *o, struct prf_error *error)
+{
+	struct group *g;
+
+	o->group = (gid_t)-1;
+	o->file_mode = 0600;
+	if (!o->config.group)
+		return 0;
+	errno = 0;
+	g = getgrnam(o->config.group);
+	if (!g)
+		return fail(error, -EINVAL, "group %s: %s", o->config.group,
+			    errno ? strerror(errno) : "no such group");
+	o->group = g->gr_gid;
+	o->file_mode = 0640;
+	return 0;
+}
+
 int output_create(struct output **out, const struct output_config *config,
 		  struct prf_error *error)
 {
 	struct output *o;
 	struct statvfs vfs;
+	struct stat st;
 	size_t n = 0;
+	int ret;
 
 	*out = NULL;
 	if (mkdir(config->directory, 0750) < 0 && errno != EEXIST)
@@ -73,6 +174,7 @@ int output_create(struct output **out, const struct output_config *config,
 	if (!o)
 		return fail(error, -ENOMEM, "out of memory");
 	o->fd = -1;
+	o->lock_fd = -1;
 	o->config = *config;
 	o->directory = strdup(config->directory);
 	o->config.directory = o->directory;
@@ -84,21 +186,30 @@ int output_create(struct output **out, const struct output_config *config,
 	o->config.hostname = o->hostname;
 	o->dir_fd = open(config->directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (o->dir_fd < 0) {
-		int ret = -errno;
-
+		ret = -errno;
 		output_destroy(o);
 		return fail(error, ret, "output directory %s: %s",
 				     config->directory, strerror(-ret));
 	}
 	if (faccessat(o->dir_fd, ".", W_OK | X_OK, AT_EACCESS) < 0 ||
 	    (fstatvfs(o->dir_fd, &vfs) == 0 && (vfs.f_flag & ST_RDONLY))) {
-		int ret = errno && errno != EEXIST ? -errno : -EROFS;
-
+		ret = errno && errno != EEXIST ? -errno : -EROFS;
 		if (fstatvfs(o->dir_fd, &vfs) == 0 && (vfs.f_flag & ST_RDONLY))
 			ret = -EROFS;
 		output_destroy(o);
 		return fail(error, ret, "output directory %s: %s",
 				     config->directory, strerror(-ret));
+	}
+	ret = find_group(o, error);
+	if (!ret && fstat(o->dir_fd, &st) < 0)
+		ret = fail(error, -errno, "output directory %s: %s", o->directory, strerror(errno));
+	if (!ret)
+		ret = check_directory(o->directory, &st, error);
+	if (!ret)
+		ret = lock_directory(o, error);
+	if (ret < 0) {
+		output_destroy(o);
+		return ret;
 	}
 	*out = o;
 	return 0;
@@ -113,6 +224,8 @@ void output_destroy(struct output *o)
 		close(o->fd);
 	if (o->dir_fd >= 0)
 		close(o->dir_fd);
+	if (o->lock_fd >= 0)
+		close(o->lock_fd);	/* the lock goes with it; the file stays */
 	free(o->directory);
 	free(o);
 }
@@ -198,8 +311,9 @@ int output_start_file(struct output *o, const struct prf_file_info *info,
 
 	for (int attempt = 0;; attempt++) {
 		make_name(o, name, sizeof(name));
-		fd = openat(o->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-			    0640);
+		/* O_EXCL: a name taken (by a planted link too) is never opened. */
+		fd = openat(o->dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0600);
 		if (fd >= 0 || errno != EEXIST || attempt > 1000)
 			break;
 	}
@@ -211,7 +325,17 @@ int output_start_file(struct output *o, const struct prf_file_info *info,
 		start_failed(o, message);
 		return ret;
 	}
-	fchmod(fd, 0640);	/* whatever the umask: readable by the group */
+	/* Whatever the umask and the directory's setgid bit: ours, and the group's if named. */
+	if ((o->group != (gid_t)-1 && fchown(fd, (uid_t)-1, o->group) < 0) ||
+	    fchmod(fd, o->group != (gid_t)-1 ? o->file_mode : 0600) < 0) {
+		ret = -errno;
+		snprintf(message, sizeof(message), "%s: cannot set its owner or mode: %s", path,
+			 strerror(-ret));
+		close(fd);
+		unlinkat(o->dir_fd, name, 0);
+		start_failed(o, message);
+		return ret;
+	}
 	options.zstd_level = o->config.zstd_level > 0 ? o->config.zstd_level : -1;
 	options.name = path;
 	ret = prf_writer_open(&writer, fd, info, &options, &error);

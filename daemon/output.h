@@ -16,6 +16,7 @@ struct output_config {
 	uint64_t retain_size;		/* bytes of all files; 0: unlimited */
 	uint64_t retain_age_s;		/* 0: unlimited */
 	int zstd_level;			/* 0: no compression */
+	const char *group;		/* files readable by it (0640); NULL: 0600 */
 };
 
 struct output_totals {
@@ -33,6 +34,13 @@ struct output_totals {
  * returns an output with no file open yet.  Fatal problems come back as a
  * negative errno with the message in error.
  */
+/*
+ * Whether directory, if it exists, may hold captures: ours (or root's) and
+ * writable by no one else.  0, or -EPERM (-ENOTDIR, ...) with a message.
+ * output_create() checks it again, on the directory it opened.
+ */
+int output_check_directory(const char *directory, struct prf_error *error);
+
 int output_create(struct output **output, const struct output_config *config,
 		  struct prf_error *error);
 void output_destroy(struct output *output);

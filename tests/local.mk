@@ -26,3 +26,7 @@ include tests/archive.mk
 # libdebuginfod (doc/HACKING.md).
 TESTS += tests/test-layout.sh
 EXTRA_DIST += tests/test-layout.sh
+
+# Attacks on perfrecd (root) and on the readers, tried for real.
+TESTS += tests/test-attacks.sh
+EXTRA_DIST += tests/test-attacks.sh

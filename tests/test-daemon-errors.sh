@@ -110,6 +110,18 @@ for size in 0 abc 70000 12 65536 8x ''; do
 done
 run -C /dev/null --call-graph dwarfish -d 1 -o "$out"
 expect 2 "call-graph: 'dwarfish' is not one of fp, dwarf\[,SIZE\], none"
+check "numbers are decimal (a leading 0 is no octal), or hexadecimal with 0x"
+# 01025 read as octal is 533, within --max-stack's 1..1024; as decimal it is not.
+run -C /dev/null --max-stack 01025 --check-config
+expect 2 "max-stack: 01025 is out of range \\(1 to 1024\\)"
+for value in "--max-stack 08" "--rotate-size 08M" "--rotate-size 010M" "-F 0x63"; do
+	# shellcheck disable=SC2086
+	run -C /dev/null $value --check-config
+	[ "$status" -eq 0 ] || fail "$value: status $status: $(cat "$err")"
+done
+check "-e twice: status 2, not the second silently"
+run -C /dev/null -e cpu-clock -e task-clock --check-config
+expect 2 "event given twice"
 check "--call-graph dwarf with --no-user-callchain: status 2"
 run -C /dev/null --call-graph dwarf --no-user-callchain -d 1 -o "$out"
 expect 2 "dwarf.*--no-user-callchain"
@@ -133,7 +145,7 @@ expect 1 "$work/a-file/sub.*Not a directory"
 
 check "a read-only output directory: status 1, naming it"
 mkdir "$work/ro"
-if mount -t tmpfs -o ro,size=1m perfrec-test "$work/ro" 2>/dev/null; then
+if mount -t tmpfs -o ro,size=1m,mode=0755 perfrec-test "$work/ro" 2>/dev/null; then
 	at_exit "umount -l '$work/ro'"
 	run -e cpu-clock -d 1 -o "$work/ro"
 	expect 1 "$work/ro.*Read-only file system"
