@@ -20,7 +20,7 @@ cd "$top"
 mkdir -p _build
 cd _build
 [ -f Makefile ] || ../configure >configure.out || { cat configure.out; exit 1; }
-make -j"$(nproc)" perfrecd perfrec-dump tests/workload >make.out 2>&1 || { cat make.out; exit 1; }
+make -j"$(nproc)" perfrecd perfrec-report perfrec-dump tests/workload >make.out 2>&1 || { cat make.out; exit 1; }
 
 out=$(mktemp -d /tmp/perfrec-demo.XXXXXX)
 echo "profiling this machine for $seconds s into $out (demo workload: tests/workload)"
@@ -30,8 +30,4 @@ sleep 1
 ./tests/workload --seconds $((seconds - 2)) --threads "$(nproc)" >/dev/null
 wait "$daemon"
 echo
-if [ -x ./perfrec-report ]; then
-	./perfrec-report "$out"
-else
-	./perfrec-dump --summary "$out"/*.prf
-fi
+./perfrec-report "$out"
