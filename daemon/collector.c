@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -63,6 +64,7 @@ struct collector {
 	int child_status;
 	unsigned char *ring_hung_up;	/* per ring: its task exited (--pid, COMMAND) */
 	size_t rings_hung_up;
+	unsigned char *cpu_online;	/* per ring, as follow_cpus() last read it */
 	int stopping;
 	int kallsyms_hidden_said;
 	char host_strings[1024];
@@ -425,6 +427,8 @@ static void rotate(struct collector *c)
 	output_enforce_retention(c->output, (uint64_t)realtime.tv_sec);
 }
 
+static void follow_cpus(struct collector *c);
+
 /* Every flush interval: drain, note statistics, write, rotate if due. */
 static void periodic(struct collector *c, uint64_t now)
 {
@@ -435,6 +439,7 @@ static void periodic(struct collector *c, uint64_t now)
 	output_append(c->output, &stats, sizeof(stats), stats.time);
 	output_flush(c->output, now);
 	c->last_flush_ns = now;
+	follow_cpus(c);
 	notify_send("STATUS=%llu samples, %llu lost; writing %s",
 		    (unsigned long long)c->stats.samples,
 		    (unsigned long long)(c->stats.lost + c->stats.lost_samples),
@@ -543,13 +548,22 @@ static pid_t start_command(char **command, int *go_fd, int *failed_fd)
 	if (pipe2(go, O_CLOEXEC) < 0)
 		return -errno;
 	if (pipe2(failed, O_CLOEXEC) < 0) {
+		int err = errno;
+
 		close(go[0]);
 		close(go[1]);
-		return -errno;
+		return -err;
 	}
 	child = fork();
-	if (child < 0)
-		return -errno;
+	if (child < 0) {
+		int err = errno;
+
+		close(go[0]);
+		close(go[1]);
+		close(failed[0]);
+		close(failed[1]);
+		return -err;
+	}
 	if (child == 0) {
 		char byte;
 		int err;
@@ -648,6 +662,50 @@ static void cpu_gone(struct collector *c, struct cpu_ring *ring)
 	ring_unmap(ring);
 	note_loss(c, PRF_LOST_CPU_OFFLINE, ring->cpu);
 	log_notice("CPU %d went offline; sampling goes on on the others", ring->cpu);
+}
+
+/*
+ * The kernel stops a CPU's event when the CPU goes offline, without a
+ * hang-up, and does not restart it when it comes back: so the online
+ * CPUs are read at every flush.  One gone is closed (its data so far
+ * drained, the loss noted); one back gets its event again.  The new
+ * event's id is unknown to the header of the current file, so a new file
+ * starts (its header lists the new id) before the event is enabled:
+ * every sample of it lands in a file that names it.
+ */
+static void follow_cpus(struct collector *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	char message[1024];
+
+	if (c->options->pid || c->options->command ||
+	    event_set_online(&c->events, c->cpu_online) < 0)
+		return;
+	for (size_t i = 0; i < c->events.ring_count; i++) {
+		struct cpu_ring *ring = &c->events.rings[i];
+
+		if (ring->fd >= 0 && !c->cpu_online[i])
+			cpu_gone(c, ring);
+		if (ring->fd >= 0 || !c->cpu_online[i])
+			continue;
+		if (event_set_reopen_cpu(&c->events, i, message, sizeof(message)) < 0) {
+			log_warning("CPU %d is online again, but: %s", ring->cpu, message);
+			continue;
+		}
+		if (i == 0)	/* synthesized records carry the first ring's id */
+			c->layout.id = c->events.ids[0];
+		ev.data.u64 = i;
+		if (epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, ring->fd, &ev) < 0) {
+			log_warning("CPU %d: epoll: %s", ring->cpu, strerror(errno));
+			cpu_gone(c, ring);
+			continue;
+		}
+		rotate(c);
+		if (ioctl(ring->fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+			log_warning("CPU %d: enabling its event: %s", ring->cpu, strerror(errno));
+		else
+			log_notice("CPU %d is online again: sampling it", ring->cpu);
+	}
 }
 
 /*
@@ -845,9 +903,10 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 	if (*notice)
 		log_notice("%s", notice);
 	c->ring_hung_up = calloc(c->events.ring_count, 1);
+	c->cpu_online = calloc(c->events.ring_count, 1);
 	if (c->events.attr.sample_type & PERF_SAMPLE_STACK_USER)
 		c->trim_buffer = malloc(TRIM_BUFFER_SIZE);
-	if (!c->ring_hung_up || ((c->events.attr.sample_type & PERF_SAMPLE_STACK_USER) &&
+	if (!c->ring_hung_up || !c->cpu_online || ((c->events.attr.sample_type & PERF_SAMPLE_STACK_USER) &&
 				 !c->trim_buffer)) {
 		log_error("out of memory");
 		return 1;
@@ -952,6 +1011,7 @@ out:
 	event_set_close(&c.events);
 	buildid_cache_free(c.buildids);
 	free(c.ring_hung_up);
+	free(c.cpu_online);
 	free(c.trim_buffer);
 	if (c.epoll_fd >= 0)
 		close(c.epoll_fd);

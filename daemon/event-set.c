@@ -192,6 +192,15 @@ static int open_one(struct event_set *set, pid_t pid, int cpu)
 	return fd < 0 ? -errno : fd;
 }
 
+/* The kernel's id of the event at fd, which its samples and records carry. */
+static int read_id(int fd, uint64_t *id, char *error, size_t error_size)
+{
+	if (ioctl(fd, PERF_EVENT_IOC_ID, id) == 0)
+		return 0;
+	snprintf(error, error_size, "PERF_EVENT_IOC_ID: %s", strerror(errno));
+	return -errno;
+}
+
 uint32_t event_ring_pages_for(uint64_t frequency, size_t sample_bytes)
 {
 	/*
@@ -272,7 +281,9 @@ int event_set_open(struct event_set *set, const struct perf_event_attr *attr,
 			goto fail;
 		}
 		set->ring_count++;
-		ioctl(fd, PERF_EVENT_IOC_ID, &set->ids[set->id_count++]);
+		ret = read_id(fd, &set->ids[set->id_count++], error, error_size);
+		if (ret < 0)
+			goto fail;
 	}
 	/* Other threads of the process write into the same per-CPU rings. */
 	for (size_t t = 1; t < thread_count; t++) {
@@ -293,17 +304,65 @@ int event_set_open(struct event_set *set, const struct perf_event_attr *attr,
 					 (int)tids[t], cpus[c], strerror(errno));
 				goto fail;
 			}
-			ioctl(fd, PERF_EVENT_IOC_ID, &set->ids[set->id_count++]);
+			ret = read_id(fd, &set->ids[set->id_count++], error, error_size);
+			if (ret < 0)
+				goto fail;
 		}
 	}
 	free(tids);
 	free(cpus);
+	set->ring_pages = target->ring_pages;
+	set->sysfs_root = target->sysfs_root;
 	return 0;
 fail:
 	free(tids);
 	free(cpus);
 	event_set_close(set);
 	return ret;
+}
+
+int event_set_online(const struct event_set *set, unsigned char *online)
+{
+	int *cpus, ret;
+	size_t count;
+
+	ret = online_cpus(set->sysfs_root, &cpus, &count);
+	if (ret < 0)
+		return ret;
+	for (size_t r = 0; r < set->ring_count; r++) {
+		online[r] = 0;
+		for (size_t i = 0; i < count && !online[r]; i++)
+			online[r] = cpus[i] == set->rings[r].cpu;
+	}
+	free(cpus);
+	return 0;
+}
+
+int event_set_reopen_cpu(struct event_set *set, size_t index, char *error, size_t error_size)
+{
+	struct cpu_ring *ring = &set->rings[index];
+	int cpu = ring->cpu, fd, ret;
+	uint64_t id;
+
+	fd = open_one(set, -1, cpu);
+	if (fd < 0) {
+		explain_open_error(-fd, set, cpu, -1, error, error_size);
+		return fd;
+	}
+	ret = read_id(fd, &id, error, error_size);
+	if (!ret) {
+		ret = ring_map(ring, fd, cpu, set->ring_pages);
+		if (ret < 0)
+			explain_mmap_error(-ret, set, set->ring_pages, error, error_size);
+	}
+	if (ret < 0) {
+		close(fd);
+		ring->fd = -1;
+		ring->cpu = cpu;
+		return ret;
+	}
+	set->ids[index] = id;
+	return 0;
 }
 
 void event_set_close(struct event_set *set)

@@ -21,6 +21,8 @@ struct event_set {
 	size_t extra_count;
 	uint64_t *ids;			/* of every fd, rings first */
 	size_t id_count;
+	uint32_t ring_pages;		/* of each ring, as opened */
+	const char *sysfs_root;		/* where the online CPUs are read */
 };
 
 struct event_target {
@@ -40,6 +42,17 @@ int event_set_open(struct event_set *set, const struct perf_event_attr *attr,
 		   const char *name, const struct event_target *target,
 		   char *error, size_t error_size);
 void event_set_close(struct event_set *set);
+
+/*
+ * For a system-wide set: online[i] is 1 when the CPU of ring i is online
+ * now (one read of sysfs); 0, or a negative errno.  A CPU that goes
+ * offline stops its event for good (no hang-up is signalled); once it is
+ * back, event_set_reopen_cpu() opens the event there anew (disabled): a
+ * new fd, ring and id in their places.  0 or a negative errno with a
+ * one-line message.
+ */
+int event_set_online(const struct event_set *set, unsigned char *online);
+int event_set_reopen_cpu(struct event_set *set, size_t index, char *error, size_t error_size);
 int event_set_enable(struct event_set *set, int enable);
 
 /*

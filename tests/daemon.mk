@@ -21,6 +21,8 @@ DAEMON_TESTS = \
 	tests/test-daemon-errors.sh \
 	tests/test-daemon-notify.sh \
 	tests/test-daemon-pid.sh \
-	tests/test-daemon-dwarf.sh
+	tests/test-daemon-dwarf.sh \
+	tests/test-daemon-hotplug.sh
 TESTS += $(DAEMON_TESTS)
 EXTRA_DIST += $(DAEMON_TESTS) tests/lib.sh
+CLEANFILES += tests/.cpu-hotplug.lock

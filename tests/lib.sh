@@ -9,6 +9,9 @@
 #   note TEXT        says something worth seeing in the log
 #   fail TEXT        says what went wrong, shows the logs, exits 1
 #   skip TEXT        exits 77: only for what cannot be done here (not root)
+#   hold_cpus_exclusively
+#                    waits until no other test that samples runs, and keeps
+#                    them waiting until this one ends (CPU hotplug)
 #   at_exit CMD      runs CMD (a shell command string) on exit, before the
 #                    temporary directory goes: unmounts, sysctls, processes
 #   start_daemon DIR [ARGS...]
@@ -81,7 +84,9 @@ skip() {
 	exit 77
 }
 
-[ "$(id -u)" -eq 0 ] || skip "needs root (system-wide perf_event_open, mounts, setpriv)"
+# A test that reads captures only sets needs_root=no before sourcing this.
+[ "${needs_root:-yes}" = no ] || [ "$(id -u)" -eq 0 ] ||
+	skip "needs root (system-wide perf_event_open, mounts, setpriv)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/$test_name.XXXXXX")
 exit_actions=
@@ -105,6 +110,17 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
+
+# test-daemon-hotplug takes a CPU away from every daemon on the machine:
+# the tests that sample hold this lock shared, and it exclusively
+# (hold_cpus_exclusively) while the CPU is offline.
+if command -v flock >/dev/null 2>&1 && [ -w "$top_builddir/tests" ]; then
+	exec 8>>"$top_builddir/tests/.cpu-hotplug.lock"
+	flock -s 8
+fi
+hold_cpus_exclusively() {
+	flock -x 8
+}
 
 # Waits up to $2 seconds (default 10) for the shell condition $1.
 wait_for() {
