@@ -22,7 +22,10 @@
 #   perfrecd -C EMPTY -e cpu-clock -F F --call-graph dwarf,SIZE -o DIR
 #   perf record -e cpu-clock -a -F F --call-graph dwarf,SIZE -o perf.data
 # perf's file is uncompressed: perf 6.1's own perf report cannot read its
-# -z files here.  perfrecd compresses with zstd (its default, level 3).
+# -z files here.  perfrecd compresses with zstd (its default, level 3), so
+# the like-for-like size is perf.data compressed with zstd -3 afterwards
+# ("perf -z*" below): what perf record -z at the same level would write,
+# give or take its per-record framing.
 #
 # Measured per tool:
 #   samples, lost  perfrecd: the last STATS record of its files (samples,
@@ -75,6 +78,7 @@ for n in "$seconds" "$freq" "$size"; do
 done
 [ "$(id -u)" -eq 0 ] || { echo "dwarf.sh: run as root (system-wide sampling)" >&2; exit 2; }
 command -v perf >/dev/null || { echo "dwarf.sh: no perf (linux-perf)" >&2; exit 2; }
+command -v zstd >/dev/null || { echo "dwarf.sh: no zstd (apt-get install zstd)" >&2; exit 2; }
 
 echo "+ make -C $build perfrecd perfrec-dump perfrec-report bench/dwarf-work bench/collector-run"
 make -C "$build" perfrecd perfrec-dump perfrec-report bench/dwarf-work bench/collector-run \
@@ -190,6 +194,7 @@ if echo "$perf_stats" | grep -qE '^ *LOST events: *[1-9]'; then
 	[ "$lost_sum" -gt "${perf_lost:-0}" ] && perf_lost=$lost_sum
 fi
 perf_bytes=$(stat -c %s "$tmp/perf.data")
+perf_zbytes=$(zstd -3 -q -c "$tmp/perf.data" | wc -c)
 prf_total=$(awk -v u="$(value "$tmp/perfrecd.usage" user)" -v s="$(value "$tmp/perfrecd.usage" system)" 'BEGIN { printf "%.2f", u + s }')
 perf_total=$(awk -v u="$(value "$tmp/perf.usage" user)" -v s="$(value "$tmp/perf.usage" system)" 'BEGIN { printf "%.2f", u + s }')
 grep -h 'user stacks:' "$tmp/perfrecd.err" | sed 's/^/  /'
@@ -203,12 +208,14 @@ printf '%-9s %9s %8s %12s %12.0f %13.0f %8ss %8ss\n' perfrecd "$prf_samples" "$p
 printf '%-9s %9s %8s %12s %12.0f %13s %8ss %8ss\n' perf "${perf_samples:-0}" "${perf_lost:-0}" "$perf_bytes" \
 	"$(echo "$perf_bytes ${perf_samples:-0}" | awk '{ print $2 ? $1 / $2 : 0 }')" "-" \
 	"$(cat "$tmp/perf.cpu_run")" "$perf_total"
-awk -v pb="$prf_bytes" -v pk="$prf_kallsyms" -v ps="$prf_samples" -v fb="$perf_bytes" -v fs="${perf_samples:-0}" \
+printf '%-9s %9s %8s %12s %12.0f %13s\n' "perf -z*" "${perf_samples:-0}" "${perf_lost:-0}" "$perf_zbytes" \
+	"$(echo "$perf_zbytes ${perf_samples:-0}" | awk '{ print $2 ? $1 / $2 : 0 }')" "-"
+awk -v pb="$prf_bytes" -v pk="$prf_kallsyms" -v ps="$prf_samples" -v fb="$perf_bytes" -v fz="$perf_zbytes" -v fs="${perf_samples:-0}" \
     -v pc="$(cat "$tmp/perfrecd.cpu_run")" -v fc="$(cat "$tmp/perf.cpu_run")" -v pt="$prf_total" -v ft="$perf_total" '
 	BEGIN {
 		if (!ps || !fs) { print "ratios: no samples"; exit }
-		printf "ratio perfrecd/perf: bytes/sample %.3f (%.3f without kallsyms; goal <= 0.3); CPU run %s, total %s; samples %.3f\n",
-			(pb / ps) / (fb / fs), ((pb - pk) / ps) / (fb / fs),
+		printf "ratio perfrecd/perf: bytes/sample %.3f of perf compressed alike (%.3f of its uncompressed file; goal <= 0.3); CPU run %s, total %s; samples %.3f\n",
+			(pb / ps) / (fz / fs), (pb / ps) / (fb / fs),
 			(fc > 0 ? sprintf("%.2f", pc / fc) : "n/a"), (ft > 0 ? sprintf("%.2f", pt / ft) : "n/a"), ps / fs
 	}'
 

@@ -619,12 +619,13 @@ START_TEST(test_live_default)
 }
 END_TEST
 
-static Suite *events_suite(void)
+/* live: this process may open system-wide events (root, or CAP_PERFMON). */
+static Suite *events_suite(int live_events)
 {
 	Suite *s = suite_create("events");
 	TCase *names = tcase_create("names");
 	TCase *pmu = tcase_create("pmu");
-	TCase *live = tcase_create("live");
+	TCase *live;
 
 	tcase_add_unchecked_fixture(names, tree_setup, tree_teardown);
 	tcase_add_test(names, test_generic);
@@ -649,6 +650,9 @@ static Suite *events_suite(void)
 	tcase_add_test(pmu, test_pmu_broken_sysfs);
 	suite_add_tcase(s, pmu);
 
+	if (!live_events)
+		return s;
+	live = tcase_create("live");
 	tcase_add_test(live, test_live_msr_tsc);
 	tcase_add_test(live, test_live_no_cpu_pmu);
 	tcase_add_test(live, test_live_default);
@@ -658,11 +662,19 @@ static Suite *events_suite(void)
 
 int main(void)
 {
-	SRunner *runner = srunner_create(events_suite());
+	/* The live checks open events on every CPU: root's, as perfrecd's. */
+	int live_events = geteuid() == 0;
+	SRunner *runner = srunner_create(events_suite(live_events));
 	int failed;
 
 	srunner_run_all(runner, CK_NORMAL);
 	failed = srunner_ntests_failed(runner);
 	srunner_free(runner);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	if (failed)
+		return EXIT_FAILURE;
+	if (!live_events) {
+		printf("SKIP: not root: the live checks (opening events) did not run; the others passed\n");
+		return 77;
+	}
+	return EXIT_SUCCESS;
 }

@@ -18,6 +18,7 @@
 #           (PERFREC_UNWIND=check, =libdwfl) give the same stacks for every
 #           variant.
 test_name=test-report-unwind
+needs_root=no	# it reads captures made by the tests' own programs
 . "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
 
 fixture=$top_builddir/tests/unwind-fixture
