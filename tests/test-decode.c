@@ -2358,14 +2358,15 @@ START_TEST(live_sampling)
 		live.chain_in_burn, live.kernel_samples, live.lost, live.throttles);
 	/*
 	 * 200 ms of CPU at 100 us is 2000 samples; allow for throttling.  Of
-	 * the user-mode samples most are in the burn code: kernel ones (the
-	 * drains' syscalls, interrupt exits: 23 % under ASan on a busy VM)
-	 * decode their ip just as well, but not into burn_for().
+	 * the user-mode samples most are in the burn code, and so are their
+	 * callchains: kernel ones (the drains' syscalls, the clock reads,
+	 * interrupt exits: 23 to 29 % on this VM) decode just as well, but
+	 * their ip is not in burn_for(), and mostly not their callers either.
 	 */
 	ck_assert_uint_ge(live.samples + live.lost, 1000);
 	ck_assert_uint_ge(live.ip_in_burn, (live.samples - live.kernel_samples) / 2);
 	ck_assert_uint_ge(live.ip_in_text, live.ip_in_burn);
-	ck_assert_uint_ge(live.chain_in_burn, live.samples / 2);
+	ck_assert_uint_ge(live.chain_in_burn, (live.samples - live.kernel_samples) / 2);
 	ck_assert_uint_eq(live.comms, 1);
 	ck_assert_uint_eq(live.mmaps, 1);
 	munmap(page, live.mapped_length);
