@@ -579,29 +579,64 @@ void aggregator_add(void *context, const struct session_sample *sample)
 
 /* ---- finishing ------------------------------------------------------- */
 
+static int compare_strings(const char *a, const char *b)
+{
+	if (a == b)
+		return 0;
+	if (!a || !b)
+		return a ? 1 : -1;
+	return strcmp(a, b);
+}
+
+/*
+ * Rows of equal weight are ordered by everything that tells them apart,
+ * so two runs over one file print the same report, byte for byte.
+ */
+static int compare_symbols(const struct report_symbol *a, const struct report_symbol *b)
+{
+	int order;
+
+	if (a == b)
+		return 0;
+	if (!a || !b)
+		return a ? 1 : -1;
+	if ((order = compare_strings(a->name, b->name)) ||
+	    (order = compare_strings(a->dso, b->dso)) ||
+	    (order = compare_strings(a->srcline, b->srcline)))
+		return order;
+	if (a->unknown_offset != b->unknown_offset)
+		return a->unknown_offset < b->unknown_offset ? -1 : 1;
+	return (a->kernel - b->kernel) * 2 + (a->inlined - b->inlined);
+}
+
 static int compare_flat(const void *x, const void *y)
 {
 	const struct flat_entry *a = x, *b = y;
+	int order;
 
 	if (a->self_period != b->self_period)
 		return a->self_period > b->self_period ? -1 : 1;
 	if (a->total_period != b->total_period)
 		return a->total_period > b->total_period ? -1 : 1;
-	if (a->symbol && b->symbol && a->symbol->name != b->symbol->name)
-		return strcmp(a->symbol->name, b->symbol->name);
-	return (a->pid > b->pid) - (a->pid < b->pid);
+	if ((order = compare_symbols(a->symbol, b->symbol)) ||
+	    (order = compare_strings(a->comm, b->comm)))
+		return order;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return (a->tid > b->tid) - (a->tid < b->tid);
 }
 
 static int compare_children(const void *x, const void *y)
 {
 	const struct call_node *a = *(struct call_node *const *)x;
 	const struct call_node *b = *(struct call_node *const *)y;
-	const char *na = a->symbol ? a->symbol->name : a->comm;
-	const char *nb = b->symbol ? b->symbol->name : b->comm;
+	int order;
 
 	if (a->total_period != b->total_period)
 		return a->total_period > b->total_period ? -1 : 1;
-	return strcmp(na, nb);
+	if ((order = compare_symbols(a->symbol, b->symbol)))
+		return order;
+	return compare_strings(a->comm, b->comm);
 }
 
 static int link_children(struct aggregator *a)
