@@ -273,11 +273,101 @@ static int parse_modifiers(const char *mods, const char *event,
 	return 0;
 }
 
-/* "pmu/terms/" then optional modifiers, with or without a ':'. */
+/*
+ * A number of a sampling term: decimal, or hexadecimal with 0x, above
+ * zero; perf_event_attr holds 64 bits but the kernel refuses a period with
+ * bit 63 set, so that is refused here with the term named.
+ */
+static int parse_sampling_value(const char *text, const char *term, uint64_t *value,
+				char *error, size_t size)
+{
+	int base = text[0] == '0' && (text[1] == 'x' || text[1] == 'X') ? 16 : 10;
+	const char *digits = base == 16 ? text + 2 : text;
+	uint64_t v = 0;
+
+	if (!*digits || strspn(digits, base == 16 ? "0123456789abcdefABCDEF" :
+			       "0123456789") != strlen(digits))
+		goto bad;
+	for (const char *p = digits; *p; p++) {
+		unsigned int digit = isdigit((unsigned char)*p) ? *p - '0' :
+				     (tolower((unsigned char)*p) - 'a' + 10);
+
+		if (v > ((uint64_t)INT64_MAX - digit) / (unsigned int)base)
+			goto bad;
+		v = v * (unsigned int)base + digit;
+	}
+	if (v) {
+		*value = v;
+		return 0;
+	}
+bad:
+	set_error(error, size, "%s=%s is not a number from 1 to %lld",
+		  term, text, (long long)INT64_MAX);
+	return -EINVAL;
+}
+
+/*
+ * Takes period=N and freq=N out of the terms text, in place, into attr:
+ * they are an event's own sampling, which the caller keeps over its
+ * defaults (perf spells them so, "page-faults/period=64/").
+ */
+static int take_sampling_terms(char *terms,
+			       struct perf_event_attr *attr, char *error, size_t size)
+{
+	char *out = terms, *item = terms;
+	bool period = false, freq = false;
+	unsigned int kept = 0;
+
+	while (item) {
+		char *next = strchr(item, ',');
+		uint64_t value;
+		int err;
+
+		if (next)
+			*next++ = '\0';
+		if (!strncmp(item, "period=", 7) || !strncmp(item, "freq=", 5)) {
+			bool is_period = item[0] == 'p';
+
+			if (period || freq) {
+				set_error(error, size, "period= or freq= given twice "
+					  "(an event samples one way)");
+				return -EINVAL;
+			}
+			err = parse_sampling_value(item + (is_period ? 7 : 5),
+						   is_period ? "period" : "freq",
+						   &value, error, size);
+			if (err)
+				return err;
+			if (is_period) {
+				attr->sample_period = value;
+				period = true;
+			} else {
+				attr->sample_freq = value;
+				attr->freq = 1;
+				freq = true;
+			}
+		} else {
+			if (kept++)	/* empty terms stay, for pmu_parse to refuse */
+				*out++ = ',';
+			memmove(out, item, strlen(item) + 1);
+			out += strlen(out);
+		}
+		item = next;
+	}
+	*out = '\0';
+	return 0;
+}
+
+/*
+ * "pmu/terms/" then optional modifiers, with or without a ':'.  A generic
+ * name in place of the PMU ("page-faults/period=64/") takes sampling terms
+ * only.
+ */
 static int parse_pmu_event(char *copy, const char *name, const char *sysfs_root,
 			   struct perf_event_attr *attr, char *error, size_t size)
 {
 	char *terms = strchr(copy, '/'), *end, *mods;
+	struct perf_event_attr named = *attr;
 	int err;
 
 	*terms++ = '\0';
@@ -292,7 +382,21 @@ static int parse_pmu_event(char *copy, const char *name, const char *sysfs_root,
 		set_error(error, size, "unexpected '/' after the terms in '%s'", name);
 		return -EINVAL;
 	}
-	err = pmu_parse(sysfs_root, copy, terms, attr, error, size);
+	err = take_sampling_terms(terms, attr, error, size);
+	if (err)
+		return err;
+	if (!parse_generic(copy, &named) || !parse_cache(copy, &named) ||
+	    !parse_raw(copy, &named)) {
+		if (*terms) {
+			set_error(error, size, "'%s' takes only the terms period= and freq=, "
+				  "not '%s'", copy, terms);
+			return -EINVAL;
+		}
+		attr->type = named.type;
+		attr->config = named.config;
+	} else {
+		err = pmu_parse(sysfs_root, copy, terms, attr, error, size);
+	}
 	if (err || !*mods)
 		return err;
 	return parse_modifiers(*mods == ':' ? mods + 1 : mods, name, attr, error, size);

@@ -19,9 +19,13 @@
  *     as the kernel's sysfs-bus-event_source-devices-events ABI says;
  *     "cpu/cycles/" style aliases, "param=?" parameters the user must give.
  *   - modifiers :u :k :h and :p..:ppp, as perf spells them.
- * Sampling terms (period=, freq=) are refused with -EOPNOTSUPP: the caller
- * owns the sampling fields and sets them afterwards.  sysfs_root is "/sys"
- * normally.  On failure returns a negative errno and writes a one-line
+ *   - an event's own sampling as the terms period=N or freq=N, after a PMU
+ *     or a generic name ("page-faults/period=64/"): they set
+ *     attr->sample_period, or attr->freq and attr->sample_freq, which are
+ *     otherwise left zero for the caller's defaults.  Other sampling terms
+ *     (call-graph=, inherit, ...) are refused with -EOPNOTSUPP: the caller
+ *     owns those fields.
+ * sysfs_root is "/sys" normally.  On failure returns a negative errno and writes a one-line
  * message naming the cause into error.
  */
 int event_parse(const char *name, const char *sysfs_root,

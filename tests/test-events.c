@@ -404,10 +404,64 @@ START_TEST(test_pmu_config_pseudo_terms)
 	check_config("cpu/config=0x1234,event=0x56/", 4, 0x1256, 0, 0);
 	check_config("cpu/event=0x56,config=0x1234/", 4, 0x1234, 0, 0);
 	check_config("cpu/cycles,config1=9/", 4, 0x3c, 9, 0);
-	parse_fails("cpu/period=1000/", fake_root, -EOPNOTSUPP, "term 'period' is not supported");
-	parse_fails("cpu/event=1,freq=99/", fake_root, -EOPNOTSUPP, "term 'freq'");
+	parse_fails("cpu/event=1,time=0/", fake_root, -EOPNOTSUPP,
+		    "term 'time' is not supported");
+	parse_fails("cpu/event=1,inherit=1/", fake_root, -EOPNOTSUPP, "term 'inherit'");
 	parse_fails("cpu/config=0x10000000000000000/", fake_root, -EINVAL,
 		    "does not fit in 64 bits");
+}
+END_TEST
+
+/* period= and freq= are the event's own; the other fields stay zero. */
+START_TEST(test_sampling_terms)
+{
+	struct perf_event_attr attr;
+
+	attr = parse_ok("page-faults/period=64/", fake_root);
+	ck_assert_uint_eq(attr.type, PERF_TYPE_SOFTWARE);
+	ck_assert_uint_eq(attr.config, PERF_COUNT_SW_PAGE_FAULTS);
+	ck_assert_uint_eq(attr.sample_period, 64);
+	ck_assert_uint_eq(attr.freq, 0);
+	attr = parse_ok("cpu-clock/freq=4999/:u", fake_root);
+	ck_assert_uint_eq(attr.config, PERF_COUNT_SW_CPU_CLOCK);
+	ck_assert_uint_eq(attr.sample_freq, 4999);
+	ck_assert_uint_eq(attr.freq, 1);
+	ck_assert_uint_eq(attr.exclude_kernel, 1);
+	attr = parse_ok("L1-dcache-load-misses/period=0x1000/", fake_root);
+	ck_assert_uint_eq(attr.type, PERF_TYPE_HW_CACHE);
+	ck_assert_uint_eq(attr.sample_period, 0x1000);
+	attr = parse_ok("r1a8/period=100003/", fake_root);
+	ck_assert_uint_eq(attr.config, 0x1a8);
+	ck_assert_uint_eq(attr.sample_period, 100003);
+	/* around a PMU's own terms, which still fill the config words */
+	attr = parse_ok("cpu/period=2000,event=0xd1,umask=0x20/", fake_root);
+	ck_assert_uint_eq(attr.type, 4);
+	ck_assert_uint_eq(attr.config, 0x20d1);
+	ck_assert_uint_eq(attr.sample_period, 2000);
+	attr = parse_ok("cpu/event=0x3c,freq=99,inv/", fake_root);
+	ck_assert_uint_eq(attr.config, 0x3c | 1u << 23);
+	ck_assert_uint_eq(attr.sample_freq, 99);
+	ck_assert_uint_eq(attr.freq, 1);
+	/* without one, the caller's defaults apply: both words stay zero */
+	attr = parse_ok("page-faults", fake_root);
+	ck_assert_uint_eq(attr.sample_period, 0);
+	ck_assert_uint_eq(attr.freq, 0);
+
+	parse_fails("page-faults/period=0/", fake_root, -EINVAL,
+		    "period=0 is not a number from 1 to 9223372036854775807");
+	parse_fails("page-faults/period=9223372036854775808/", fake_root, -EINVAL,
+		    "period=9223372036854775808 is not");
+	parse_fails("page-faults/period=010x/", fake_root, -EINVAL, "period=010x is not");
+	parse_fails("page-faults/freq=/", fake_root, -EINVAL, "freq= is not");
+	parse_fails("page-faults/freq=0x/", fake_root, -EINVAL, "freq=0x is not");
+	parse_fails("page-faults/period=64,freq=99/", fake_root, -EINVAL,
+		    "period= or freq= given twice");
+	parse_fails("cpu-clock/period=1,period=2/", fake_root, -EINVAL, "given twice");
+	parse_fails("page-faults/inv/", fake_root, -EINVAL,
+		    "'page-faults' takes only the terms period= and freq=, not 'inv'");
+	parse_fails("page-faults/period=64,call-graph=fp/", fake_root, -EINVAL,
+		    "not 'call-graph=fp'");
+	parse_fails("page-faults/period=64", fake_root, -EINVAL, "missing closing '/'");
 }
 END_TEST
 
@@ -641,6 +695,7 @@ static Suite *events_suite(int live_events)
 	tcase_add_test(pmu, test_pmu_terms);
 	tcase_add_test(pmu, test_pmu_scattered_bits);
 	tcase_add_test(pmu, test_pmu_config_pseudo_terms);
+	tcase_add_test(pmu, test_sampling_terms);
 	tcase_add_test(pmu, test_pmu_aliases);
 	tcase_add_test(pmu, test_pmu_alias_parameters);
 	tcase_add_test(pmu, test_pmu_too_wide);
