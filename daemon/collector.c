@@ -69,7 +69,8 @@ struct collector {
 	int kallsyms_hidden_said;
 	char host_strings[1024];
 	struct prf_file_info info;
-	struct prf_event file_event;
+	struct prf_event file_events[PERFRECD_EVENTS_MAX];
+	char event_names[1024];		/* "cpu-clock, page-faults", for people */
 	struct prf_meta meta[8];
 	char meta_values[8][128];
 };
@@ -105,7 +106,7 @@ static uint64_t record_time(const struct collector *c,
 
 static void layout_time_offsets(struct collector *c)
 {
-	uint64_t type = c->events.attr.sample_type;
+	uint64_t type = c->events.events[0].attr.sample_type;
 	size_t trailer = 0;
 
 	c->sample_time_offset = 0;
@@ -114,7 +115,7 @@ static void layout_time_offsets(struct collector *c)
 			8 * (!!(type & PERF_SAMPLE_IDENTIFIER) + !!(type & PERF_SAMPLE_IP) +
 			     !!(type & PERF_SAMPLE_TID));
 	/* The trailer is TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER. */
-	if (!c->events.attr.sample_id_all || !(type & PERF_SAMPLE_TIME))
+	if (!c->events.events[0].attr.sample_id_all || !(type & PERF_SAMPLE_TIME))
 		return;
 	trailer = 8 * (!!(type & PERF_SAMPLE_TIME) + !!(type & PERF_SAMPLE_ID) +
 		       !!(type & PERF_SAMPLE_STREAM_ID) + !!(type & PERF_SAMPLE_CPU) +
@@ -174,7 +175,7 @@ static void note_mapping_build_id(struct collector *c,
 static void append_trimmed(struct collector *c, const struct perf_event_header *record,
 			   uint64_t time)
 {
-	int size = prf_sample_trim_stack_user(&c->events.attr, record, record->size,
+	int size = prf_sample_trim_stack_user(&c->events.events[0].attr, record, record->size,
 					      c->trim_buffer, TRIM_BUFFER_SIZE);
 
 	if (size < 0 && !c->stats.samples_not_trimmed++)
@@ -295,12 +296,16 @@ static void describe_file(struct collector *c)
 	const struct perfrecd_options *o = c->options;
 
 	c->info.meta = c->meta;
-	c->file_event.attr = c->events.attr;
-	c->file_event.name = c->events.name;
-	c->file_event.ids = c->events.ids;
-	c->file_event.id_count = (uint32_t)c->events.id_count;
-	c->info.events = &c->file_event;
-	c->info.event_count = 1;
+	/* The ids arrays are the set's: a CPU back online updates them in place. */
+	for (size_t e = 0; e < c->events.event_count; e++) {
+		const struct set_event *event = &c->events.events[e];
+
+		c->file_events[e] = (struct prf_event){ .attr = event->attr, .name = event->name,
+							.ids = event->ids,
+							.id_count = (uint32_t)event->id_count };
+	}
+	c->info.events = c->file_events;
+	c->info.event_count = c->events.event_count;
 	add_meta(c, "collector", "perfrecd %s", PACKAGE_VERSION);
 	if (o->period)
 		add_meta(c, "period", "%llu", (unsigned long long)o->period);
@@ -451,7 +456,8 @@ static void periodic(struct collector *c, uint64_t now)
 /* ---- setting up ----------------------------------------------------- */
 
 /* notice gets the default event's fallback, said once the events are open. */
-static int build_attr(struct collector *c, struct perf_event_attr *attr,
+/* The attr of event (NULL: the default one); -F/-c unless the event names its own. */
+static int build_attr(struct collector *c, const char *event, struct perf_event_attr *attr,
 		      char *name, size_t name_size, char *notice, size_t notice_size)
 {
 	const struct perfrecd_options *o = c->options;
@@ -459,13 +465,13 @@ static int build_attr(struct collector *c, struct perf_event_attr *attr,
 	int ret;
 
 	memset(attr, 0, sizeof(*attr));
-	if (o->event) {
-		ret = event_parse(o->event, o->sysfs_root, attr, error, sizeof(error));
+	if (event) {
+		ret = event_parse(event, o->sysfs_root, attr, error, sizeof(error));
 		if (ret < 0) {
-			log_error("-e %s: %s", o->event, error);
+			log_error("-e %s: %s", event, error);
 			return ret;
 		}
-		snprintf(name, name_size, "%s", o->event);
+		snprintf(name, name_size, "%s", event);
 	} else {
 		ret = event_default(attr, name, name_size, notice, notice_size);
 		if (ret < 0) {
@@ -477,7 +483,7 @@ static int build_attr(struct collector *c, struct perf_event_attr *attr,
 	}
 	attr->size = sizeof(*attr);
 	attr->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+			    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 	if (o->call_graph != CALL_GRAPH_NONE) {
 		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		attr->sample_max_stack = (uint16_t)o->max_stack;
@@ -491,12 +497,21 @@ static int build_attr(struct collector *c, struct perf_event_attr *attr,
 			return ret;
 		}
 	}
-	if (o->period) {
+	/* sample_period and sample_freq share a word: set, the event named its own. */
+	if (!attr->sample_period && o->period) {
 		attr->sample_period = o->period;
-	} else {
+	} else if (!attr->sample_period) {
 		attr->freq = 1;
 		attr->sample_freq = o->frequency;
 	}
+	/*
+	 * Only a frequency needs each sample's period.  With a fixed period
+	 * the reader takes it from the attr, and asking for it anyway makes
+	 * the kernel sample a software event (page-faults) at every count
+	 * (perf_swevent_event()), whatever the period says.
+	 */
+	if (attr->freq)
+		attr->sample_type |= PERF_SAMPLE_PERIOD;
 	attr->exclude_kernel |= !!o->exclude_kernel;
 	attr->disabled = 1;
 	attr->mmap = 1;
@@ -657,9 +672,7 @@ static void cpu_gone(struct collector *c, struct cpu_ring *ring)
 {
 	drain_ring(c, ring);
 	epoll_ctl(c->epoll_fd, EPOLL_CTL_DEL, ring->fd, NULL);
-	close(ring->fd);
-	ring->fd = -1;
-	ring_unmap(ring);
+	event_set_cpu_gone(&c->events, (size_t)(ring - c->events.rings));
 	note_loss(c, PRF_LOST_CPU_OFFLINE, ring->cpu);
 	log_notice("CPU %d went offline; sampling goes on on the others", ring->cpu);
 }
@@ -693,7 +706,7 @@ static void follow_cpus(struct collector *c)
 			continue;
 		}
 		if (i == 0)	/* synthesized records carry the first ring's id */
-			c->layout.id = c->events.ids[0];
+			c->layout.id = c->events.events[0].ids[0];
 		ev.data.u64 = i;
 		if (epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, ring->fd, &ev) < 0) {
 			log_warning("CPU %d: epoll: %s", ring->cpu, strerror(errno));
@@ -701,7 +714,7 @@ static void follow_cpus(struct collector *c)
 			continue;
 		}
 		rotate(c);
-		if (ioctl(ring->fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+		if (event_set_enable_cpu(&c->events, i) < 0)
 			log_warning("CPU %d: enabling its event: %s", ring->cpu, strerror(errno));
 		else
 			log_notice("CPU %d is online again: sampling it", ring->cpu);
@@ -864,9 +877,13 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 	const struct perfrecd_options *o = c->options;
 	struct output_config output_config = { 0 };
 	struct event_target target = { .pid = -1 };
-	struct perf_event_attr attr;
+	struct perf_event_attr attrs[PERFRECD_EVENTS_MAX];
+	char names[PERFRECD_EVENTS_MAX][256];
+	const char *name_list[PERFRECD_EVENTS_MAX];
+	size_t count = o->event_count ? o->event_count : 1, used = 0;
+	uint64_t rate = 0;
 	struct prf_error error;
-	char name[256], message[1024], notice[512] = "";
+	char message[1024], notice[512] = "";
 	int ret;
 
 	/* A directory that cannot be ours stops it before any event opens. */
@@ -875,15 +892,30 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 		log_error("%s", error.message);
 		return ret == -EPERM ? 2 : 1;
 	}
-	ret = build_attr(c, &attr, name, sizeof(name), notice, sizeof(notice));
-	if (ret < 0)	/* refused (permissions) at run time; else a bad setting */
-		return ret == -EACCES || ret == -EPERM ? 1 : 2;
+	for (size_t e = 0; e < count; e++) {
+		ret = build_attr(c, o->event_count ? o->events[e] : NULL, &attrs[e], names[e],
+				 sizeof(names[e]), notice, sizeof(notice));
+		if (ret < 0)	/* refused (permissions) at run time; else a bad setting */
+			return ret == -EACCES || ret == -EPERM ? 1 : 2;
+		name_list[e] = names[e];
+		ret = snprintf(c->event_names + used, sizeof(c->event_names) - used, "%s%s",
+			       e ? ", " : "", names[e]);
+		used = ret < 0 ? used : used + (size_t)ret < sizeof(c->event_names) ?
+		       used + (size_t)ret : sizeof(c->event_names) - 1;
+	}
 	target.proc_root = o->proc_root;
 	target.sysfs_root = o->sysfs_root;
+	/*
+	 * Every event's samples share the CPU's ring, sized for their summed
+	 * rates; a period gives no rate, so it is counted as 1 kHz.
+	 */
+	for (size_t e = 0; e < count; e++)
+		rate += attrs[e].freq ? attrs[e].sample_freq : 1000;
 	target.ring_pages = o->ring_pages ? o->ring_pages :
-			    event_ring_pages_for(o->period ? 1000 : o->frequency,
-						 sample_bytes_estimate(&attr));
-	attr.wakeup_watermark = (uint32_t)(target.ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
+			    event_ring_pages_for(rate, sample_bytes_estimate(&attrs[0]));
+	for (size_t e = 0; e < count; e++)
+		attrs[e].wakeup_watermark =
+			(uint32_t)(target.ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	if (o->pid) {
 		target.pid = o->pid;
 		target.all_threads = 1;
@@ -895,7 +927,7 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 		}
 		target.pid = c->child;
 	}
-	ret = event_set_open(&c->events, &attr, name, &target, message, sizeof(message));
+	ret = event_set_open(&c->events, attrs, name_list, count, &target, message, sizeof(message));
 	if (ret < 0) {
 		log_error("%s", message);	/* the one line a failure prints */
 		return ret == -EINVAL || ret == -ENOENT || ret == -EOPNOTSUPP ? 2 : 1;
@@ -904,15 +936,15 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 		log_notice("%s", notice);
 	c->ring_hung_up = calloc(c->events.ring_count, 1);
 	c->cpu_online = calloc(c->events.ring_count, 1);
-	if (c->events.attr.sample_type & PERF_SAMPLE_STACK_USER)
+	if (c->events.events[0].attr.sample_type & PERF_SAMPLE_STACK_USER)
 		c->trim_buffer = malloc(TRIM_BUFFER_SIZE);
-	if (!c->ring_hung_up || !c->cpu_online || ((c->events.attr.sample_type & PERF_SAMPLE_STACK_USER) &&
+	if (!c->ring_hung_up || !c->cpu_online || ((c->events.events[0].attr.sample_type & PERF_SAMPLE_STACK_USER) &&
 				 !c->trim_buffer)) {
 		log_error("out of memory");
 		return 1;
 	}
-	c->layout = (struct synth_layout){ .attr = &c->events.attr,
-					   .id = c->events.ids[0],
+	c->layout = (struct synth_layout){ .attr = &c->events.events[0].attr,
+					   .id = c->events.events[0].ids[0],
 					   .cpu = (uint32_t)c->events.rings[0].cpu };
 	layout_time_offsets(c);
 
@@ -970,9 +1002,9 @@ int collector_run(const struct perfrecd_options *options)
 	if (options->duration_s > 0)
 		c.deadline_ns = c.started_ns + (uint64_t)(options->duration_s * 1e9 + 0.5);
 	c.last_flush_ns = c.last_watchdog_ns = now_ns();
-	notify_send("READY=1\nSTATUS=sampling %s on %zu CPUs", c.events.name,
+	notify_send("READY=1\nSTATUS=sampling %s on %zu CPUs", c.event_names,
 		    c.events.ring_count);
-	log_info("sampling %s at %s %llu on %zu CPUs into %s", c.events.name,
+	log_info("sampling %s at %s %llu on %zu CPUs into %s", c.event_names,
 		 options->period ? "period" : "frequency",
 		 (unsigned long long)(options->period ? options->period : options->frequency),
 		 c.events.ring_count, options->output_dir);

@@ -119,7 +119,7 @@ static int list_threads(const char *proc_root, pid_t pid, pid_t **tids, size_t *
 	return 0;
 }
 
-static void explain_open_error(int err, const struct event_set *set, int cpu,
+static void explain_open_error(int err, const struct set_event *set, int cpu,
 			       pid_t pid, char *error, size_t size)
 {
 	long paranoid = read_sysctl("/proc/sys/kernel/perf_event_paranoid", 2);
@@ -185,9 +185,9 @@ static void explain_open_error(int err, const struct event_set *set, int cpu,
 	}
 }
 
-static int open_one(struct event_set *set, pid_t pid, int cpu)
+static int open_one(struct set_event *event, pid_t pid, int cpu)
 {
-	int fd = perf_event_open(&set->attr, pid, cpu);
+	int fd = perf_event_open(&event->attr, pid, cpu);
 
 	return fd < 0 ? -errno : fd;
 }
@@ -218,30 +218,129 @@ uint32_t event_ring_pages_for(uint64_t frequency, size_t sample_bytes)
 	return result;
 }
 
-static int explain_mmap_error(int err, const struct event_set *set,
-			      uint32_t pages, char *error, size_t size)
+static int explain_mmap_error(int err, uint32_t pages, char *error, size_t size)
 {
 	snprintf(error, size,
 		 "mapping a %u KiB ring buffer: %s%s", pages * (unsigned)(sysconf(_SC_PAGESIZE) / 1024),
 		 strerror(err),
 		 err == EPERM ? "; it is above kernel.perf_event_mlock_kb: use --ring-pages, or run with CAP_IPC_LOCK" : "");
-	(void)set;
 	return -err;
 }
 
-int event_set_open(struct event_set *set, const struct perf_event_attr *attr,
-		   const char *name, const struct event_target *target,
-		   char *error, size_t error_size)
+/*
+ * Opens event on (pid, cpu) writing into ring_fd's ring, and reads its
+ * id into *id.  The fd, or a negative errno with a message.
+ */
+static int open_redirected(struct set_event *event, pid_t pid, int cpu, int ring_fd,
+			   uint64_t *id, char *error, size_t error_size)
 {
-	pid_t *tids = NULL;
+	int fd = open_one(event, pid, cpu), ret;
+
+	if (fd < 0) {
+		explain_open_error(-fd, event, cpu, pid, error, error_size);
+		return fd;
+	}
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) < 0) {
+		ret = -errno;
+		snprintf(error, error_size, "%s: redirecting %s %d into the ring of CPU %d: %s",
+			 event->name, pid > 0 ? "thread" : "CPU", pid > 0 ? (int)pid : cpu,
+			 cpu, strerror(errno));
+		close(fd);
+		return ret;
+	}
+	ret = read_id(fd, id, error, error_size);
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/* Every event on one CPU: the first maps the ring, the others write into it. */
+static int open_cpu(struct event_set *set, size_t index, pid_t pid, char *error,
+		    size_t error_size)
+{
+	struct cpu_ring *ring = &set->rings[index];
+	struct set_event *first = &set->events[0];
+	int cpu = ring->cpu, fd, ret;
+
+	fd = open_one(first, pid, cpu);
+	if (fd < 0) {
+		explain_open_error(-fd, first, cpu, pid, error, error_size);
+		return fd;
+	}
+	ret = read_id(fd, &first->ids[index], error, error_size);
+	if (!ret) {
+		ret = ring_map(ring, fd, cpu, set->ring_pages);
+		if (ret < 0)
+			explain_mmap_error(-ret, set->ring_pages, error, error_size);
+	}
+	if (ret < 0) {
+		close(fd);
+		ring->fd = -1;
+		ring->cpu = cpu;
+		return ret;
+	}
+	for (size_t e = 1; e < set->event_count; e++) {
+		struct set_event *event = &set->events[e];
+
+		fd = open_redirected(event, pid, cpu, ring->fd, &event->ids[index],
+				     error, error_size);
+		if (fd < 0) {
+			event_set_cpu_gone(set, index);
+			return fd;
+		}
+		event->cpu_fds[index] = fd;
+	}
+	return 0;
+}
+
+static int alloc_events(struct event_set *set, const struct perf_event_attr *attrs,
+			const char *const *names, size_t count, size_t cpu_count,
+			size_t thread_count)
+{
+	set->events = calloc(count, sizeof(*set->events));
+	set->rings = calloc(cpu_count, sizeof(*set->rings));
+	set->extra_fds = calloc(cpu_count * thread_count * count, sizeof(*set->extra_fds));
+	if (!set->events || !set->rings || !set->extra_fds)
+		return -ENOMEM;
+	set->event_count = count;
+	for (size_t r = 0; r < cpu_count; r++)
+		set->rings[r].fd = -1;
+	for (size_t e = 0; e < count; e++) {
+		struct set_event *event = &set->events[e];
+
+		event->attr = attrs[e];
+		snprintf(event->name, sizeof(event->name), "%s", names[e]);
+		event->ids = calloc(cpu_count * thread_count, sizeof(*event->ids));
+		if (!event->ids)
+			return -ENOMEM;
+		event->id_count = cpu_count;
+		if (e == 0)
+			continue;
+		/* The first event's records describe the processes once for all. */
+		event->attr.mmap = event->attr.mmap2 = 0;
+		event->attr.comm = event->attr.comm_exec = event->attr.task = 0;
+		event->cpu_fds = malloc(cpu_count * sizeof(*event->cpu_fds));
+		if (!event->cpu_fds)
+			return -ENOMEM;
+		for (size_t r = 0; r < cpu_count; r++)
+			event->cpu_fds[r] = -1;
+	}
+	return 0;
+}
+
+int event_set_open(struct event_set *set, const struct perf_event_attr *attrs,
+		   const char *const *names, size_t count,
+		   const struct event_target *target, char *error, size_t error_size)
+{
+	pid_t *tids = NULL, pid;
 	size_t thread_count = 1;
 	int *cpus = NULL;
 	size_t cpu_count = 0;
 	int ret;
 
 	memset(set, 0, sizeof(*set));
-	set->attr = *attr;
-	snprintf(set->name, sizeof(set->name), "%s", name);
 	ret = online_cpus(target->sysfs_root, &cpus, &cpu_count);
 	if (ret < 0) {
 		snprintf(error, error_size, "%s/devices/system/cpu/online: cannot read the online CPUs",
@@ -257,62 +356,44 @@ int event_set_open(struct event_set *set, const struct perf_event_attr *attr,
 			return ret == -ENOENT ? -ESRCH : ret;
 		}
 	}
-	set->rings = calloc(cpu_count, sizeof(*set->rings));
-	set->ids = calloc(cpu_count * thread_count, sizeof(*set->ids));
-	set->extra_fds = calloc(cpu_count * thread_count, sizeof(*set->extra_fds));
-	if (!set->rings || !set->ids || !set->extra_fds) {
-		ret = -ENOMEM;
+	set->ring_pages = target->ring_pages;
+	set->sysfs_root = target->sysfs_root;
+	ret = alloc_events(set, attrs, names, count, cpu_count, thread_count);
+	if (ret < 0) {
 		snprintf(error, error_size, "out of memory");
 		goto fail;
 	}
+	pid = target->pid > 0 ? (tids ? tids[0] : target->pid) : -1;
 	for (size_t c = 0; c < cpu_count; c++) {
-		pid_t pid = target->pid > 0 ? (tids ? tids[0] : target->pid) : -1;
-		int fd = open_one(set, pid, cpus[c]);
-
-		if (fd < 0) {
-			ret = fd;
-			explain_open_error(-ret, set, cpus[c], target->pid, error, error_size);
-			goto fail;
-		}
-		ret = ring_map(&set->rings[c], fd, cpus[c], target->ring_pages);
-		if (ret < 0) {
-			close(fd);
-			ret = explain_mmap_error(-ret, set, target->ring_pages, error, error_size);
-			goto fail;
-		}
+		set->rings[c].cpu = cpus[c];
 		set->ring_count++;
-		ret = read_id(fd, &set->ids[set->id_count++], error, error_size);
+		ret = open_cpu(set, c, pid, error, error_size);
 		if (ret < 0)
 			goto fail;
 	}
 	/* Other threads of the process write into the same per-CPU rings. */
 	for (size_t t = 1; t < thread_count; t++) {
 		for (size_t c = 0; c < cpu_count; c++) {
-			int fd = open_one(set, tids[t], cpus[c]);
+			for (size_t e = 0; e < count; e++) {
+				struct set_event *event = &set->events[e];
+				int fd = open_redirected(event, tids[t], cpus[c], set->rings[c].fd,
+							 &event->ids[event->id_count], error,
+							 error_size);
 
-			if (fd == -ESRCH)
-				break;	/* the thread exited meanwhile */
-			if (fd < 0) {
-				ret = fd;
-				explain_open_error(-ret, set, cpus[c], tids[t], error, error_size);
-				goto fail;
+				if (fd == -ESRCH)
+					goto next_thread;	/* it exited meanwhile */
+				if (fd < 0) {
+					ret = fd;
+					goto fail;
+				}
+				set->extra_fds[set->extra_count++] = fd;
+				event->id_count++;
 			}
-			set->extra_fds[set->extra_count++] = fd;
-			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, set->rings[c].fd) < 0) {
-				ret = -errno;
-				snprintf(error, error_size, "redirecting thread %d to the ring of CPU %d: %s",
-					 (int)tids[t], cpus[c], strerror(errno));
-				goto fail;
-			}
-			ret = read_id(fd, &set->ids[set->id_count++], error, error_size);
-			if (ret < 0)
-				goto fail;
 		}
+next_thread:;
 	}
 	free(tids);
 	free(cpus);
-	set->ring_pages = target->ring_pages;
-	set->sysfs_root = target->sysfs_root;
 	return 0;
 fail:
 	free(tids);
@@ -338,49 +419,60 @@ int event_set_online(const struct event_set *set, unsigned char *online)
 	return 0;
 }
 
-int event_set_reopen_cpu(struct event_set *set, size_t index, char *error, size_t error_size)
+void event_set_cpu_gone(struct event_set *set, size_t index)
 {
 	struct cpu_ring *ring = &set->rings[index];
-	int cpu = ring->cpu, fd, ret;
-	uint64_t id;
+	int cpu = ring->cpu;
 
-	fd = open_one(set, -1, cpu);
-	if (fd < 0) {
-		explain_open_error(-fd, set, cpu, -1, error, error_size);
-		return fd;
+	for (size_t e = 1; e < set->event_count; e++) {
+		int *fd = &set->events[e].cpu_fds[index];
+
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
 	}
-	ret = read_id(fd, &id, error, error_size);
-	if (!ret) {
-		ret = ring_map(ring, fd, cpu, set->ring_pages);
-		if (ret < 0)
-			explain_mmap_error(-ret, set, set->ring_pages, error, error_size);
+	if (ring->fd >= 0)
+		close(ring->fd);
+	ring_unmap(ring);
+	ring->fd = -1;
+	ring->cpu = cpu;
+}
+
+int event_set_reopen_cpu(struct event_set *set, size_t index, char *error, size_t error_size)
+{
+	return open_cpu(set, index, -1, error, error_size);
+}
+
+int event_set_enable_cpu(struct event_set *set, size_t index)
+{
+	int ret = 0;
+
+	if (set->rings[index].fd >= 0 &&
+	    ioctl(set->rings[index].fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+		ret = -errno;
+	for (size_t e = 1; e < set->event_count; e++) {
+		int fd = set->events[e].cpu_fds[index];
+
+		if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+			ret = -errno;
 	}
-	if (ret < 0) {
-		close(fd);
-		ring->fd = -1;
-		ring->cpu = cpu;
-		return ret;
-	}
-	set->ids[index] = id;
-	return 0;
+	return ret;
 }
 
 void event_set_close(struct event_set *set)
 {
 	for (size_t i = 0; i < set->extra_count; i++)
 		close(set->extra_fds[i]);
-	for (size_t i = 0; i < set->ring_count; i++) {
-		if (set->rings[i].fd >= 0)
-			close(set->rings[i].fd);
-		ring_unmap(&set->rings[i]);
+	for (size_t i = 0; i < set->ring_count; i++)
+		event_set_cpu_gone(set, i);
+	for (size_t e = 0; e < set->event_count; e++) {
+		free(set->events[e].cpu_fds);
+		free(set->events[e].ids);
 	}
+	free(set->events);
 	free(set->rings);
 	free(set->extra_fds);
-	free(set->ids);
-	set->rings = NULL;
-	set->extra_fds = NULL;
-	set->ids = NULL;
-	set->ring_count = set->extra_count = set->id_count = 0;
+	memset(set, 0, sizeof(*set));
 }
 
 int event_set_enable(struct event_set *set, int enable)
@@ -388,9 +480,16 @@ int event_set_enable(struct event_set *set, int enable)
 	unsigned long request = enable ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE;
 	int ret = 0;
 
-	for (size_t i = 0; i < set->ring_count; i++)
+	for (size_t i = 0; i < set->ring_count; i++) {
 		if (set->rings[i].fd >= 0 && ioctl(set->rings[i].fd, request, 0) < 0)
 			ret = -errno;
+		for (size_t e = 1; e < set->event_count; e++) {
+			int fd = set->events[e].cpu_fds[i];
+
+			if (fd >= 0 && ioctl(fd, request, 0) < 0)
+				ret = -errno;
+		}
+	}
 	for (size_t i = 0; i < set->extra_count; i++)
 		if (ioctl(set->extra_fds[i], request, 0) < 0)
 			ret = -errno;

@@ -9,18 +9,30 @@
 #include "ring.h"
 
 /*
- * The sampling events of one run: one ring per CPU; in process mode one
- * event per (thread, CPU) whose output is redirected into that CPU's ring.
+ * One of a run's events: its descriptors are those of the first event's
+ * CPUs, redirected into that event's rings, so that samples of every
+ * event reach the reader in one time-ordered stream per CPU.
  */
-struct event_set {
+struct set_event {
 	struct perf_event_attr attr;	/* as the kernel accepted it */
 	char name[256];
+	int *cpu_fds;			/* events but the first: one per ring, -1 closed */
+	uint64_t *ids;			/* of every fd: the CPUs' in ring order, then threads' */
+	size_t id_count;
+};
+
+/*
+ * The sampling events of one run: one ring per CPU, owned by the first
+ * event (the one that also tracks mmap, comm and task); in process mode
+ * one descriptor per (event, thread, CPU), each writing into its CPU's ring.
+ */
+struct event_set {
+	struct set_event *events;
+	size_t event_count;
 	struct cpu_ring *rings;		/* one per online CPU */
 	size_t ring_count;
 	int *extra_fds;			/* process mode: threads but the first */
 	size_t extra_count;
-	uint64_t *ids;			/* of every fd, rings first */
-	size_t id_count;
 	uint32_t ring_pages;		/* of each ring, as opened */
 	const char *sysfs_root;		/* where the online CPUs are read */
 };
@@ -34,25 +46,30 @@ struct event_target {
 };
 
 /*
- * Opens attr on every online CPU for target, maps the rings and leaves the
- * events disabled.  On failure returns a negative errno with a one-line
- * message naming the cause and what to do about it.
+ * Opens count events (attrs[i] named names[i]) on every online CPU for
+ * target, maps the first event's rings and leaves the events disabled.
+ * The events after the first are opened without side-band tracking.  On
+ * failure returns a negative errno with a one-line message naming the
+ * event, the cause and what to do about it.
  */
-int event_set_open(struct event_set *set, const struct perf_event_attr *attr,
-		   const char *name, const struct event_target *target,
-		   char *error, size_t error_size);
+int event_set_open(struct event_set *set, const struct perf_event_attr *attrs,
+		   const char *const *names, size_t count,
+		   const struct event_target *target, char *error, size_t error_size);
 void event_set_close(struct event_set *set);
 
 /*
  * For a system-wide set: online[i] is 1 when the CPU of ring i is online
  * now (one read of sysfs); 0, or a negative errno.  A CPU that goes
- * offline stops its event for good (no hang-up is signalled); once it is
- * back, event_set_reopen_cpu() opens the event there anew (disabled): a
- * new fd, ring and id in their places.  0 or a negative errno with a
- * one-line message.
+ * offline stops its events for good (no hang-up is signalled):
+ * event_set_cpu_gone() closes them and unmaps the ring (drain it first).
+ * Once the CPU is back, event_set_reopen_cpu() opens every event there
+ * anew (disabled): new fds, ring and ids in their places, enabled by
+ * event_set_enable_cpu().  0 or a negative errno with a one-line message.
  */
 int event_set_online(const struct event_set *set, unsigned char *online);
+void event_set_cpu_gone(struct event_set *set, size_t index);
 int event_set_reopen_cpu(struct event_set *set, size_t index, char *error, size_t error_size);
+int event_set_enable_cpu(struct event_set *set, size_t index);
 int event_set_enable(struct event_set *set, int enable);
 
 /*

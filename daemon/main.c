@@ -9,16 +9,17 @@
 #include "notify.h"
 #include "options.h"
 
-/* What --check-config can know without opening events: the event resolves. */
+/* What --check-config can know without opening events: the events resolve. */
 static int check_config(const struct perfrecd_options *o)
 {
 	struct perf_event_attr attr;
 	char error[512];
 
-	if (o->event && event_parse(o->event, o->sysfs_root, &attr, error, sizeof(error)) < 0) {
-		fprintf(stderr, "perfrecd: event '%s': %s\n", o->event, error);
-		return 2;
-	}
+	for (size_t i = 0; i < o->event_count; i++)
+		if (event_parse(o->events[i], o->sysfs_root, &attr, error, sizeof(error)) < 0) {
+			fprintf(stderr, "perfrecd: event '%s': %s\n", o->events[i], error);
+			return 2;
+		}
 	printf("perfrecd: configuration OK (%s)\n", o->config_path);
 	return 0;
 }

@@ -26,6 +26,7 @@ enum value_kind {
 	KIND_CALL_GRAPH,
 	KIND_PID,
 	KIND_LEVEL,		/* zstd level 0..19 */
+	KIND_EVENTS,		/* appended to the list; a comma list is several */
 };
 
 struct setting {
@@ -40,7 +41,7 @@ struct setting {
 #define AT(field) offsetof(struct perfrecd_options, field)
 
 static const struct setting settings[] = {
-	{ "event", 'e', KIND_STRING, AT(event), 1, 0, 0 },
+	{ "event", 'e', KIND_EVENTS, AT(events), 1, 0, 0 },
 	{ "frequency", 'F', KIND_U64, AT(frequency), 1, 1, 1000000 },
 	{ "period", 'c', KIND_U64, AT(period), 1, 1, UINT64_MAX },
 	{ "call-graph", 0, KIND_CALL_GRAPH, AT(call_graph), 1, 0, 0 },
@@ -85,7 +86,9 @@ void options_init(struct perfrecd_options *o)
 void options_free(struct perfrecd_options *o)
 {
 	free(o->config_path);
-	free(o->event);
+	for (size_t i = 0; i < o->event_count; i++)
+		free(o->events[i]);
+	free(o->events);
 	free(o->output_dir);
 	free(o->group);
 	free(o->sysfs_root);
@@ -204,6 +207,61 @@ static int parse_call_graph(struct perfrecd_options *o, const char *value,
 	return 0;
 }
 
+/*
+ * "cpu-clock,page-faults" is two events, but "cpu/config=1,period=3/" is
+ * one: commas inside a PMU's slashes separate its terms.  Each event is
+ * added once; a name given twice would only double a descriptor per CPU.
+ */
+static int add_events(struct perfrecd_options *o, const char *value,
+		      char *error, size_t error_size)
+{
+	const char *p = value;
+
+	if (!*value) {
+		snprintf(error, error_size, "event: empty value");
+		return -EINVAL;
+	}
+	while (*p) {
+		const char *start = p;
+		int in_pmu = 0;
+		char *name, **grown;
+
+		for (; *p && (in_pmu || *p != ','); p++)
+			if (*p == '/')
+				in_pmu = !in_pmu;
+		name = strndup(start, (size_t)(p - start));
+		if (!name)
+			return -ENOMEM;
+		if (!*name) {
+			snprintf(error, error_size, "event: '%s' has an empty event in its list", value);
+			free(name);
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < o->event_count; i++)
+			if (strcmp(o->events[i], name) == 0) {
+				snprintf(error, error_size, "event: '%s' is given twice", name);
+				free(name);
+				return -EINVAL;
+			}
+		if (o->event_count == PERFRECD_EVENTS_MAX) {
+			snprintf(error, error_size, "event: more than %d events (at '%s')",
+				 PERFRECD_EVENTS_MAX, name);
+			free(name);
+			return -E2BIG;
+		}
+		grown = realloc(o->events, (o->event_count + 1) * sizeof(*grown));
+		if (!grown) {
+			free(name);
+			return -ENOMEM;
+		}
+		o->events = grown;
+		o->events[o->event_count++] = name;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
 static const struct setting *find_setting(const char *name)
 {
 	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
@@ -235,6 +293,11 @@ static int apply(struct perfrecd_options *o, const struct setting *s,
 		return ret;
 	case KIND_CALL_GRAPH:
 		return parse_call_graph(o, value, error, error_size);
+	case KIND_EVENTS:
+		ret = add_events(o, value, error, error_size);
+		if (ret == -ENOMEM)
+			snprintf(error, error_size, "event: out of memory");
+		return ret;
 	case KIND_DURATION: {
 		char *end;
 		double seconds = strtod(value, &end);
@@ -389,8 +452,10 @@ static void usage(FILE *out)
 "Sample the whole machine (or one process tree) and write perfrec files.\n"
 "\n"
 "Sampling:\n"
-"  -e, --event NAME          event: cycles, cpu-clock, rNNNN, pmu/term=val,.../\n"
-"                            (default: cycles, or cpu-clock without a PMU)\n"
+"  -e, --event NAME[,NAME]   event: cycles, cpu-clock, rNNNN, pmu/term=val,.../\n"
+"                            (default: cycles, or cpu-clock without a PMU);\n"
+"                            repeat or list for several (at most 32);\n"
+"                            NAME/period=N/ or NAME/freq=HZ/ for its own sampling\n"
 "  -F, --frequency HZ        samples per second per CPU (default 97)\n"
 "  -c, --period N            sample every N events instead of a frequency\n"
 "  -g                        frame-pointer callchains (the default)\n"
@@ -500,7 +565,7 @@ int options_parse(struct perfrecd_options *o, int argc, char **argv)
 {
 	struct option long_options[sizeof(settings) / sizeof(settings[0]) + 8];
 	char error[512];
-	int c, ret, events_given = 0;
+	int c, ret;
 
 	build_long_options(long_options);
 	find_config_path(o, argc, argv, long_options);
@@ -553,11 +618,11 @@ int options_parse(struct perfrecd_options *o, int argc, char **argv)
 		}
 		if (!s)
 			return -EINVAL;
-		/* The config file's event gives way to -e; a second -e is no second event. */
-		if (s->offset == offsetof(struct perfrecd_options, event) && events_given++) {
-			fprintf(stderr, "perfrecd: -e/--event given twice: one event a run "
-					"(several events are not supported yet)\n");
-			return -EINVAL;
+		/* The command line's events replace the config file's; several -e add up. */
+		if (s->kind == KIND_EVENTS && !o->events_from_command_line++) {
+			for (size_t i = 0; i < o->event_count; i++)
+				free(o->events[i]);
+			o->event_count = 0;
 		}
 		if (s->kind == KIND_FLAG)
 			value = "yes";

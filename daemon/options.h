@@ -19,6 +19,9 @@ enum call_graph_mode { CALL_GRAPH_NONE, CALL_GRAPH_FP, CALL_GRAPH_DWARF };
 #define STACK_USER_SIZE_DEFAULT	8192u
 #define STACK_USER_SIZE_MAX	65528u
 
+/* Events a run: each is a descriptor per CPU (and thread) and a slot in every file's header. */
+#define PERFRECD_EVENTS_MAX	32
+
 /*
  * Everything perfrecd can be told.  Defaults, then the config file, then
  * the command line: each later source overrides the earlier.
@@ -28,7 +31,9 @@ struct perfrecd_options {
 	int config_given;		/* an explicit -C: the file must exist */
 	int check_config;		/* --check-config: validate and exit */
 
-	char *event;			/* -e/--event; NULL: the default event */
+	char **events;			/* -e/--event, in order; none: the default event */
+	size_t event_count;
+	int events_from_command_line;	/* a first -e drops the config file's events */
 	uint64_t frequency;		/* -F Hz (default 97) */
 	uint64_t period;		/* -c events; overrides frequency */
 	enum call_graph_mode call_graph;	/* -g/--call-graph fp|dwarf[,SIZE]|none */

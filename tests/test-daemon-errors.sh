@@ -119,9 +119,11 @@ for value in "--max-stack 08" "--rotate-size 08M" "--rotate-size 010M" "-F 0x63"
 	run -C /dev/null $value --check-config
 	[ "$status" -eq 0 ] || fail "$value: status $status: $(cat "$err")"
 done
-check "-e twice: status 2, not the second silently"
-run -C /dev/null -e cpu-clock -e task-clock --check-config
-expect 2 "event given twice"
+check "-e: the same event twice is refused; two events are checked"
+run -C /dev/null -e cpu-clock -e cpu-clock --check-config
+expect 2 "'cpu-clock' is given twice"
+run -C /dev/null -e cpu-clock,task-clock --check-config
+[ "$status" -eq 0 ] || fail "-e cpu-clock,task-clock: status $status: $(cat "$err")"
 check "--call-graph dwarf with --no-user-callchain: status 2"
 run -C /dev/null --call-graph dwarf --no-user-callchain -d 1 -o "$out"
 expect 2 "dwarf.*--no-user-callchain"
