@@ -482,15 +482,86 @@ static int debug_dirs_with_bundles(struct report_options *o, const char ***dirs,
 	return 0;
 }
 
-/* Samples with their user stacks unwound, or as recorded without an unwinder. */
-static void for_each_sample(struct session *session, struct unwinder *unwinder,
-			    const struct session_filter *filter, session_sample_fn fn,
-			    void *context)
+/*
+ * Samples with their user stacks unwound, or as recorded without an
+ * unwinder.  -EIO: a file could not be read to its end (warned about).
+ */
+static int for_each_sample(struct session *session, struct unwinder *unwinder,
+			   const struct session_filter *filter, session_sample_fn fn,
+			   void *context)
 {
 	if (unwinder)
-		unwinder_for_each_sample(unwinder, filter, fn, context);
-	else
-		session_for_each_sample(session, filter, fn, context);
+		return unwinder_for_each_sample(unwinder, filter, fn, context);
+	return session_for_each_sample(session, filter, fn, context);
+}
+
+/*
+ * Samples of different events do not add up (a millisecond of CPU and a
+ * page fault are not one unit): a report is of one event, --event's or
+ * else the first, and its header names that one.  0, or 2 after saying
+ * which events there are when --event names none of them.
+ */
+static int choose_event(struct report_options *o, struct session_summary *header)
+{
+	const struct session_event *chosen = NULL;
+	char list[1024] = "";
+	size_t used = 0;
+	int mixed = 0;
+
+	for (size_t i = 0; i < header->event_count; i++) {
+		int n = snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
+				 header->events[i].name);
+
+		if (n > 0 && used + (size_t)n < sizeof(list))
+			used += (size_t)n;
+		if (o->event && !chosen && strcmp(o->event, header->events[i].name) == 0)
+			chosen = &header->events[i];
+	}
+	/* "page-faults" names "page-faults/period=64/" when only one fits. */
+	if (o->event && !chosen) {
+		size_t len = strlen(o->event), fits = 0;
+
+		for (size_t i = 0; i < header->event_count; i++) {
+			const char *name = header->events[i].name;
+
+			if (!strncmp(name, o->event, len) && (name[len] == '/' || name[len] == ':')) {
+				chosen = &header->events[i];
+				fits++;
+			}
+		}
+		if (fits > 1) {
+			fprintf(stderr, "perfrec-report: --event %s fits %zu of the capture's events (%s): give one whole\n",
+				o->event, fits, list);
+			return 2;
+		}
+		if (chosen)
+			o->event = chosen->name;
+	}
+	if (o->event && !chosen && header->event_count) {
+		fprintf(stderr, "perfrec-report: --event %s: the capture has no such event; it has: %s\n",
+			o->event, list);
+		return 2;
+	}
+	/*
+	 * Samples of events that count different things (time and faults) do
+	 * not add up: one is reported.  Events that count the same thing under
+	 * several names, or with several sample layouts, are one profile.
+	 */
+	for (size_t i = 1; i < header->event_count; i++)
+		mixed |= header->events[i].type != header->events[0].type ||
+			 header->events[i].config != header->events[0].config;
+	if (!o->event && mixed) {
+		chosen = &header->events[0];
+		o->event = chosen->name;
+		if (!o->quiet)
+			fprintf(stderr, "perfrec-report: the capture has %zu events (%s): this is %s; --event NAME for another\n",
+				header->event_count, list, chosen->name);
+	}
+	if (chosen) {
+		header->event = chosen->name;
+		header->sampling = chosen->sampling;
+	}
+	return 0;
 }
 
 /* What run() leaves for the exit to free (see its end). */
@@ -537,7 +608,7 @@ static int run(struct report_options *o, char **inputs, int input_count)
 	struct aggregator *aggregator = NULL;
 	struct report_data data = { 0 };
 	struct prf_error error = { 0 };
-	int status = 1, ret;
+	int status = 1, ret, read_error;
 
 	if (debug_dirs_with_bundles(o, &debug_dirs, &debug_dir_count) < 0)
 		goto out;
@@ -571,6 +642,11 @@ static int run(struct report_options *o, char **inputs, int input_count)
 		goto out;
 	}
 	session_get_summary(session, &data.header);
+	status = choose_event(o, &data.header);
+	if (status)
+		goto out;
+	status = 1;
+	filter.event = o->event;
 	if ((o->since && parse_time("since", o->since, &data.header, &filter.since_ns) < 0) ||
 	    (o->until && parse_time("until", o->until, &data.header, &filter.until_ns) < 0)) {
 		status = 2;
@@ -579,8 +655,8 @@ static int run(struct report_options *o, char **inputs, int input_count)
 	if (o->view == VIEW_SAMPLES) {
 		struct view_samples v = { session, symbolizer, stdout };
 
-		for_each_sample(session, unwinder, &filter, view_sample, &v);
-		status = 0;
+		/* What was read is shown; a file cut short by an I/O error still fails the run. */
+		status = for_each_sample(session, unwinder, &filter, view_sample, &v) < 0;
 		goto flush;
 	}
 	aggregator = aggregator_new(session, symbolizer, &aggregate);
@@ -588,15 +664,16 @@ static int run(struct report_options *o, char **inputs, int input_count)
 		fprintf(stderr, "perfrec-report: out of memory\n");
 		goto out;
 	}
-	for_each_sample(session, unwinder, &filter, aggregator_add, aggregator);
+	read_error = for_each_sample(session, unwinder, &filter, aggregator_add, aggregator);
 	if (aggregator_finish(aggregator, &data) < 0) {
 		fprintf(stderr, "perfrec-report: out of memory\n");
 		goto out;
 	}
 	/* Again: pass 2 may have found more damage. */
 	session_get_summary(session, &data.header);
+	choose_event(o, &data.header);
 	data.header.samples = data.total_samples;
-	status = print_view(o, &data) < 0 ? 1 : 0;
+	status = print_view(o, &data) < 0 || read_error < 0 ? 1 : 0;
 flush:
 	if (fflush(stdout) != 0 && errno != EPIPE) {
 		fprintf(stderr, "perfrec-report: writing the report: %s\n", strerror(errno));

@@ -60,7 +60,11 @@ static void sample_from_record(struct session *s, const struct prf_event *event,
 	out->pid = decoded->pid;
 	out->tid = decoded->tid;
 	out->cpu = decoded->cpu;
-	out->period = type & PERF_SAMPLE_PERIOD ? decoded->period : 1;
+	/* A fixed period is the event's own; samples carry one only in frequency mode. */
+	if (type & PERF_SAMPLE_PERIOD)
+		out->period = decoded->period;
+	else
+		out->period = event && !event->attr.freq ? event->attr.sample_period : 1;
 	if (!out->period)
 		out->period = 1;
 	out->ip = decoded->ip;

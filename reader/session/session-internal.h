@@ -98,8 +98,8 @@ struct session {
 	size_t host_count, host_capacity, kernel_capacity;
 
 	struct session_summary facts;	/* samples_total counted, samples not */
-	char first_event[256];
-	char sampling[64];
+	struct session_event *events;
+	size_t event_count, event_capacity;
 };
 
 /* Grows array (of capacity elements) to hold need; 0 or -ENOMEM. */

@@ -94,6 +94,7 @@ void session_free(struct session *s)
 	free(s->input_names);
 	free(s->sideband);
 	free(s->build_ids);
+	free(s->events);
 	free(s->table);
 	string_table_free(s->strings);
 	free(s);
@@ -200,6 +201,40 @@ static int host_index(struct session *s, const char *hostname)
 	return (int)s->host_count++;
 }
 
+/* The events of a file not yet met, by name; 0 or -ENOMEM. */
+static int note_events(struct session *s, const struct prf_file_info *info)
+{
+	for (size_t i = 0; i < info->event_count && s->event_count < SESSION_EVENTS_MAX; i++) {
+		const struct prf_event *event = &info->events[i];
+		const char *name = string_intern(s->strings, event->name);
+		char sampling[64];
+		size_t k;
+
+		if (!name)
+			return -ENOMEM;
+		for (k = 0; k < s->event_count && s->events[k].name != name; k++)
+			;
+		if (k < s->event_count)
+			continue;
+		if (event->attr.freq)
+			snprintf(sampling, sizeof(sampling), "%llu Hz",
+				 (unsigned long long)event->attr.sample_freq);
+		else
+			snprintf(sampling, sizeof(sampling), "period %llu",
+				 (unsigned long long)event->attr.sample_period);
+		if (GROW(s->events, s->event_capacity, s->event_count + 1) < 0)
+			return -ENOMEM;
+		s->events[s->event_count].name = name;
+		s->events[s->event_count].type = event->attr.type;
+		s->events[s->event_count].config = event->attr.config;
+		s->events[s->event_count].sampling = string_intern(s->strings, sampling);
+		if (!s->events[s->event_count].sampling)
+			return -ENOMEM;
+		s->event_count++;
+	}
+	return 0;
+}
+
 static void note_file_facts(struct session *s, const struct prf_file_info *info)
 {
 	if (s->facts.hostname)
@@ -208,19 +243,6 @@ static void note_file_facts(struct session *s, const struct prf_file_info *info)
 	s->facts.kernel_release = string_intern(s->strings, info->kernel_release);
 	s->facts.machine = string_intern(s->strings, info->machine);
 	s->facts.realtime_offset_ns = info->realtime_offset_ns;
-	if (info->event_count) {
-		const struct perf_event_attr *attr = &info->events[0].attr;
-
-		snprintf(s->first_event, sizeof(s->first_event), "%s", info->events[0].name);
-		s->facts.event = s->first_event;
-		s->facts.sampling = s->sampling;
-		if (attr->freq)
-			snprintf(s->sampling, sizeof(s->sampling), "%llu Hz",
-				 (unsigned long long)attr->sample_freq);
-		else
-			snprintf(s->sampling, sizeof(s->sampling), "period %llu",
-				 (unsigned long long)attr->sample_period);
-	}
 }
 
 static int compare_inputs(const void *a, const void *b)
@@ -269,8 +291,11 @@ int session_load(struct session *s, struct prf_error *error)
 			return ret;
 		in->start_ns = prf_reader_info(reader)->start_time_ns;
 		host = host_index(s, prf_reader_info(reader)->hostname);
-		if (host >= 0)
+		if (host >= 0) {
 			note_file_facts(s, prf_reader_info(reader));
+			if (note_events(s, prf_reader_info(reader)) < 0)
+				host = -ENOMEM;
+		}
 		prf_reader_close(reader);
 		if (host < 0)
 			return load_error(error, host, "%s: %s", in->path,
@@ -292,6 +317,12 @@ int session_load(struct session *s, struct prf_error *error)
 	}
 	s->facts.files = s->input_count;
 	s->facts.file_names = s->input_names;
+	s->facts.events = s->events;
+	s->facts.event_count = s->event_count;
+	if (s->event_count) {
+		s->facts.event = s->events[0].name;
+		s->facts.sampling = s->events[0].sampling;
+	}
 	session_replay(s);
 	return 0;
 }

@@ -19,6 +19,20 @@ struct dso;
  */
 struct session;
 
+/* One event of the inputs: the name the files give it, and its rate. */
+struct session_event {
+	const char *name;
+	const char *sampling;		/* "97 Hz" or "period 100000" */
+	uint32_t type;			/* what it counts: perf_event_attr's */
+	uint64_t config;
+};
+
+/*
+ * Distinct event names a session keeps; a file may name more, but
+ * perfrecd writes at most 32 a run.
+ */
+#define SESSION_EVENTS_MAX	256
+
 /* What the inputs are, as a report's header says it. */
 struct session_summary {
 	const char *hostname;
@@ -26,6 +40,8 @@ struct session_summary {
 	const char *machine;
 	const char *event;		/* as the user wrote it: cpu-clock, cycles */
 	const char *sampling;		/* "97 Hz" or "period 100000" */
+	const struct session_event *events;	/* every event, in the order first met */
+	size_t event_count;
 	uint64_t start_ns, end_ns;	/* on the capture clock (CLOCK_MONOTONIC) */
 	int64_t realtime_offset_ns;	/* add to get wall-clock time */
 	uint64_t samples;		/* after filters: the caller's to fill */
