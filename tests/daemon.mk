@@ -22,7 +22,8 @@ DAEMON_TESTS = \
 	tests/test-daemon-notify.sh \
 	tests/test-daemon-pid.sh \
 	tests/test-daemon-dwarf.sh \
-	tests/test-daemon-hotplug.sh
+	tests/test-daemon-hotplug.sh \
+	tests/test-daemon-events.sh
 TESTS += $(DAEMON_TESTS)
 EXTRA_DIST += $(DAEMON_TESTS) tests/lib.sh
 CLEANFILES += tests/.cpu-hotplug.lock

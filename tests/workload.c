@@ -26,6 +26,9 @@
  *                    running the same mix (default 1)
  *   --fork           also fork a child that runs the mix for half the time
  *                    and exits, so that FORK and EXIT records are made
+ *   --touch-pages    also, after each round, map 64 fresh pages and write
+ *                    to each (touch_pages): page faults with a known
+ *                    function, for the tests of several events a run
  *   --print-shares   at the end print each function's measured share of
  *                    the CPU time of this process's threads (not the
  *                    child's), as lines "burn_hot=0.60"
@@ -37,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,6 +56,7 @@
 struct worker {
 	pthread_t thread;
 	double seconds;
+	int touch_pages;
 	uint64_t hot_ns, warm_ns, cold_ns;	/* CPU time spent in each */
 };
 
@@ -103,6 +108,24 @@ BURN(burn_hot, 6364136223846793005ull)
 BURN(burn_warm, 2862933555777941757ull)
 BURN(burn_cold, 3202034522624059733ull)
 
+/* Every write here is to a page not yet there: a page fault each. */
+#define TOUCH_PAGES	64
+__attribute__((noinline)) void touch_pages(void);
+__attribute__((noinline)) void touch_pages(void)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	volatile char *p = mmap(NULL, TOUCH_PAGES * page, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("workload: mmap");
+		exit(1);
+	}
+	for (size_t i = 0; i < TOUCH_PAGES; i++)
+		p[i * page] = (char)i;
+	munmap((void *)p, TOUCH_PAGES * page);
+}
+
 /* Rounds of hot, warm, cold until the wall-clock time is up. */
 __attribute__((noinline)) void run_workload(struct worker *w);
 __attribute__((noinline)) void run_workload(struct worker *w)
@@ -114,6 +137,8 @@ __attribute__((noinline)) void run_workload(struct worker *w)
 		w->hot_ns += burn_hot(HOT_NS, &state);
 		w->warm_ns += burn_warm(WARM_NS, &state);
 		w->cold_ns += burn_cold(COLD_NS, &state);
+		if (w->touch_pages)
+			touch_pages();
 	} while (clock_ns(CLOCK_MONOTONIC) < end);
 	workload_sink = state;	/* the work has a result that is kept */
 }
@@ -127,7 +152,7 @@ static void *worker_main(void *arg)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: workload [--seconds S] [--threads N] [--fork] [--print-shares]\n"
+		"Usage: workload [--seconds S] [--threads N] [--fork] [--touch-pages] [--print-shares]\n"
 		"Burn CPU in burn_hot (60%%), burn_warm (30%%) and burn_cold (10%%).\n");
 }
 
@@ -151,7 +176,7 @@ static int parse_number(const char *flag, const char *text, double min,
 int main(int argc, char **argv)
 {
 	double seconds = 2, threads = 1;
-	int fork_child = 0, print_shares = 0;
+	int fork_child = 0, print_shares = 0, touch = 0;
 	struct worker *workers;
 	uint64_t hot = 0, warm = 0, cold = 0, total;
 	pid_t child = -1;
@@ -166,6 +191,8 @@ int main(int argc, char **argv)
 				return 2;
 		} else if (strcmp(argv[i], "--fork") == 0) {
 			fork_child = 1;
+		} else if (strcmp(argv[i], "--touch-pages") == 0) {
+			touch = 1;
 		} else if (strcmp(argv[i], "--print-shares") == 0) {
 			print_shares = 1;
 		} else if (strcmp(argv[i], "--help") == 0) {
@@ -185,7 +212,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		if (child == 0) {
-			struct worker w = { .seconds = seconds / 2 };
+			struct worker w = { .seconds = seconds / 2, .touch_pages = touch };
 
 			run_workload(&w);
 			_exit(0);
@@ -196,8 +223,10 @@ int main(int argc, char **argv)
 		perror("workload");
 		return 1;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		workers[i].seconds = seconds;
+		workers[i].touch_pages = touch;
+	}
 	for (int i = 1; i < n; i++) {
 		int err = pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]);
 
