@@ -19,17 +19,16 @@
 # top 10 functions, perfrec-report's percentage for the same name (rows of
 # one name added, whatever their DSO; perf's unresolved "0x..." entries
 # and perfrec-report's [unknown] rows are each added into one) must be
-# within 2 points of perf's.  Names perf has in its top 10 that
-# perfrec-report lacks count as 0 %: they pass only when perf gives them
-# under 2 % too.  The two samplers do not take the same samples, so the
-# figures agree within the sampling error: ~8000 samples give each of the
-# three large shares a standard error of about half a point, and the
-# difference of two such figures about 0.7 (2 points: ~3 sigma).  The
-# workload runs favoured (at nice -10) to get those samples on a busy
-# machine.  When that fails, the whole comparison is made once more, on a
-# new run, and must pass there: a 3-sigma tolerance misses now and then on
-# a loaded machine (2.1 points once, under the sanitizers' make -j2),
-# while a real difference fails both.  perf record runs with -B -N (no build-id collection): perf 6.1
+# within the sampling error of perf's.  Names perf has in its top 10 that
+# perfrec-report lacks count as 0 %.  The two samplers do not take the
+# same samples, so a share p seen in n1 and n2 samples differs by a
+# standard error of sqrt(p(1-p)(1/n1 + 1/n2)); a row passes within 4 of
+# those plus half a point (what the two tools attribute differently at
+# the edges: a vDSO frame perf names is [unknown] here): at ~8000 samples
+# each, 3.6 points for burn_hot's 60 %, 1.1 for a 1 % function.  At 4
+# sigma a sound run fails a row about once in 16000, so a failure is not
+# rerun.  The workload runs favoured (at nice -10) to get those samples
+# on a busy machine.  perf record runs with -B -N (no build-id collection): perf 6.1
 # on this 6.18 kernel aborts at exit in util/build-id.c otherwise; perf
 # report finds the binaries by their paths, on this same machine.
 test_name=test-report-perf
@@ -103,45 +102,39 @@ reports_of() {
 	report_ok "$try/flat" --comm workload-perf "$out"
 	perfrec_samples=$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$try/flat")
 	note "perf: ${perf_samples:-?} samples of the workload; perfrec-report: $perfrec_samples"
-	[ "${perfrec_samples:-0}" -ge 4000 ] || fail "only ${perfrec_samples:-0} samples of the workload in perfrecd's capture (expected ~8000): too few for a 2-point comparison"
+	[ "${perfrec_samples:-0}" -ge 4000 ] || fail "only ${perfrec_samples:-0} samples of the workload in perfrecd's capture (expected ~8000): too few to compare shares within a few points"
 	# perf prints "6K": both must have seen about as many samples of it.
 	perf_count=$(echo "${perf_samples:-0}" | awk '{ n = $1 + 0; if ($1 ~ /K$/) n *= 1000; if ($1 ~ /M$/) n *= 1000000; print int(n) }')
 	[ $((perf_count * 10)) -ge $((perfrec_samples * 7)) ] && [ $((perfrec_samples * 10)) -ge $((perf_count * 7)) ] ||
 		fail "perf has ${perf_samples:-0} samples of the workload, perfrec-report $perfrec_samples: not the same run"
 }
 
-# compare_top TRY: the table; $bad is how many of perf's top 10 differ by more than 2 points.
+# compare_top TRY: the table; $bad is how many of perf's top 10 differ by
+# more than their limit (see the top).
 compare_top() {
 	try=$work/$1
 	bad=0
-	printf '%s: %-40s %8s %8s %6s\n' "$test_name" "function" "perf" "perfrec" "diff"
+	printf '%s: %-40s %8s %8s %6s %6s\n' "$test_name" "function" "perf" "perfrec" "diff" "limit"
 	while IFS='	' read -r perf_pct rank name; do
 		ours=$(flat_percent "$try/flat" "$name")
+		limit=$(awk -v p="$perf_pct" -v n1="$perf_count" -v n2="$perfrec_samples" \
+			'BEGIN { p /= 100; printf "%.2f", 0.5 + 400 * sqrt(p * (1 - p) * (1 / n1 + 1 / n2)) }')
 		diff=$(awk -v a="$perf_pct" -v b="$ours" 'BEGIN { printf "%+.2f", b - a }')
-		printf '%s: %-40s %7.2f%% %7.2f%% %6s\n' "$test_name" "$name" "$perf_pct" "$ours" "$diff"
-		within "$ours" "$perf_pct" 2 || bad=$((bad + 1))
+		printf '%s: %-40s %7.2f%% %7.2f%% %6s %6s\n' "$test_name" "$name" "$perf_pct" "$ours" "$diff" "$limit"
+		within "$ours" "$perf_pct" "$limit" || bad=$((bad + 1))
 	done <"$try/perf.top"
 }
 
 check "perfrecd -F 999 and perf record -a -F 999 -g sample the machine while the workload runs (2 threads, 4 s)"
-record_both first
+record_both run
 check "perf report and perfrec-report, the workload's samples (--comm workload-perf)"
-reports_of first
-check "perf's top 10 functions: perfrec-report's self % within 2 points of perf's"
-compare_top first
-last=first
-if [ "$bad" -ne 0 ]; then
-	# A 3-sigma tolerance still misses now and then on a loaded machine:
-	# a second run must agree, a real difference fails both.
-	note "$bad of perf's top 10 differ by more than 2 points: one more run"
-	record_both second
-	reports_of second
-	compare_top second
-	last=second
-fi
+reports_of run
+check "perf's top 10 functions: perfrec-report's self % within the sampling error of perf's"
+compare_top run
+last=run
 [ "$bad" -eq 0 ] || {
 	sed -n '1,20p' "$work/$last/flat" >&2
-	fail "$bad of perf's top 10 functions differ by more than 2 points, in two runs"
+	fail "$bad of perf's top 10 functions differ by more than the sampling error"
 }
 check "the three burn_* functions are perf's top 3, and perfrec-report's"
 [ "$(cut -f 3 "$work/$last/perf.top" | head -n 3 | sort | tr '\n' ' ')" = "burn_cold burn_hot burn_warm " ] ||
