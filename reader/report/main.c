@@ -18,9 +18,17 @@
 
 enum view { VIEW_FLAT, VIEW_TREE, VIEW_FOLDED, VIEW_SAMPLES };
 
+/* The text views, or a file format for other tools. */
+enum output_format { FORMAT_TEXT, FORMAT_PPROF, FORMAT_HTML, FORMAT_SVG };
+
 struct report_options {
 	enum view view;
 	int json;
+	enum output_format format;
+	int format_given;
+	const char *output;		/* -o FILE; NULL: stdout */
+	const char **inputs;		/* -i FILE, then the operands */
+	size_t input_count, input_capacity;
 	unsigned sort_keys;
 	int lines, inline_leaf, no_inlines, callee, children;
 	const char *focus;
@@ -63,10 +71,17 @@ static void usage(FILE *out)
 "Usage: perfrec-report [OPTIONS] FILE|DIR...\n"
 "Profiles from perfrec captures: every .prf of a directory, merged in time order.\n"
 "\n"
-"Views:\n"
+"Views and formats:\n"
 "      --view=flat|tree|folded   flat profile (default), call tree, collapsed stacks\n"
 "      --view=samples            every sample with its symbolized frames\n"
 "      --json                    flat or tree as JSON (schema in perfrec-report(1))\n"
+"      --format=FORMAT           flat, tree, folded, samples, json (the views), or\n"
+"                                pprof (gzipped profile.proto), html (a flame graph\n"
+"                                to open in a browser), svg (a static flame graph)\n"
+"  -o, --output FILE             write to FILE, whole or not at all; its suffix\n"
+"                                picks the format: .pb.gz, .pprof, .html, .svg\n"
+"  -i, --input FILE              a capture file or directory (repeatable), as the\n"
+"                                operands are\n"
 "  -s, --sort KEYS               flat keys: comm,pid,tid,dso,sym,srcline (default sym)\n"
 "      --lines                   attribute to file:line (same as adding srcline)\n"
 "      --inline                  flat: charge the innermost inlined function\n"
@@ -257,12 +272,15 @@ enum {
 	OPT_VIEW = 0x100, OPT_JSON, OPT_LINES, OPT_INLINE, OPT_NO_INLINE, OPT_CHILDREN,
 	OPT_CALLEE, OPT_FOCUS, OPT_PERCENT, OPT_TOP, OPT_SINCE, OPT_UNTIL, OPT_PID,
 	OPT_TID, OPT_COMM, OPT_CPU, OPT_EVENT, OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_UNWIND,
-	OPT_SYMBOLS, OPT_NO_DEBUGINFOD,
+	OPT_SYMBOLS, OPT_NO_DEBUGINFOD, OPT_FORMAT,
 };
 
 static const struct option long_options[] = {
 	{ "view", required_argument, NULL, OPT_VIEW },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "output", required_argument, NULL, 'o' },
+	{ "input", required_argument, NULL, 'i' },
 	{ "sort", required_argument, NULL, 's' },
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "inline", no_argument, NULL, OPT_INLINE },
@@ -291,6 +309,61 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* --format: the views by name (json: the flat or tree one), or a file format. */
+static int parse_format(struct report_options *o, const char *arg)
+{
+	static const struct {
+		const char *name;
+		enum output_format format;
+		int view;		/* -1: leave the view */
+		int json;
+	} formats[] = {
+		{ "flat", FORMAT_TEXT, VIEW_FLAT, 0 },
+		{ "tree", FORMAT_TEXT, VIEW_TREE, 0 },
+		{ "folded", FORMAT_TEXT, VIEW_FOLDED, 0 },
+		{ "samples", FORMAT_TEXT, VIEW_SAMPLES, 0 },
+		{ "json", FORMAT_TEXT, -1, 1 },
+		{ "pprof", FORMAT_PPROF, -1, 0 },
+		{ "html", FORMAT_HTML, -1, 0 },
+		{ "svg", FORMAT_SVG, -1, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		if (strcmp(arg, formats[i].name))
+			continue;
+		o->format = formats[i].format;
+		o->format_given = 1;
+		if (formats[i].view >= 0)
+			o->view = (enum view)formats[i].view;
+		o->json |= formats[i].json;
+		return 0;
+	}
+	fprintf(stderr, "perfrec-report: --format: '%s' is not one of flat, tree, folded, samples, json, pprof, html, svg\n",
+		arg);
+	return -EINVAL;
+}
+
+/* Without --format, -o's suffix names one ("profile.pb.gz"); else the text. */
+static void format_from_output(struct report_options *o)
+{
+	static const struct { const char *suffix; enum output_format format; } suffixes[] = {
+		{ ".pb.gz", FORMAT_PPROF }, { ".pprof", FORMAT_PPROF },
+		{ ".html", FORMAT_HTML }, { ".htm", FORMAT_HTML }, { ".svg", FORMAT_SVG },
+	};
+	size_t len = o->output ? strlen(o->output) : 0;
+
+	if (o->format_given || !len)
+		return;
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t n = strlen(suffixes[i].suffix);
+
+		if (len > n && !strcmp(o->output + len - n, suffixes[i].suffix)) {
+			o->format = suffixes[i].format;
+			return;
+		}
+	}
+}
+
 static int parse_option(struct report_options *o, int c, const char *arg)
 {
 	char *end;
@@ -311,6 +384,9 @@ static int parse_option(struct report_options *o, int c, const char *arg)
 		}
 		return 0;
 	case OPT_JSON: o->json = 1; return 0;
+	case OPT_FORMAT: return parse_format(o, arg);
+	case 'o': o->output = arg; return 0;
+	case 'i': return LIST_APPEND(o, input, arg) < 0 ? out_of_memory() : 0;
 	case 's': return parse_sort(o, arg);
 	case OPT_LINES: o->lines = 1; return 0;
 	case OPT_INLINE: o->inline_leaf = 1; return 0;
@@ -388,7 +464,8 @@ static int terminal_width(void)
 	return 0;
 }
 
-static int print_view(const struct report_options *o, const struct report_data *data)
+static int print_view(const struct report_options *o, const struct report_data *data,
+		      FILE *out)
 {
 	struct view_options view = {
 		.percent_limit = o->percent_limit,
@@ -397,11 +474,15 @@ static int print_view(const struct report_options *o, const struct report_data *
 		.show_children = o->children,
 	};
 
+	if (o->format != FORMAT_TEXT) {	/* FIXME: the formats' views */
+		errno = ENOSYS;
+		return -1;
+	}
 	if (o->view == VIEW_FOLDED)
-		return view_folded(data, stdout);
+		return view_folded(data, out);
 	if (o->view == VIEW_TREE)
-		return o->json ? view_tree_json(data, &view, stdout) : view_tree(data, &view, stdout);
-	return o->json ? view_flat_json(data, &view, stdout) : view_flat(data, &view, stdout);
+		return o->json ? view_tree_json(data, &view, out) : view_tree(data, &view, out);
+	return o->json ? view_flat_json(data, &view, out) : view_flat(data, &view, out);
 }
 
 /* Where --symbols bundles are extracted (bundle_scratch_dir()), removed at exit. */
@@ -567,7 +648,7 @@ static int choose_event(struct report_options *o, struct session_summary *header
 /* What run() leaves for the exit to free (see its end). */
 void *report_kept[5];
 
-static int run(struct report_options *o, char **inputs, int input_count)
+static int run(struct report_options *o, const char **inputs, size_t input_count)
 {
 	const char **debug_dirs = NULL;
 	size_t debug_dir_count = 0;
@@ -608,7 +689,15 @@ static int run(struct report_options *o, char **inputs, int input_count)
 	struct aggregator *aggregator = NULL;
 	struct report_data data = { 0 };
 	struct prf_error error = { 0 };
+	struct report_output output;
 	int status = 1, ret, read_error;
+
+	/* Before any work: a FILE that cannot be written is said at once. */
+	ret = report_output_open(&output, o->output);
+	if (ret < 0) {
+		fprintf(stderr, "perfrec-report: %s: %s\n", o->output, strerror(-ret));
+		return 1;
+	}
 
 	if (debug_dirs_with_bundles(o, &debug_dirs, &debug_dir_count) < 0)
 		goto out;
@@ -631,7 +720,7 @@ static int run(struct report_options *o, char **inputs, int input_count)
 		fprintf(stderr, "perfrec-report: out of memory\n");
 		goto out;
 	}
-	for (int i = 0; i < input_count; i++)
+	for (size_t i = 0; i < input_count; i++)
 		if (session_add_input(session, inputs[i], &error) < 0) {
 			fprintf(stderr, "perfrec-report: %s\n", error.message);
 			goto out;
@@ -653,7 +742,7 @@ static int run(struct report_options *o, char **inputs, int input_count)
 		goto out;
 	}
 	if (o->view == VIEW_SAMPLES) {
-		struct view_samples v = { session, symbolizer, stdout };
+		struct view_samples v = { session, symbolizer, output.file };
 
 		/* What was read is shown; a file cut short by an I/O error still fails the run. */
 		status = for_each_sample(session, unwinder, &filter, view_sample, &v) < 0;
@@ -673,13 +762,18 @@ static int run(struct report_options *o, char **inputs, int input_count)
 	session_get_summary(session, &data.header);
 	choose_event(o, &data.header);
 	data.header.samples = data.total_samples;
-	status = print_view(o, &data) < 0 || read_error < 0 ? 1 : 0;
+	status = print_view(o, &data, output.file) < 0 || read_error < 0 ? 1 : 0;
 flush:
-	if (fflush(stdout) != 0 && errno != EPIPE) {
-		fprintf(stderr, "perfrec-report: writing the report: %s\n", strerror(errno));
+	ret = report_output_close(&output, status == 0);
+	if (ret < 0 && (o->output || ret != -EPIPE)) {
+		fprintf(stderr, "perfrec-report: writing %s: %s\n",
+			o->output ? o->output : "the report", strerror(-ret));
 		status = 1;
 	}
+	output.file = NULL;
 out:
+	if (output.file)
+		report_output_close(&output, 0);
 	free(debug_dirs);
 	/*
 	 * Freeing a million tree nodes and cache slots one by one is a
@@ -714,6 +808,7 @@ static void options_free(struct report_options *o)
 	free(o->cpus);
 	free(o->debug_dirs);
 	free(o->bundles);
+	free(o->inputs);
 }
 
 static int usage_error(const char *message)
@@ -731,7 +826,7 @@ int main(int argc, char **argv)
 
 	/* A report piped into head(1) just stops. */
 	signal(SIGPIPE, SIG_DFL);
-	while (status < 0 && (c = getopt_long(argc, argv, "s:w:qhV", long_options, NULL)) != -1) {
+	while (status < 0 && (c = getopt_long(argc, argv, "s:w:o:i:qhV", long_options, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			status = 0;
@@ -742,16 +837,22 @@ int main(int argc, char **argv)
 			status = usage_error(NULL);
 		}
 	}
+	for (int i = optind; status < 0 && i < argc; i++)
+		if (LIST_APPEND(&options, input, argv[i]) < 0)
+			status = 1;
+	format_from_output(&options);
 	if (status >= 0)
 		;
-	else if (optind == argc)
+	else if (!options.input_count)
 		status = usage_error("no input: give capture files or directories");
+	else if (options.format != FORMAT_TEXT && !options.output && isatty(STDOUT_FILENO))
+		status = usage_error("pprof, html and svg are files for other tools: give -o FILE");
 	else if (options.json && (options.view == VIEW_FOLDED || options.view == VIEW_SAMPLES))
 		status = usage_error("--json goes with the flat and tree views");
 	else {
 		if (options.view == VIEW_TREE && !options.percent_limit_given)
 			options.percent_limit = 0.5;
-		status = run(&options, argv + optind, argc - optind);
+		status = run(&options, options.inputs, options.input_count);
 	}
 	options_free(&options);
 	return status;

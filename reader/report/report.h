@@ -136,6 +136,20 @@ int view_terminal_width(FILE *out);
  * its frames symbolized (inlined ones too), as perf script prints them.
  * Writing errors show on out (ferror).
  */
+/*
+ * Where the report goes: stdout, or with -o FILE a temporary file beside
+ * FILE that report_output_close() renames over it when complete (and
+ * removes otherwise).  Both return 0 or a negative errno.
+ */
+struct report_output {
+	FILE *file;
+	const char *path;		/* NULL: stdout */
+	char *temp_path;
+};
+
+int report_output_open(struct report_output *output, const char *path);
+int report_output_close(struct report_output *output, int complete);
+
 struct view_samples {
 	struct session *session;
 	struct symbolizer *symbolizer;
