@@ -33,6 +33,7 @@ REPORT_TESTS = \
 	tests/test-report-perf.sh \
 	tests/test-report-hostile.sh \
 	tests/test-report-dwarf.sh \
-	tests/test-report-unwind.sh
+	tests/test-report-unwind.sh \
+	tests/test-report-baseline.sh
 TESTS += $(REPORT_TESTS)
 EXTRA_DIST += $(REPORT_TESTS) tests/report-lib.sh tests/cxx-workload.cc

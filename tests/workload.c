@@ -29,6 +29,10 @@
  *   --touch-pages    also, after each round, map 64 fresh pages and write
  *                    to each (touch_pages): page faults with a known
  *                    function, for the tests of several events a run
+ *   --mix H,W,C      split each round H/W/C percent between burn_hot,
+ *                    burn_warm and burn_cold instead (they add up to 100):
+ *                    two profiles that differ by a known amount, for the
+ *                    tests of --baseline
  *   --print-shares   at the end print each function's measured share of
  *                    the CPU time of this process's threads (not the
  *                    child's), as lines "burn_hot=0.60"
@@ -45,11 +49,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The CPU time of one round, split 60/30/10. */
+/* The CPU time of one round, split 60/30/10 unless --mix says otherwise. */
 #define ROUND_NS	10000000ull
-#define HOT_NS		(ROUND_NS * 6 / 10)
-#define WARM_NS		(ROUND_NS * 3 / 10)
-#define COLD_NS		(ROUND_NS * 1 / 10)
+static uint64_t hot_round_ns = ROUND_NS * 6 / 10;
+static uint64_t warm_round_ns = ROUND_NS * 3 / 10;
+static uint64_t cold_round_ns = ROUND_NS * 1 / 10;
 /* Iterations of arithmetic between two readings of the clock. */
 #define SPIN_ITERATIONS	20000u
 
@@ -134,9 +138,9 @@ __attribute__((noinline)) void run_workload(struct worker *w)
 	uint64_t state = (uint64_t)(uintptr_t)w | 1;
 
 	do {
-		w->hot_ns += burn_hot(HOT_NS, &state);
-		w->warm_ns += burn_warm(WARM_NS, &state);
-		w->cold_ns += burn_cold(COLD_NS, &state);
+		w->hot_ns += burn_hot(hot_round_ns, &state);
+		w->warm_ns += burn_warm(warm_round_ns, &state);
+		w->cold_ns += burn_cold(cold_round_ns, &state);
 		if (w->touch_pages)
 			touch_pages();
 	} while (clock_ns(CLOCK_MONOTONIC) < end);
@@ -152,7 +156,8 @@ static void *worker_main(void *arg)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: workload [--seconds S] [--threads N] [--fork] [--touch-pages] [--print-shares]\n"
+		"Usage: workload [--seconds S] [--threads N] [--fork] [--touch-pages] [--mix H,W,C]\n"
+		"                [--print-shares]\n"
 		"Burn CPU in burn_hot (60%%), burn_warm (30%%) and burn_cold (10%%).\n");
 }
 
@@ -170,6 +175,22 @@ static int parse_number(const char *flag, const char *text, double min,
 		return -1;
 	}
 	*out = value;
+	return 0;
+}
+
+static int parse_mix(const char *text)
+{
+	unsigned hot, warm, cold;
+	char end;
+
+	if (!text || sscanf(text, "%u,%u,%u%c", &hot, &warm, &cold, &end) != 3 ||
+	    hot + warm + cold != 100) {
+		fprintf(stderr, "workload: --mix needs three percentages adding up to 100, as 60,30,10\n");
+		return -1;
+	}
+	hot_round_ns = ROUND_NS * hot / 100;
+	warm_round_ns = ROUND_NS * warm / 100;
+	cold_round_ns = ROUND_NS * cold / 100;
 	return 0;
 }
 
@@ -193,6 +214,9 @@ int main(int argc, char **argv)
 			fork_child = 1;
 		} else if (strcmp(argv[i], "--touch-pages") == 0) {
 			touch = 1;
+		} else if (strcmp(argv[i], "--mix") == 0) {
+			if (parse_mix(argv[++i]) < 0)
+				return 2;
 		} else if (strcmp(argv[i], "--print-shares") == 0) {
 			print_shares = 1;
 		} else if (strcmp(argv[i], "--help") == 0) {

@@ -29,6 +29,8 @@ struct report_options {
 	const char *output;		/* -o FILE; NULL: stdout */
 	const char **inputs;		/* -i FILE, then the operands */
 	size_t input_count, input_capacity;
+	const char **baselines;		/* --baseline: the profile to compare with */
+	size_t baseline_count, baseline_capacity;
 	unsigned sort_keys;
 	int lines, inline_leaf, no_inlines, callee, children;
 	const char *focus;
@@ -82,6 +84,9 @@ static void usage(FILE *out)
 "                                picks the format: .pb.gz, .pprof, .html, .svg\n"
 "  -i, --input FILE              a capture file or directory (repeatable), as the\n"
 "                                operands are\n"
+"      --baseline FILE|DIR       compare with this capture (repeatable): the flat\n"
+"                                view's shares and their change, sorted by size;\n"
+"                                the folded view's counts of both, per stack\n"
 "  -s, --sort KEYS               flat keys: comm,pid,tid,dso,sym,srcline (default sym)\n"
 "      --lines                   attribute to file:line (same as adding srcline)\n"
 "      --inline                  flat: charge the innermost inlined function\n"
@@ -272,7 +277,7 @@ enum {
 	OPT_VIEW = 0x100, OPT_JSON, OPT_LINES, OPT_INLINE, OPT_NO_INLINE, OPT_CHILDREN,
 	OPT_CALLEE, OPT_FOCUS, OPT_PERCENT, OPT_TOP, OPT_SINCE, OPT_UNTIL, OPT_PID,
 	OPT_TID, OPT_COMM, OPT_CPU, OPT_EVENT, OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_UNWIND,
-	OPT_SYMBOLS, OPT_NO_DEBUGINFOD, OPT_FORMAT,
+	OPT_SYMBOLS, OPT_NO_DEBUGINFOD, OPT_FORMAT, OPT_BASELINE,
 };
 
 static const struct option long_options[] = {
@@ -281,6 +286,7 @@ static const struct option long_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "output", required_argument, NULL, 'o' },
 	{ "input", required_argument, NULL, 'i' },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "sort", required_argument, NULL, 's' },
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "inline", no_argument, NULL, OPT_INLINE },
@@ -387,6 +393,7 @@ static int parse_option(struct report_options *o, int c, const char *arg)
 	case OPT_FORMAT: return parse_format(o, arg);
 	case 'o': o->output = arg; return 0;
 	case 'i': return LIST_APPEND(o, input, arg) < 0 ? out_of_memory() : 0;
+	case OPT_BASELINE: return LIST_APPEND(o, baseline, arg) < 0 ? out_of_memory() : 0;
 	case 's': return parse_sort(o, arg);
 	case OPT_LINES: o->lines = 1; return 0;
 	case OPT_INLINE: o->inline_leaf = 1; return 0;
@@ -483,6 +490,21 @@ static int print_view(const struct report_options *o, const struct report_data *
 	if (o->view == VIEW_TREE)
 		return o->json ? view_tree_json(data, &view, out) : view_tree(data, &view, out);
 	return o->json ? view_flat_json(data, &view, out) : view_flat(data, &view, out);
+}
+
+/* The profile against --baseline's, both normalised by their totals. */
+static int print_diff(const struct report_options *o, const struct report_data *base,
+		      const struct report_data *data, FILE *out)
+{
+	struct view_options view = {
+		.percent_limit = o->percent_limit,
+		.top = o->top,
+		.width = o->width ? o->width : terminal_width(),
+	};
+
+	if (o->view == VIEW_FOLDED)
+		return view_folded_diff(base, data, out);
+	return view_flat_diff(base, data, &view, out);
 }
 
 /* Where --symbols bundles are extracted (bundle_scratch_dir()), removed at exit. */
@@ -645,13 +667,46 @@ static int choose_event(struct report_options *o, struct session_summary *header
 	return 0;
 }
 
-/* What run() leaves for the exit to free (see its end). */
-void *report_kept[5];
+/* One set of inputs read: the new profile, or the --baseline one. */
+struct profile {
+	struct symbolizer_source *debuginfod;
+	struct symbolizer *symbolizer;
+	struct session *session;
+	struct unwinder *unwinder;
+	struct aggregator *aggregator;
+	struct session_filter filter;
+	struct report_data data;
+	int read_error;			/* pass 2 could not read a file to its end */
+};
 
-static int run(struct report_options *o, const char **inputs, size_t input_count)
+/*
+ * Freeing a million tree nodes and cache slots one by one is a large
+ * share of a large report; the kernel takes the memory back at exit at
+ * once.  PRF_REPORT_FREE=1 frees it (for leak checking by hand); kept
+ * reachable here otherwise, so LeakSanitizer does not call it a leak.
+ */
+struct profile report_kept[2];
+
+static void profile_release(struct profile *p)
 {
-	const char **debug_dirs = NULL;
-	size_t debug_dir_count = 0;
+	if (getenv("PRF_REPORT_FREE")) {
+		aggregator_free(p->aggregator);
+		unwinder_free(p->unwinder);
+		session_free(p->session);
+		symbolizer_free(p->symbolizer);
+		debuginfod_source_free(p->debuginfod);
+		memset(p, 0, sizeof(*p));
+	}
+}
+
+/*
+ * The first pass over inputs: symbols, the session, the event, the
+ * filter.  0, or an exit status after a message.
+ */
+static int profile_load(struct report_options *o, const char **inputs, size_t input_count,
+			const char **debug_dirs, size_t debug_dir_count, int unwind,
+			struct profile *p)
+{
 	struct symbolizer_options sym_options = {
 		.symfs = o->symfs,
 		.want_lines = o->lines || (o->sort_keys & SORT_SRCLINE),
@@ -663,6 +718,68 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 		.warn = warn_line,
 		.warn_context = o,
 	};
+	struct prf_error error = { 0 };
+	int status;
+
+	p->filter = (struct session_filter){
+		.pids = o->pids, .pid_count = o->pid_count,
+		.tids = o->tids, .tid_count = o->tid_count,
+		.comms = o->comms, .comm_count = o->comm_count,
+		.cpus = o->cpus, .cpu_count = o->cpu_count,
+	};
+	sym_options.debug_dirs = debug_dirs;
+	sym_options.debug_dir_count = debug_dir_count;
+	if (!o->no_debuginfod) {
+		p->debuginfod = debuginfod_source_new(getenv("DEBUGINFOD_URLS"), warn_line, o);
+		if (!p->debuginfod && errno != ENOENT)
+			return out_of_memory(), 1;
+		sym_options.source = p->debuginfod;
+	}
+	p->symbolizer = symbolizer_new(&sym_options);	/* it keeps copies of the dirs */
+	session_options.symbolizer = p->symbolizer;
+	if (!p->symbolizer || session_create(&p->session, &session_options) < 0 ||
+	    (unwind && !(p->unwinder = unwinder_new(p->session, p->symbolizer))))
+		return out_of_memory(), 1;
+	for (size_t i = 0; i < input_count; i++)
+		if (session_add_input(p->session, inputs[i], &error) < 0) {
+			fprintf(stderr, "perfrec-report: %s\n", error.message);
+			return 1;
+		}
+	if (session_load(p->session, &error) < 0) {
+		fprintf(stderr, "perfrec-report: %s\n", error.message);
+		return 1;
+	}
+	session_get_summary(p->session, &p->data.header);
+	status = choose_event(o, &p->data.header);
+	if (status)
+		return status;
+	p->filter.event = o->event;
+	if ((o->since && parse_time("since", o->since, &p->data.header, &p->filter.since_ns) < 0) ||
+	    (o->until && parse_time("until", o->until, &p->data.header, &p->filter.until_ns) < 0))
+		return 2;
+	return 0;
+}
+
+/* The second pass, into p->data.  0, or 1 after a message. */
+static int profile_aggregate(struct report_options *o, struct profile *p,
+			     const struct aggregate_options *options)
+{
+	p->aggregator = aggregator_new(p->session, p->symbolizer, options);
+	if (!p->aggregator)
+		return out_of_memory(), 1;
+	p->read_error = for_each_sample(p->session, p->unwinder, &p->filter, aggregator_add,
+					p->aggregator) < 0;
+	if (aggregator_finish(p->aggregator, &p->data) < 0)
+		return out_of_memory(), 1;
+	/* Again: pass 2 may have found more damage. */
+	session_get_summary(p->session, &p->data.header);
+	choose_event(o, &p->data.header);
+	p->data.header.samples = p->data.total_samples;
+	return 0;
+}
+
+static int run(struct report_options *o, const char **inputs, size_t input_count)
+{
 	/* A flat profile of self time looks at no callchain: nothing to unwind. */
 	int unwind = !o->no_unwind && (o->view != VIEW_FLAT || o->children || o->focus);
 	struct aggregate_options aggregate = {
@@ -675,22 +792,11 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 		.want_tree = o->view == VIEW_TREE || o->view == VIEW_FOLDED,
 		.focus = o->focus,
 	};
-	struct session_filter filter = {
-		.pids = o->pids, .pid_count = o->pid_count,
-		.tids = o->tids, .tid_count = o->tid_count,
-		.comms = o->comms, .comm_count = o->comm_count,
-		.cpus = o->cpus, .cpu_count = o->cpu_count,
-		.event = o->event,
-	};
-	struct symbolizer_source *debuginfod = NULL;
-	struct symbolizer *symbolizer = NULL;
-	struct session *session = NULL;
-	struct unwinder *unwinder = NULL;
-	struct aggregator *aggregator = NULL;
-	struct report_data data = { 0 };
-	struct prf_error error = { 0 };
+	struct profile *p = &report_kept[0], *base = NULL;
+	const char **debug_dirs = NULL;
+	size_t debug_dir_count = 0;
 	struct report_output output;
-	int status = 1, ret, read_error;
+	int status, ret;
 
 	/* Before any work: a FILE that cannot be written is said at once. */
 	ret = report_output_open(&output, o->output);
@@ -698,102 +804,47 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 		fprintf(stderr, "perfrec-report: %s: %s\n", o->output, strerror(-ret));
 		return 1;
 	}
-
+	status = 1;
 	if (debug_dirs_with_bundles(o, &debug_dirs, &debug_dir_count) < 0)
 		goto out;
-	sym_options.debug_dirs = debug_dirs;
-	sym_options.debug_dir_count = debug_dir_count;
-	if (!o->no_debuginfod) {
-		debuginfod = debuginfod_source_new(getenv("DEBUGINFOD_URLS"), warn_line, o);
-		if (!debuginfod && errno != ENOENT) {
-			fprintf(stderr, "perfrec-report: out of memory\n");
+	if (o->baseline_count) {
+		base = &report_kept[1];
+		status = profile_load(o, o->baselines, o->baseline_count, debug_dirs,
+				      debug_dir_count, unwind, base);
+		if (!status)
+			status = profile_aggregate(o, base, &aggregate);
+		if (status)
 			goto out;
-		}
-		sym_options.source = debuginfod;
 	}
-	symbolizer = symbolizer_new(&sym_options);
-	free(debug_dirs);	/* the symbolizer keeps copies */
-	debug_dirs = NULL;
-	session_options.symbolizer = symbolizer;
-	if (!symbolizer || session_create(&session, &session_options) < 0 ||
-	    (unwind && !(unwinder = unwinder_new(session, symbolizer)))) {
-		fprintf(stderr, "perfrec-report: out of memory\n");
-		goto out;
-	}
-	for (size_t i = 0; i < input_count; i++)
-		if (session_add_input(session, inputs[i], &error) < 0) {
-			fprintf(stderr, "perfrec-report: %s\n", error.message);
-			goto out;
-		}
-	ret = session_load(session, &error);
-	if (ret < 0) {
-		fprintf(stderr, "perfrec-report: %s\n", error.message);
-		goto out;
-	}
-	session_get_summary(session, &data.header);
-	status = choose_event(o, &data.header);
+	status = profile_load(o, inputs, input_count, debug_dirs, debug_dir_count, unwind, p);
 	if (status)
 		goto out;
-	status = 1;
-	filter.event = o->event;
-	if ((o->since && parse_time("since", o->since, &data.header, &filter.since_ns) < 0) ||
-	    (o->until && parse_time("until", o->until, &data.header, &filter.until_ns) < 0)) {
-		status = 2;
-		goto out;
-	}
 	if (o->view == VIEW_SAMPLES) {
-		struct view_samples v = { session, symbolizer, output.file };
+		struct view_samples v = { p->session, p->symbolizer, output.file };
 
 		/* What was read is shown; a file cut short by an I/O error still fails the run. */
-		status = for_each_sample(session, unwinder, &filter, view_sample, &v) < 0;
-		goto flush;
-	}
-	aggregator = aggregator_new(session, symbolizer, &aggregate);
-	if (!aggregator) {
-		fprintf(stderr, "perfrec-report: out of memory\n");
+		status = for_each_sample(p->session, p->unwinder, &p->filter, view_sample, &v) < 0;
 		goto out;
 	}
-	read_error = for_each_sample(session, unwinder, &filter, aggregator_add, aggregator);
-	if (aggregator_finish(aggregator, &data) < 0) {
-		fprintf(stderr, "perfrec-report: out of memory\n");
+	status = profile_aggregate(o, p, &aggregate);
+	if (status)
 		goto out;
-	}
-	/* Again: pass 2 may have found more damage. */
-	session_get_summary(session, &data.header);
-	choose_event(o, &data.header);
-	data.header.samples = data.total_samples;
-	status = print_view(o, &data, output.file) < 0 || read_error < 0 ? 1 : 0;
-flush:
+	if (base)
+		ret = print_diff(o, &base->data, &p->data, output.file);
+	else
+		ret = print_view(o, &p->data, output.file);
+	status = ret < 0 || p->read_error || (base && base->read_error) ? 1 : 0;
+out:
+	free(debug_dirs);
 	ret = report_output_close(&output, status == 0);
 	if (ret < 0 && (o->output || ret != -EPIPE)) {
 		fprintf(stderr, "perfrec-report: writing %s: %s\n",
 			o->output ? o->output : "the report", strerror(-ret));
 		status = 1;
 	}
-	output.file = NULL;
-out:
-	if (output.file)
-		report_output_close(&output, 0);
-	free(debug_dirs);
-	/*
-	 * Freeing a million tree nodes and cache slots one by one is a
-	 * large share of a large report; the kernel takes the memory back at
-	 * exit at once.  PRF_REPORT_FREE=1 frees it (for leak checking by hand);
-	 * kept reachable otherwise, so LeakSanitizer does not call it a leak.
-	 */
-	if (getenv("PRF_REPORT_FREE")) {
-		aggregator_free(aggregator);
-		unwinder_free(unwinder);
-		session_free(session);
-		symbolizer_free(symbolizer);
-		debuginfod_source_free(debuginfod);
-	} else {
-		report_kept[0] = aggregator;
-		report_kept[1] = unwinder;
-		report_kept[2] = session;
-		report_kept[3] = symbolizer;
-		report_kept[4] = debuginfod;
-	}
+	profile_release(p);
+	if (base)
+		profile_release(base);
 	return status;
 }
 
@@ -809,6 +860,7 @@ static void options_free(struct report_options *o)
 	free(o->debug_dirs);
 	free(o->bundles);
 	free(o->inputs);
+	free(o->baselines);
 }
 
 static int usage_error(const char *message)
@@ -845,6 +897,9 @@ int main(int argc, char **argv)
 		;
 	else if (!options.input_count)
 		status = usage_error("no input: give capture files or directories");
+	else if (options.baseline_count && (options.format != FORMAT_TEXT || options.json ||
+					    (options.view != VIEW_FLAT && options.view != VIEW_FOLDED)))
+		status = usage_error("--baseline goes with the flat and folded views");
 	else if (options.format != FORMAT_TEXT && !options.output && isatty(STDOUT_FILENO))
 		status = usage_error("pprof, html and svg are files for other tools: give -o FILE");
 	else if (options.json && (options.view == VIEW_FOLDED || options.view == VIEW_SAMPLES))

@@ -109,6 +109,16 @@ int view_flat(const struct report_data *data, const struct view_options *options
 int view_tree(const struct report_data *data, const struct view_options *options,
 	      FILE *out);
 int view_folded(const struct report_data *data, FILE *out);
+
+/*
+ * data against base (--baseline), each normalised by its total: the flat
+ * rows of either with both shares and the change, largest change first;
+ * the collapsed stacks of either with both counts, base's scaled to
+ * data's total.
+ */
+int view_flat_diff(const struct report_data *base, const struct report_data *data,
+		   const struct view_options *options, FILE *out);
+int view_folded_diff(const struct report_data *base, const struct report_data *data, FILE *out);
 int view_flat_json(const struct report_data *data, const struct view_options *options,
 		   FILE *out);
 int view_tree_json(const struct report_data *data, const struct view_options *options,
