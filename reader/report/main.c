@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* perfrec-report: profiles from perfrec captures.  See perfrec-report(1). */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -57,6 +58,7 @@ struct report_options {
 	size_t bundle_count, bundle_capacity;
 	int no_debuginfod;
 	int quiet;
+	size_t max_stack;		/* frames a sample; 0: the aggregator's default */
 };
 
 static void warn_line(void *context, const char *message)
@@ -96,12 +98,13 @@ static void usage(FILE *out)
 "      --focus SYMBOL            only stacks through SYMBOL\n"
 "      --percent-limit PCT       hide entries below PCT %% (tree default 0.5)\n"
 "      --top N                   flat: at most N rows\n"
+"      --max-stack N             at most N frames of each stack (default 1024)\n"
 "  -w, --width N                 fit N columns (default: the terminal's)\n"
 "\n"
 "Filters:\n"
 "      --since TIME, --until TIME  10s / +2.5 (from the capture start), or\n"
 "                                 2026-12-02T17:30:00 / 17:30:00 (UTC)\n"
-"      --pid PID[,PID], --tid TID[,TID], --comm NAME[,NAME], --cpu N[,N]\n"
+"      --pid PID[,PID], --tid TID[,TID], --comm NAME[,NAME], --cpu N[-M][,N]\n"
 "      --event NAME\n"
 "\n"
 "Symbols:\n"
@@ -116,6 +119,7 @@ static void usage(FILE *out)
 "      --no-unwind               callchains as recorded: no DWARF unwinding of\n"
 "                                the user stacks of --call-graph dwarf captures\n"
 "  -q, --quiet                   no warnings\n"
+"  -n, --show-nr-samples, --stdio  perf's; accepted, and what is done anyway\n"
 "  -h, --help, -V, --version\n");
 }
 
@@ -177,10 +181,11 @@ static int out_of_memory(void)
 
 /*
  * --pid, --tid, --cpu: comma-separated decimal numbers up to max, as many
- * as given; each value goes to add().
+ * as given, and for --cpu ranges ("0-3,8", as perf takes them); each
+ * value goes to add().
  */
 static int parse_number_list(struct report_options *o, const char *option, const char *text,
-			     long max, int (*add)(struct report_options *o, long value))
+			     long max, int ranges, int (*add)(struct report_options *o, long value))
 {
 	char *copy = strdup(text), *saveptr = NULL;
 	int ret = 0;
@@ -188,18 +193,24 @@ static int parse_number_list(struct report_options *o, const char *option, const
 	if (!copy)
 		return out_of_memory();
 	for (char *k = strtok_r(copy, ",", &saveptr); k && !ret; k = strtok_r(NULL, ",", &saveptr)) {
-		char *end;
-		long v;
+		char *end, *last_end;
+		long v, last;
 
 		errno = 0;
 		v = strtol(k, &end, 10);
-		if (*end || end == k || errno || v < 0 || v > max) {
-			fprintf(stderr, "perfrec-report: --%s: '%s' is not a number from 0 to %ld\n",
-				option, k, max);
+		last = v;
+		last_end = end;
+		if (ranges && *end == '-' && end != k)
+			last = strtol(end + 1, &last_end, 10);
+		if (*last_end || end == k || errno || v < 0 || v > max || last < v || last > max ||
+		    (last_end != end && !isdigit((unsigned char)end[1]))) {
+			fprintf(stderr, "perfrec-report: --%s: '%s' is not a number%s from 0 to %ld\n",
+				option, k, ranges ? " or a range N-M" : "", max);
 			ret = -EINVAL;
-		} else if (add(o, v) < 0) {
-			ret = out_of_memory();
 		}
+		for (long n = v; !ret && n <= last; n++)
+			if (add(o, n) < 0)
+				ret = out_of_memory();
 	}
 	free(copy);
 	return ret;
@@ -277,7 +288,7 @@ enum {
 	OPT_VIEW = 0x100, OPT_JSON, OPT_LINES, OPT_INLINE, OPT_NO_INLINE, OPT_CHILDREN,
 	OPT_CALLEE, OPT_FOCUS, OPT_PERCENT, OPT_TOP, OPT_SINCE, OPT_UNTIL, OPT_PID,
 	OPT_TID, OPT_COMM, OPT_CPU, OPT_EVENT, OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_UNWIND,
-	OPT_SYMBOLS, OPT_NO_DEBUGINFOD, OPT_FORMAT, OPT_BASELINE,
+	OPT_SYMBOLS, OPT_NO_DEBUGINFOD, OPT_FORMAT, OPT_BASELINE, OPT_MAX_STACK, OPT_STDIO,
 };
 
 static const struct option long_options[] = {
@@ -287,6 +298,9 @@ static const struct option long_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "input", required_argument, NULL, 'i' },
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+	{ "show-nr-samples", no_argument, NULL, 'n' },
+	{ "stdio", no_argument, NULL, OPT_STDIO },
 	{ "sort", required_argument, NULL, 's' },
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "inline", no_argument, NULL, OPT_INLINE },
@@ -426,9 +440,24 @@ static int parse_option(struct report_options *o, int c, const char *arg)
 	}
 	case OPT_SINCE: o->since = arg; return 0;
 	case OPT_UNTIL: o->until = arg; return 0;
-	case OPT_PID: return parse_number_list(o, "pid", arg, 0x7fffffff, add_pid);
-	case OPT_TID: return parse_number_list(o, "tid", arg, 0x7fffffff, add_tid);
-	case OPT_CPU: return parse_number_list(o, "cpu", arg, 65535, add_cpu);
+	case OPT_PID: return parse_number_list(o, "pid", arg, 0x7fffffff, 0, add_pid);
+	case OPT_TID: return parse_number_list(o, "tid", arg, 0x7fffffff, 0, add_tid);
+	case OPT_CPU: return parse_number_list(o, "cpu", arg, 65535, 1, add_cpu);
+	case OPT_MAX_STACK: {
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (*end || end == arg || errno || v < 1 || v > 1024 || !isdigit((unsigned char)*arg)) {
+			fprintf(stderr, "perfrec-report: --max-stack: '%s' is not a number from 1 to 1024\n", arg);
+			return -EINVAL;
+		}
+		o->max_stack = v;
+		return 0;
+	}
+	case 'n':		/* the Samples column is always there */
+	case OPT_STDIO:		/* text is the default */
+		return 0;
 	case OPT_COMM: {
 		/* Kept as given; split on commas in place. */
 		char *copy = strdup(arg), *saveptr = NULL;
@@ -791,6 +820,7 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 		.children = o->children,
 		.want_tree = o->view == VIEW_TREE || o->view == VIEW_FOLDED,
 		.focus = o->focus,
+		.max_frames = o->max_stack,
 	};
 	struct profile *p = &report_kept[0], *base = NULL;
 	const char **debug_dirs = NULL;
@@ -878,7 +908,7 @@ int main(int argc, char **argv)
 
 	/* A report piped into head(1) just stops. */
 	signal(SIGPIPE, SIG_DFL);
-	while (status < 0 && (c = getopt_long(argc, argv, "s:w:o:i:qhV", long_options, NULL)) != -1) {
+	while (status < 0 && (c = getopt_long(argc, argv, "s:w:o:i:nqhV", long_options, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			status = 0;
