@@ -218,7 +218,7 @@ else
 		-o "$pdata" >"$cap/perf-record.out" 2>"$cap/perf-record.err" &
 	perf_pid=$!
 	started_pids="$started_pids $perf_pid"
-	setsid "$perfrecd" -C "$tmp/empty.conf" -e cpu-clock -F "$freq" -o "$prf" \
+	setsid "$perfrecd" --config "$tmp/empty.conf" -e cpu-clock -F "$freq" -o "$prf" \
 		>"$cap/perfrecd.out" 2>"$cap/perfrecd.err" &
 	perfrecd_pid=$!
 	started_pids="$started_pids $perfrecd_pid"

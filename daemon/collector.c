@@ -272,6 +272,35 @@ static void drain_all(struct collector *c)
 		drain_ring(c, &c->events.rings[i]);
 }
 
+/*
+ * Whether the events follow tasks (--pid, or the COMMAND's tree) rather
+ * than CPUs: -a and --cpu sample CPUs even while a COMMAND runs.
+ */
+static int follows_tasks(const struct perfrecd_options *o)
+{
+	return o->pid || (o->command && !o->all_cpus && !o->cpu_count);
+}
+
+/* "0-3,8": the --cpu list as a reader sees it in the header. */
+static void format_cpus(const int *cpus, size_t count, char *text, size_t size)
+{
+	size_t used = 0;
+
+	text[0] = '\0';
+	for (size_t i = 0; i < count && used < size; i++) {
+		size_t last = i;
+		int n;
+
+		while (last + 1 < count && cpus[last + 1] == cpus[last] + 1)
+			last++;
+		n = last > i ? snprintf(text + used, size - used, "%s%d-%d", i ? "," : "",
+					cpus[i], cpus[last]) :
+			       snprintf(text + used, size - used, "%s%d", i ? "," : "", cpus[i]);
+		used += n > 0 ? (size_t)n : 0;
+		i = last;
+	}
+}
+
 /* ---- files: header, snapshot, statistics ---------------------------- */
 
 static void add_meta(struct collector *c, const char *key, const char *fmt, ...)
@@ -317,8 +346,14 @@ static void describe_file(struct collector *c)
 		add_meta(c, "call-graph", "%s", o->call_graph == CALL_GRAPH_FP ? "fp" : "none");
 	if (o->pid)
 		add_meta(c, "target", "pid %d", (int)o->pid);
-	else if (o->command)
+	else if (follows_tasks(o))
 		add_meta(c, "target", "command %s", o->command[0]);
+	else if (o->cpu_count) {
+		char cpus[256];
+
+		format_cpus(o->cpus, o->cpu_count, cpus, sizeof(cpus));
+		add_meta(c, "target", "cpus %s", cpus);
+	}
 	else
 		add_meta(c, "target", "system-wide");
 }
@@ -529,9 +564,9 @@ static int build_attr(struct collector *c, const char *event, struct perf_event_
 	 * from the mapped files instead, once per (dev, inode).
 	 */
 	attr->watermark = 1;
-	if (o->pid || o->command)
+	if (follows_tasks(o))
 		attr->inherit = 1;
-	if (o->command)
+	if (follows_tasks(o) && o->command)
 		attr->enable_on_exec = 1;
 	return 0;
 }
@@ -691,8 +726,7 @@ static void follow_cpus(struct collector *c)
 	struct epoll_event ev = { .events = EPOLLIN };
 	char message[1024];
 
-	if (c->options->pid || c->options->command ||
-	    event_set_online(&c->events, c->cpu_online) < 0)
+	if (follows_tasks(c->options) || event_set_online(&c->events, c->cpu_online) < 0)
 		return;
 	for (size_t i = 0; i < c->events.ring_count; i++) {
 		struct cpu_ring *ring = &c->events.rings[i];
@@ -828,7 +862,7 @@ static int run_loop(struct collector *c)
 
 				if (!(events[i].events & (EPOLLHUP | EPOLLERR)))
 					drain_ring(c, ring);
-				else if (c->options->pid || c->options->command)
+				else if (follows_tasks(c->options))
 					task_gone(c, (size_t)which);
 				else
 					cpu_gone(c, ring);
@@ -925,8 +959,11 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 			log_error("starting %s: %s", o->command[0], strerror(-c->child));
 			return 1;
 		}
-		target.pid = c->child;
+		if (follows_tasks(o))
+			target.pid = c->child;
 	}
+	target.cpus = o->cpus;
+	target.cpu_count = o->cpu_count;
 	ret = event_set_open(&c->events, attrs, name_list, count, &target, message, sizeof(message));
 	if (ret < 0) {
 		log_error("%s", message);	/* the one line a failure prints */
@@ -971,7 +1008,7 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 		return 1;
 	}
 	/* Enabled before the snapshot: a process starting in between is seen twice, never missed. */
-	if (!o->command)
+	if (!(follows_tasks(o) && o->command))
 		event_set_enable(&c->events, 1);
 	ret = start_file(c);
 	if (ret < 0) {

@@ -330,6 +330,36 @@ static int alloc_events(struct event_set *set, const struct perf_event_attr *att
 	return 0;
 }
 
+/*
+ * --cpu: the online CPUs narrowed to the list, in place.  A listed CPU
+ * that is not online is an error: perf record -C says so too, and a
+ * silent gap would look like an idle CPU.
+ */
+static int keep_listed_cpus(int *cpus, size_t *count, const int *listed, size_t listed_count,
+			    char *error, size_t error_size)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < listed_count; i++) {
+		size_t j = 0;
+
+		while (j < *count && cpus[j] != listed[i])
+			j++;
+		if (j == *count) {
+			snprintf(error, error_size, "--cpu: CPU %d is not online", listed[i]);
+			return -ENODEV;
+		}
+	}
+	for (size_t j = 0; j < *count; j++)
+		for (size_t i = 0; i < listed_count; i++)
+			if (cpus[j] == listed[i]) {
+				cpus[kept++] = cpus[j];
+				break;
+			}
+	*count = kept;
+	return 0;
+}
+
 int event_set_open(struct event_set *set, const struct perf_event_attr *attrs,
 		   const char *const *names, size_t count,
 		   const struct event_target *target, char *error, size_t error_size)
@@ -346,6 +376,14 @@ int event_set_open(struct event_set *set, const struct perf_event_attr *attrs,
 		snprintf(error, error_size, "%s/devices/system/cpu/online: cannot read the online CPUs",
 			 target->sysfs_root);
 		return ret;
+	}
+	if (target->cpu_count) {
+		ret = keep_listed_cpus(cpus, &cpu_count, target->cpus, target->cpu_count,
+				       error, error_size);
+		if (ret < 0) {
+			free(cpus);
+			return ret;
+		}
 	}
 	if (target->pid > 0 && target->all_threads) {
 		ret = list_threads(target->proc_root, target->pid, &tids, &thread_count);

@@ -43,6 +43,8 @@ struct event_target {
 	const char *proc_root;
 	const char *sysfs_root;
 	uint32_t ring_pages;
+	const int *cpus;		/* these online CPUs only; NULL: every one */
+	size_t cpu_count;
 };
 
 /*

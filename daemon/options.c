@@ -27,6 +27,7 @@ enum value_kind {
 	KIND_PID,
 	KIND_LEVEL,		/* zstd level 0..19 */
 	KIND_EVENTS,		/* appended to the list; a comma list is several */
+	KIND_CPUS,		/* "0-3,8" */
 };
 
 struct setting {
@@ -50,6 +51,9 @@ static const struct setting settings[] = {
 	{ "no-user-callchain", 0, KIND_FLAG, AT(exclude_user_callchain), 1, 0, 0 },
 	{ "user-only", 0, KIND_FLAG, AT(exclude_kernel), 1, 0, 0 },
 	{ "ring-pages", 0, KIND_U32, AT(ring_pages), 1, 1, 1u << 20 },
+	{ "mmap-pages", 'm', KIND_U32, AT(ring_pages), 0, 1, 1u << 20 },	/* perf's name */
+	{ "cpu", 'C', KIND_CPUS, AT(cpus), 1, 0, PERFRECD_CPU_MAX },
+	{ "all-cpus", 'a', KIND_FLAG, AT(all_cpus), 0, 0, 0 },
 	{ "flush-interval", 0, KIND_MILLISECONDS, AT(flush_interval_ms), 1, 10, 3600000 },
 	{ "output", 'o', KIND_STRING, AT(output_dir), 1, 0, 0 },
 	{ "rotate-size", 0, KIND_SIZE, AT(rotate_size), 1, 1u << 20, UINT64_MAX },
@@ -64,7 +68,7 @@ static const struct setting settings[] = {
 	{ "proc-root", 0, KIND_STRING, AT(proc_root), 0, 0, 0 },
 };
 
-enum { OPTION_SETTING_BASE = 0x1000, OPTION_CHECK_CONFIG = 0x2000 };
+enum { OPTION_SETTING_BASE = 0x1000, OPTION_CHECK_CONFIG = 0x2000, OPTION_CONFIG };
 
 void options_init(struct perfrecd_options *o)
 {
@@ -86,6 +90,7 @@ void options_init(struct perfrecd_options *o)
 void options_free(struct perfrecd_options *o)
 {
 	free(o->config_path);
+	free(o->cpus);
 	for (size_t i = 0; i < o->event_count; i++)
 		free(o->events[i]);
 	free(o->events);
@@ -262,6 +267,66 @@ static int add_events(struct perfrecd_options *o, const char *value,
 	return 0;
 }
 
+/*
+ * A CPU list as perf and sysfs write it, "0-3,8": sorted and each CPU
+ * once, whatever the order given, so the collector opens each once.
+ */
+static int parse_cpus(struct perfrecd_options *o, const struct setting *s, const char *value,
+		      char *error, size_t error_size)
+{
+	unsigned char *seen = calloc(PERFRECD_CPU_MAX + 1, 1);
+	const char *p = value;
+	size_t count = 0;
+	int *cpus;
+
+	if (!seen)
+		return -ENOMEM;
+	while (*p) {
+		unsigned long first, last;
+		char *end;
+
+		if (!isdigit((unsigned char)*p))
+			goto bad;
+		first = last = strtoul(p, &end, 10);
+		if (*end == '-') {
+			if (!isdigit((unsigned char)end[1]))
+				goto bad;
+			last = strtoul(end + 1, &end, 10);
+		}
+		if ((*end && *end != ',') || first > last || last > PERFRECD_CPU_MAX)
+			goto bad;
+		for (unsigned long cpu = first; cpu <= last; cpu++)
+			seen[cpu] = 1;
+		p = *end ? end + 1 : end;
+		if (*end && !*p)
+			goto bad;
+	}
+	for (size_t cpu = 0; cpu <= PERFRECD_CPU_MAX; cpu++)
+		count += seen[cpu];
+	cpus = count ? calloc(count, sizeof(*cpus)) : NULL;
+	if (!count || !cpus) {
+		free(seen);
+		if (!count)
+			goto bad_empty;
+		return -ENOMEM;
+	}
+	count = 0;
+	for (int cpu = 0; cpu <= PERFRECD_CPU_MAX; cpu++)
+		if (seen[cpu])
+			cpus[count++] = cpu;
+	free(seen);
+	free(o->cpus);
+	o->cpus = cpus;
+	o->cpu_count = count;
+	return 0;
+bad:
+	free(seen);
+bad_empty:
+	snprintf(error, error_size, "%s: '%s' is not a CPU list such as 0-3,8 (CPUs 0 to %d)",
+		 s->name, value, PERFRECD_CPU_MAX);
+	return -EINVAL;
+}
+
 static const struct setting *find_setting(const char *name)
 {
 	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
@@ -293,6 +358,11 @@ static int apply(struct perfrecd_options *o, const struct setting *s,
 		return ret;
 	case KIND_CALL_GRAPH:
 		return parse_call_graph(o, value, error, error_size);
+	case KIND_CPUS:
+		ret = parse_cpus(o, s, value, error, error_size);
+		if (ret == -ENOMEM)
+			snprintf(error, error_size, "%s: out of memory", s->name);
+		return ret;
 	case KIND_EVENTS:
 		ret = add_events(o, value, error, error_size);
 		if (ret == -ENOMEM)
@@ -465,6 +535,9 @@ static void usage(FILE *out)
 "      --no-kernel-callchain, --no-user-callchain\n"
 "      --user-only           sample user mode only (exclude the kernel)\n"
 "  -p, --pid PID             profile PID and its children only\n"
+"  -C, --cpu LIST            these CPUs only, e.g. 0-3,8 (default: all online)\n"
+"  -a, --all-cpus            every CPU, also while a COMMAND runs (without one,\n"
+"                            the default)\n"
 "\n"
 "Output:\n"
 "  -o, --output DIR          where files go (default " PERFRECD_OUTPUT_DIR ")\n"
@@ -475,11 +548,12 @@ static void usage(FILE *out)
 "      --compression-level N zstd level, 0 for none (default 3)\n"
 "      --group NAME          files readable by this group (0640); default none (0600)\n"
 "      --flush-interval TIME write buffered data at least this often (1s)\n"
-"      --ring-pages N        ring buffer data pages per CPU (power of 2)\n"
+"  -m, --ring-pages N        ring buffer data pages per CPU (power of 2;\n"
+"                            --mmap-pages N, as perf names it)\n"
 "\n"
 "Running:\n"
 "  -d, --duration TIME       stop after TIME (e.g. 10, 30s, 5m)\n"
-"  -C, --config FILE         settings file (default " PERFRECD_CONFIG_PATH ")\n"
+"      --config FILE         settings file (default " PERFRECD_CONFIG_PATH ")\n"
 "      --check-config        validate the settings and exit\n"
 "  -v, --verbose / -q, --quiet\n"
 "  -h, --help / -V, --version\n"
@@ -491,7 +565,7 @@ static void usage(FILE *out)
 static void build_long_options(struct option *long_options)
 {
 	static const struct option fixed[] = {
-		{ "config", required_argument, NULL, 'C' },
+		{ "config", required_argument, NULL, OPTION_CONFIG },
 		{ "check-config", no_argument, NULL, OPTION_CHECK_CONFIG },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -511,7 +585,7 @@ static void build_long_options(struct option *long_options)
 }
 
 /* '+': options stop at the first argument (the COMMAND); ':': a missing value is told apart. */
-static const char short_options[] = "+:e:F:c:gp:o:d:C:vqhV";
+static const char short_options[] = "+:e:F:c:gp:o:d:C:m:avqhV";
 
 /*
  * What getopt stopped at, in one line: an unknown option, a value missing,
@@ -540,7 +614,7 @@ static void bad_option(int c, char **argv)
 			strncmp(text, "--", 2) == 0 ? "or ambiguous " : "", text);
 }
 
-/* The config file comes first, so find -C before parsing the rest. */
+/* The config file comes first, so find --config before parsing the rest. */
 static int find_config_path(struct perfrecd_options *o, int argc, char **argv,
 			    const struct option *long_options)
 {
@@ -549,7 +623,7 @@ static int find_config_path(struct perfrecd_options *o, int argc, char **argv,
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
-		if (c == 'C') {
+		if (c == OPTION_CONFIG) {
 			free(o->config_path);
 			o->config_path = strdup(optarg);
 			o->config_given = 1;
@@ -582,7 +656,7 @@ int options_parse(struct perfrecd_options *o, int argc, char **argv)
 		const char *value = optarg;
 
 		switch (c) {
-		case 'C':
+		case OPTION_CONFIG:
 			continue;
 		case OPTION_CHECK_CONFIG:
 			o->check_config = 1;
@@ -642,6 +716,15 @@ int options_parse(struct perfrecd_options *o, int argc, char **argv)
 	}
 	if (o->command && o->pid) {
 		fprintf(stderr, "perfrecd: --pid and a COMMAND exclude each other\n");
+		return -EINVAL;
+	}
+	/* The kernel maps a ring of 2^n data pages only, and says no more than EINVAL. */
+	if (o->ring_pages & (o->ring_pages - 1)) {
+		fprintf(stderr, "perfrecd: --ring-pages: %u is not a power of 2\n", o->ring_pages);
+		return -EINVAL;
+	}
+	if (o->pid && (o->all_cpus || o->cpu_count)) {
+		fprintf(stderr, "perfrecd: --pid samples one process wherever it runs; it cannot go with -a or --cpu\n");
 		return -EINVAL;
 	}
 	if (o->call_graph == CALL_GRAPH_DWARF && o->exclude_user_callchain) {

@@ -19,6 +19,9 @@ enum call_graph_mode { CALL_GRAPH_NONE, CALL_GRAPH_FP, CALL_GRAPH_DWARF };
 #define STACK_USER_SIZE_DEFAULT	8192u
 #define STACK_USER_SIZE_MAX	65528u
 
+/* The highest CPU number --cpu takes. */
+#define PERFRECD_CPU_MAX	8191
+
 /* Events a run: each is a descriptor per CPU (and thread) and a slot in every file's header. */
 #define PERFRECD_EVENTS_MAX	32
 
@@ -34,6 +37,9 @@ struct perfrecd_options {
 	char **events;			/* -e/--event, in order; none: the default event */
 	size_t event_count;
 	int events_from_command_line;	/* a first -e drops the config file's events */
+	int *cpus;			/* -C/--cpu: these CPUs only, sorted; none: all */
+	size_t cpu_count;
+	int all_cpus;			/* -a: every CPU even with a COMMAND */
 	uint64_t frequency;		/* -F Hz (default 97) */
 	uint64_t period;		/* -c events; overrides frequency */
 	enum call_graph_mode call_graph;	/* -g/--call-graph fp|dwarf[,SIZE]|none */

@@ -42,7 +42,7 @@ chmod 755 "$work"
 refused() {
 	before=$(files_in "$1")
 	status=0
-	timeout 20 "$perfrecd" -C /dev/null -e cpu-clock -d 1 -o "$1" >/dev/null 2>"$work/refused.err" || status=$?
+	timeout 20 "$perfrecd" --config /dev/null -e cpu-clock -d 1 -o "$1" >/dev/null 2>"$work/refused.err" || status=$?
 	[ "$status" -eq 2 ] || fail "-o $1: status $status, not 2: $(cat "$work/refused.err")"
 	[ "$(wc -l <"$work/refused.err")" -eq 1 ] && grep -qE "$2" "$work/refused.err" ||
 		fail "-o $1: not one line matching '$2': $(cat "$work/refused.err")"
@@ -64,8 +64,8 @@ refused "$work/everyone" "has mode 0775: writable by its group"
 
 check "files are 0600, or 0640 and the group's with --group; an unknown group is refused"
 start_workload --seconds 20 --threads 1
-"$perfrecd" -C /dev/null -d 1 -o "$work/private" 2>"$work/daemon.err" || fail "perfrecd -o private: status $?"
-"$perfrecd" -C /dev/null -d 1 -o "$work/shared" --group "$nobody_group" 2>"$work/daemon.err" ||
+"$perfrecd" --config /dev/null -d 1 -o "$work/private" 2>"$work/daemon.err" || fail "perfrecd -o private: status $?"
+"$perfrecd" --config /dev/null -d 1 -o "$work/shared" --group "$nobody_group" 2>"$work/daemon.err" ||
 	fail "perfrecd --group $nobody_group: status $?"
 chmod 755 "$work/private"	# the files' own modes must keep nobody out
 for file in $(files_in "$work/private"); do
@@ -78,7 +78,7 @@ done
 as_nobody cat "$(files_in "$work/private" | head -n 1)" >/dev/null 2>&1 &&
 	fail "nobody read a 0600 capture"
 status=0
-"$perfrecd" -C /dev/null -d 1 -o "$work/nogroup" --group no-such-group-here 2>"$work/group.err" || status=$?
+"$perfrecd" --config /dev/null -d 1 -o "$work/nogroup" --group no-such-group-here 2>"$work/group.err" || status=$?
 [ "$status" -eq 2 ] && grep -q 'group no-such-group-here' "$work/group.err" ||
 	fail "--group no-such-group-here: status $status: $(cat "$work/group.err")"
 
@@ -93,19 +93,19 @@ for second in 0 1 2 3; do
 		ln -s "$work/victim" "$work/planted/perfrec-$host-$stamp-$sequence.prf"
 	done
 done
-"$perfrecd" -C /dev/null -d 1 -o "$work/planted" 2>"$work/daemon.err" || fail "perfrecd with planted links: status $?"
+"$perfrecd" --config /dev/null -d 1 -o "$work/planted" 2>"$work/daemon.err" || fail "perfrecd with planted links: status $?"
 [ "$(cat "$work/victim")" = precious ] || fail "the victim of a planted link was written"
 files=$(find "$work/planted" -name '*.prf' -type f | wc -l)
 [ "$files" -ge 1 ] || fail "no capture file beside the planted links"
 note "  $files capture file(s) made beside $(find "$work/planted" -type l | wc -l) links"
 
 check "a second perfrecd on one directory: refused, naming the first's pid"
-start_daemon "$work/busy" -C /dev/null -d 20
+start_daemon "$work/busy" --config /dev/null -d 20
 refused "$work/busy" "in use by another perfrecd \(pid $daemon_pid\)"
 kill -INT "$daemon_pid"
 wait_daemon
 [ "$daemon_status" -eq 0 ] || fail "the first perfrecd: status $daemon_status"
-"$perfrecd" -C /dev/null -d 1 -o "$work/busy" 2>"$work/daemon.err" ||
+"$perfrecd" --config /dev/null -d 1 -o "$work/busy" 2>"$work/daemon.err" ||
 	fail "after the first stopped, a new perfrecd was refused: $(cat "$work/daemon.err")"
 
 # ---- FIFOs where mapped files were -------------------------------------
@@ -131,7 +131,7 @@ for i in range(200):
     os.unlink(path)
     os.mkfifo(path)
 EOF
-start_daemon "$work/fifo-out" -C /dev/null -d 8
+start_daemon "$work/fifo-out" --config /dev/null -d 8
 as_nobody "$python" "$work/fifo-swap.py" "$work/nobody" || fail "the FIFO helper failed"
 note "  $(find "$work/nobody" -type p | wc -l) FIFOs left where mapped files were"
 started=$(date +%s)

@@ -41,53 +41,53 @@ call-graph = fp
 user-only = no
 EOF
 check "--check-config accepts a good file: status 0"
-run -C "$good" --check-config
+run --config "$good" --check-config
 [ "$status" -eq 0 ] || fail "status $status: $(cat "$err")"
 grep -q 'configuration OK' "$work/stdout" || fail "no 'configuration OK': $(cat "$work/stdout")"
 [ ! -e "$out" ] || fail "--check-config created the output directory"
 
 printf 'frequency = 99\n\n# ok so far\nno-such-key = 1\n' >"$work/unknown.conf"
 check "an unknown key: file:line, status 2"
-run -C "$work/unknown.conf" -d 1 -o "$out"
+run --config "$work/unknown.conf" -d 1 -o "$out"
 expect 2 "$work/unknown.conf:4: .*unknown key 'no-such-key'"
-run -C "$work/unknown.conf" --check-config
+run --config "$work/unknown.conf" --check-config
 expect 2 "$work/unknown.conf:4: .*no-such-key"
 
 printf 'frequency = 99\nrotate-size = lots\n' >"$work/value.conf"
 check "a bad value: file:line and the value, status 2"
-run -C "$work/value.conf" -d 1 -o "$out"
+run --config "$work/value.conf" -d 1 -o "$out"
 expect 2 "$work/value.conf:2: .*rotate-size.*'lots'"
 
 printf 'frequency = 0\n' >"$work/range.conf"
 check "a value out of range: file:line, status 2"
-run -C "$work/range.conf" --check-config
+run --config "$work/range.conf" --check-config
 expect 2 "$work/range.conf:1: .*frequency.*range"
 
 printf 'frequency 99\n' >"$work/syntax.conf"
 check "a line that is not key = value: file:line, status 2"
-run -C "$work/syntax.conf" --check-config
+run --config "$work/syntax.conf" --check-config
 expect 2 "$work/syntax.conf:1: "
 
 printf 'call-graph = dwarf,16K\n' >"$work/dwarf.conf"
 check "call-graph = dwarf,16K in a config file: accepted"
-run -C "$work/dwarf.conf" --check-config
+run --config "$work/dwarf.conf" --check-config
 [ "$status" -eq 0 ] || fail "status $status: $(cat "$err")"
 for size in 0 abc 70000 12 65536 -8 ''; do
 	printf 'frequency = 99\ncall-graph = dwarf,%s\n' "$size" >"$work/dwarf-bad.conf"
 	check "call-graph = dwarf,$size in a config file: file:line and the range, status 2"
-	run -C "$work/dwarf-bad.conf" -d 1 -o "$out"
+	run --config "$work/dwarf-bad.conf" -d 1 -o "$out"
 	expect 2 "$work/dwarf-bad.conf:2: call-graph dwarf,SIZE: SIZE must be a multiple of 8 between 8 and 65528, not '$size'"
 done
 
 check "a config file that does not exist: status 2"
-run -C "$work/missing.conf" -d 1 -o "$out"
+run --config "$work/missing.conf" -d 1 -o "$out"
 expect 2 "$work/missing.conf: No such file"
 
 # -- the command line ------------------------------------------------------
 check "an unknown event: status 2, naming it"
 run -e nosuchevent -d 1 -o "$out"
 expect 2 "nosuchevent"
-run -C "$good" -e nosuchevent --check-config
+run --config "$good" -e nosuchevent --check-config
 expect 2 "nosuchevent"
 
 check "an unknown flag: status 2, naming it"
@@ -105,31 +105,31 @@ run -d soon -o "$out"
 expect 2 "duration.*'soon'"
 check "--call-graph dwarf,SIZE with a bad SIZE: status 2, naming the range and the value"
 for size in 0 abc 70000 12 65536 8x ''; do
-	run -C /dev/null --call-graph "dwarf,$size" -d 1 -o "$out"
+	run --config /dev/null --call-graph "dwarf,$size" -d 1 -o "$out"
 	expect 2 "^perfrecd: --call-graph dwarf,SIZE: SIZE must be a multiple of 8 between 8 and 65528, not '$size'\$"
 done
-run -C /dev/null --call-graph dwarfish -d 1 -o "$out"
+run --config /dev/null --call-graph dwarfish -d 1 -o "$out"
 expect 2 "call-graph: 'dwarfish' is not one of fp, dwarf\[,SIZE\], none"
 check "numbers are decimal (a leading 0 is no octal), or hexadecimal with 0x"
 # 01025 read as octal is 533, within --max-stack's 1..1024; as decimal it is not.
-run -C /dev/null --max-stack 01025 --check-config
+run --config /dev/null --max-stack 01025 --check-config
 expect 2 "max-stack: 01025 is out of range \\(1 to 1024\\)"
 for value in "--max-stack 08" "--rotate-size 08M" "--rotate-size 010M" "-F 0x63"; do
 	# shellcheck disable=SC2086
-	run -C /dev/null $value --check-config
+	run --config /dev/null $value --check-config
 	[ "$status" -eq 0 ] || fail "$value: status $status: $(cat "$err")"
 done
 check "-e: the same event twice is refused; two events are checked"
-run -C /dev/null -e cpu-clock -e cpu-clock --check-config
+run --config /dev/null -e cpu-clock -e cpu-clock --check-config
 expect 2 "'cpu-clock' is given twice"
-run -C /dev/null -e cpu-clock,task-clock --check-config
+run --config /dev/null -e cpu-clock,task-clock --check-config
 [ "$status" -eq 0 ] || fail "-e cpu-clock,task-clock: status $status: $(cat "$err")"
 check "--call-graph dwarf with --no-user-callchain: status 2"
-run -C /dev/null --call-graph dwarf --no-user-callchain -d 1 -o "$out"
+run --config /dev/null --call-graph dwarf --no-user-callchain -d 1 -o "$out"
 expect 2 "dwarf.*--no-user-callchain"
 check "--call-graph dwarf, dwarf,8 and dwarf,65528 are accepted"
 for value in dwarf dwarf,8 dwarf,65528 dwarf,0x2000; do
-	run -C /dev/null --call-graph "$value" --check-config
+	run --config /dev/null --call-graph "$value" --check-config
 	[ "$status" -eq 0 ] || fail "--call-graph $value: status $status: $(cat "$err")"
 done
 check "--pid with a COMMAND: status 2"

@@ -22,7 +22,7 @@ hold_cpus_exclusively
 out=$work/out
 start_workload --seconds 30 --threads 2
 check "perfrecd samples both CPUs; CPU $cpu goes offline, then comes back"
-start_daemon "$out" -C /dev/null -e cpu-clock -F 499 -d 20
+start_daemon "$out" --config /dev/null -e cpu-clock -F 499 -d 20
 wait_flushed "$(files_in "$out" | head -n 1)"
 at_exit "echo 1 >'$control'"
 echo 0 >"$control" || skip "the kernel refused to take CPU $cpu offline"
