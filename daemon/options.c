@@ -322,8 +322,11 @@ static int parse_cpus(struct perfrecd_options *o, const struct setting *s, const
 bad:
 	free(seen);
 bad_empty:
-	snprintf(error, error_size, "%s: '%s' is not a CPU list such as 0-3,8 (CPUs 0 to %d)",
-		 s->name, value, PERFRECD_CPU_MAX);
+	/* -C was the config file before 0.2: a path given to it says so. */
+	snprintf(error, error_size, "%s: '%s' is not a CPU list such as 0-3,8 (CPUs 0 to %d)%s",
+		 s->name, value, PERFRECD_CPU_MAX,
+		 strchr(value, '/') || strchr(value, '.') ?
+		 "; a config file is --config FILE" : "");
 	return -EINVAL;
 }
 

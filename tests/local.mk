@@ -30,3 +30,7 @@ EXTRA_DIST += tests/test-layout.sh
 # Attacks on perfrecd (root) and on the readers, tried for real.
 TESTS += tests/test-attacks.sh
 EXTRA_DIST += tests/test-attacks.sh
+
+# perf's command-line habits in perfrecd and perfrec-report.
+TESTS += tests/test-cli.sh
+EXTRA_DIST += tests/test-cli.sh
