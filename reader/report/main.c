@@ -654,7 +654,7 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 	size_t debug_dir_count = 0;
 	struct symbolizer_options sym_options = {
 		.symfs = o->symfs,
-		.want_lines = o->lines || (o->sort_keys & SORT_SRCLINE),
+		.want_lines = o->lines || (o->sort_keys & SORT_SRCLINE) || o->format == FORMAT_PPROF,
 		.want_inlines = 1,
 		.warn = warn_line,
 		.warn_context = o,
@@ -664,7 +664,8 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 		.warn_context = o,
 	};
 	/* A flat profile of self time looks at no callchain: nothing to unwind. */
-	int unwind = !o->no_unwind && (o->view != VIEW_FLAT || o->children || o->focus);
+	int unwind = !o->no_unwind && (o->view != VIEW_FLAT || o->children || o->focus ||
+				       o->format == FORMAT_PPROF);
 	struct aggregate_options aggregate = {
 		.sort_keys = o->sort_keys | (o->lines ? SORT_SRCLINE : 0),
 		.leaf_inline = o->inline_leaf,
@@ -746,6 +747,31 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 
 		/* What was read is shown; a file cut short by an I/O error still fails the run. */
 		status = for_each_sample(session, unwinder, &filter, view_sample, &v) < 0;
+		goto flush;
+	}
+	if (o->format == FORMAT_PPROF) {
+		struct pprof_options pprof_options = {
+			.focus = o->focus, .event_label = data.header.event_count > 1,
+			.inline_frames = sym_options.want_inlines,
+			.since_ns = filter.since_ns, .until_ns = filter.until_ns,
+		};
+		struct pprof_builder *pprof = pprof_new(session, symbolizer, &pprof_options);
+
+		if (!pprof) {
+			fprintf(stderr, "perfrec-report: out of memory\n");
+			goto out;
+		}
+		read_error = for_each_sample(session, unwinder, &filter, pprof_add, pprof);
+		session_get_summary(session, &data.header);
+		choose_event(o, &data.header);
+		ret = pprof_write(pprof, &data.header, output.file);
+		pprof_free(pprof);
+		if (ret < 0) {
+			fprintf(stderr, "perfrec-report: writing %s: %s\n",
+				o->output ? o->output : "the profile", strerror(-ret));
+			goto out;
+		}
+		status = read_error < 0;
 		goto flush;
 	}
 	aggregator = aggregator_new(session, symbolizer, &aggregate);
