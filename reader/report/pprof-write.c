@@ -223,11 +223,67 @@ static void encode_sample(struct pprof_buffer *out, struct pprof_buffer *m,
 		put_label(out, m, s->event, sample->event, 0);
 }
 
-static void encode_mapping(struct pprof_buffer *out, const struct pprof_tables *t, size_t i)
+/* A shared library by pprof's rule: ".so" at the end, or ".so." and a digit. */
+static int is_library(const char *path)
+{
+	size_t length = strlen(path);
+
+	for (const char *p = strstr(path, ".so"); p; p = strstr(p + 1, ".so"))
+		if (!p[3] || ((p[3] == '.' || p[3] == '_') && p[4] >= '0' && p[4] <= '9'))
+			return 1;
+	return length == 0;
+}
+
+/*
+ * pprof takes the first Mapping for the program's (its reports' "File:"
+ * and "Build ID:", and it warns when that one has no file): of the
+ * executables that are not libraries nor the kernel, the one the most
+ * weight lands in goes first, the others keep their order.  ids[i] is
+ * mapping i's id; order[k] the mapping with id k + 1.  0 or -ENOMEM.
+ */
+static int order_mappings(const struct pprof_tables *t, uint32_t **ids, uint32_t **order)
+{
+	uint64_t *weight = calloc(t->mapping_count + 1, sizeof(*weight));
+	size_t main = 0, k = 0;
+
+	*ids = calloc(t->mapping_count + 1, sizeof(**ids));
+	*order = calloc(t->mapping_count + 1, sizeof(**order));
+	if (!weight || !*ids || !*order) {
+		free(weight);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < t->sample_count; i++) {
+		const struct pprof_sample *s = &t->samples[i];
+		uint32_t mapping = t->locations[t->stacks[s->stack] - 1].mapping;
+
+		if (mapping)
+			weight[mapping - 1] += s->period;
+	}
+	for (size_t i = 0; i < t->mapping_count; i++) {
+		const struct pprof_mapping *m = &t->mappings[i];
+		const char *file = t->strings[m->filename];
+
+		if (!m->kernel && file[0] != '[' && !is_library(file) &&
+		    (main == 0 || weight[i] > weight[main - 1]))
+			main = i + 1;
+	}
+	if (main)
+		(*order)[k++] = (uint32_t)(main - 1);
+	for (size_t i = 0; i < t->mapping_count; i++)
+		if (i + 1 != main)
+			(*order)[k++] = (uint32_t)i;
+	for (k = 0; k < t->mapping_count; k++)
+		(*ids)[(*order)[k]] = (uint32_t)(k + 1);
+	free(weight);
+	return 0;
+}
+
+static void encode_mapping(struct pprof_buffer *out, const struct pprof_tables *t, size_t i,
+			   uint32_t id)
 {
 	const struct pprof_mapping *m = &t->mappings[i];
 
-	pprof_put_uint(out, MAPPING_ID, i + 1);
+	pprof_put_uint(out, MAPPING_ID, id);
 	pprof_put_uint(out, MAPPING_MEMORY_START, m->start);
 	pprof_put_uint(out, MAPPING_MEMORY_LIMIT, m->limit);
 	pprof_put_uint(out, MAPPING_FILE_OFFSET, m->offset);
@@ -243,12 +299,12 @@ static void encode_mapping(struct pprof_buffer *out, const struct pprof_tables *
 }
 
 static void encode_location(struct pprof_buffer *out, struct pprof_buffer *m,
-			    const struct pprof_tables *t, size_t i)
+			    const struct pprof_tables *t, size_t i, const uint32_t *mapping_ids)
 {
 	const struct pprof_location *l = &t->locations[i];
 
 	pprof_put_uint(out, LOCATION_ID, i + 1);
-	pprof_put_uint(out, LOCATION_MAPPING_ID, l->mapping);
+	pprof_put_uint(out, LOCATION_MAPPING_ID, l->mapping ? mapping_ids[l->mapping - 1] : 0);
 	pprof_put_uint(out, LOCATION_ADDRESS, l->address);
 	for (size_t j = 0; j < l->line_count; j++) {
 		pprof_buffer_reset(m);
@@ -287,7 +343,8 @@ static int write_tables(struct pprof_stream *stream, const struct pprof_tables *
 			const struct profile_strings *s, struct pprof_buffer *item,
 			struct pprof_buffer *m)
 {
-	int ret = 0;
+	uint32_t *mapping_ids, *mapping_order;
+	int ret = order_mappings(t, &mapping_ids, &mapping_order);
 
 	for (size_t i = 0; i < t->sample_count && !ret; i++) {
 		pprof_buffer_reset(item);
@@ -296,12 +353,12 @@ static int write_tables(struct pprof_stream *stream, const struct pprof_tables *
 	}
 	for (size_t i = 0; i < t->mapping_count && !ret; i++) {
 		pprof_buffer_reset(item);
-		encode_mapping(item, t, i);
+		encode_mapping(item, t, mapping_order[i], (uint32_t)i + 1);
 		ret = put_field(stream, PROFILE_MAPPING, item);
 	}
 	for (size_t i = 0; i < t->location_count && !ret; i++) {
 		pprof_buffer_reset(item);
-		encode_location(item, m, t, i);
+		encode_location(item, m, t, i, mapping_ids);
 		ret = put_field(stream, PROFILE_LOCATION, item);
 	}
 	for (size_t i = 0; i < t->function_count && !ret; i++) {
@@ -312,6 +369,8 @@ static int write_tables(struct pprof_stream *stream, const struct pprof_tables *
 	for (size_t i = 0; i < t->string_count && !ret; i++)
 		ret = pprof_stream_field(stream, PROFILE_STRING_TABLE, t->strings[i],
 					 strlen(t->strings[i]));
+	free(mapping_ids);
+	free(mapping_order);
 	return ret;
 }
 
