@@ -81,7 +81,7 @@ for rule in 'string_table\[0\]' 'ids are not 1..N' "has a '-'" 'not UTF-8'; do
 	grep -q "$rule" "$work/broken.out" || { cat "$work/broken.out" >&2; fail "the checker misses: $rule"; }
 done
 
-check "perfrecd captures cpu-clock and page-faults of the workload, then of a copy named bad\\377x"
+check "perfrecd captures cpu-clock and page-faults of the workload, then of a copy named bad<0xff>x"
 bad=$work/bin/bad$(printf '\377')x
 mkdir -p "$work/bin"
 cp "$workload" "$bad"
@@ -132,7 +132,7 @@ done
 grep -qx 'string_table: "page-faults/period=16/"' "$work/faults.pb.gz.txt" ||
 	fail "no event label page-faults/period=16/"
 grep -qx 'string_table: "bad\\357\\277\\275x"' "$work/cpu.pb.gz.txt" ||
-	{ grep '^string_table: "bad' "$work/cpu.pb.gz.txt" >&2; fail "the comm bad\\377x is not bad<U+FFFD>x"; }
+	{ grep '^string_table: "bad' "$work/cpu.pb.gz.txt" >&2; fail "the comm bad<0xff>x is not bad<U+FFFD>x"; }
 
 check "time_nanos: the capture's start, as the flat view's header says it"
 report_ok "$work/flat" "$work/out"
