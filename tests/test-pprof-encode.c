@@ -165,7 +165,7 @@ START_TEST(test_strings)
 	uint32_t a, again, bad, empty;
 
 	ck_assert_ptr_nonnull(b);
-	t = pprof_tables(b);
+	t = &b->t;
 	ck_assert_uint_ge(t->string_count, 1);
 	ck_assert_str_eq(t->strings[0], "");
 	ck_assert_int_eq(pprof_string(b, "", &empty), 0);
@@ -176,7 +176,7 @@ START_TEST(test_strings)
 	ck_assert_uint_ne(a, 0);
 	/* A lone 0xff, a cut 3-byte character, a surrogate; valid ones kept. */
 	ck_assert_int_eq(pprof_string(b, "a\xff" "b\xe2\x82" "c\xed\xa0\x80" "d\xc3\xa9", &bad), 0);
-	t = pprof_tables(b);
+	t = &b->t;
 	ck_assert_str_eq(t->strings[bad],
 			 "a\xef\xbf\xbd" "b\xef\xbf\xbd\xef\xbf\xbd" "c"
 			 "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" "d\xc3\xa9");

@@ -12,6 +12,8 @@ reader_report_libperfrec_report_a_SOURCES = \
 	reader/report/view-samples.c \
 	reader/report/pprof.h \
 	reader/report/pprof.c \
+	reader/report/pprof-table.c \
+	reader/report/pprof-location.c \
 	reader/report/pprof-write.c \
 	reader/report/pprof-encode.c
 reader_report_libperfrec_report_a_CPPFLAGS = $(AM_CPPFLAGS) $(UNWIND_CPPFLAGS) \

@@ -376,18 +376,18 @@ static int write_tables(struct pprof_stream *stream, const struct pprof_tables *
 
 int pprof_write(struct pprof_builder *b, const struct session_summary *h, FILE *file)
 {
-	const struct pprof_tables *t = pprof_tables(b);
+	const struct pprof_tables *t = &b->t;
 	struct pprof_buffer item = { 0 }, m = { 0 };
 	struct pprof_stream *stream = NULL;
 	struct profile_strings s;
-	int ret = pprof_error(b);
+	int ret = b->error;
 
 	if (ret == 0)
 		ret = intern_strings(b, h, &s);
 	if (ret == 0)
 		ret = pprof_stream_open(&stream, file);
 	if (ret == 0) {
-		encode_header(&item, &m, &s, h, pprof_builder_options(b),
+		encode_header(&item, &m, &s, h, &b->options,
 			      profile_period(report_event(h), t));
 		ret = item.error ? item.error : pprof_stream_write(stream, item.data, item.size);
 	}

@@ -69,11 +69,67 @@ struct pprof_tables {
 	int inline_frames;		/* the symbolizer looked inlined frames up */
 };
 
-/* The tables of a builder, complete once the samples are all added. */
-const struct pprof_tables *pprof_tables(const struct pprof_builder *builder);
-const struct pprof_options *pprof_builder_options(const struct pprof_builder *builder);
-/* -ENOMEM when a sample could not be counted (the profile is not whole), else 0. */
-int pprof_error(const struct pprof_builder *builder);
+/* ---- the builder (pprof.c) --------------------------------------------- */
+
+/* Per sample, as the aggregator does: deeper callchains are cut. */
+#define PPROF_MAX_FRAMES	1024
+/* Unwinding markers come on top of a stack's frames. */
+#define PPROF_MAX_STACK		(PPROF_MAX_FRAMES + 16)
+
+/* Open addressing, id 0 empty; each slot keeps its hash for growing. */
+struct pprof_slot {
+	uint64_t hash;
+	uint32_t id;
+};
+
+struct pprof_index {
+	struct pprof_slot *slots;
+	size_t capacity, count;
+};
+
+/* What tells a Location from the others (pprof-location.c). */
+struct pprof_location_key {
+	const struct dso *dso;		/* NULL: no map, or a marker */
+	uint64_t address;		/* file offset, kernel or raw address */
+	int kind;			/* 0 user, 1 kernel, 2 unwinding marker */
+};
+
+struct pprof_builder {
+	struct pprof_options options;
+	struct session *session;
+	struct symbolizer *symbolizer;
+	struct pprof_tables t;
+	size_t string_capacity, mapping_capacity, location_capacity, function_capacity,
+	       sample_capacity, stack_capacity, location_key_capacity;
+	size_t stack_size;		/* location ids used in t.stacks */
+	struct pprof_location_key *location_keys;
+	struct pprof_index string_index, mapping_index, location_index, function_index,
+			   sample_index;
+	uint32_t stack[PPROF_MAX_STACK];	/* the sample's, leaf first */
+	uint32_t unknown_string;	/* "[unknown]" */
+	int error;			/* -ENOMEM: a sample could not be counted */
+};
+
+/* ---- the hash tables and the string table (pprof-table.c) ------------- */
+
+typedef int (*pprof_equal_fn)(const struct pprof_builder *builder, uint32_t id,
+			      const void *key);
+
+/*
+ * The slot of key: its own, or the empty one where it goes; NULL without
+ * memory.  Grows first, so that pprof_insert() into the slot returned
+ * keeps the table half empty.
+ */
+struct pprof_slot *pprof_find(struct pprof_index *index, uint64_t hash, pprof_equal_fn equal,
+			      const struct pprof_builder *builder, const void *key);
+void pprof_insert(struct pprof_index *index, struct pprof_slot *slot, uint64_t hash,
+		  uint32_t id);
+/* Room for one more of count items of size bytes: 0, or -ENOMEM. */
+int pprof_grow(void *items, size_t *capacity, size_t count, size_t size);
+#define PPROF_GROW(b, table, name) \
+	pprof_grow(&(b)->t.table, &(b)->name##_capacity, (b)->t.name##_count, \
+		   sizeof(*(b)->t.table))
+uint64_t pprof_hash_bytes(const void *data, size_t size);
 
 /*
  * The string's index, interned (0 or -ENOMEM); bytes that are not UTF-8
@@ -81,6 +137,16 @@ int pprof_error(const struct pprof_builder *builder);
  * profile's own strings (sample types, label keys) with it.
  */
 int pprof_string(struct pprof_builder *builder, const char *s, uint32_t *index);
+/* The same, NULL as ""; without memory 0 ("") and builder->error set. */
+uint32_t pprof_string_of(struct pprof_builder *builder, const char *s);
+
+/* ---- locations (pprof-location.c) ------------------------------------- */
+
+/* The id of the Location of a sample's address (a caller's less one already). */
+uint32_t pprof_location_of(struct pprof_builder *builder, const struct session_sample *sample,
+			   uint64_t address, int kernel);
+/* The Location where an unwound stack stops short (UNWIND_FRAME_*). */
+uint32_t pprof_marker_location(struct pprof_builder *builder, uint64_t marker);
 
 /* ---- the wire format (pprof-encode.c) --------------------------------- */
 
