@@ -3,9 +3,10 @@
 #define PERFREC_REPORT_PPROF_H
 
 /*
- * What the pprof-*.c files share: the tables pprof.c builds from the
- * samples (pprof-write.c turns them into a Profile message) and the wire
- * format of pprof-encode.c.  report.h declares what main.c calls.
+ * What the pprof*.c files share: the tables the builder fills from the
+ * samples (pprof.c, pprof-location.c, pprof-table.c), which
+ * pprof-write.c turns into a Profile message with the wire format of
+ * pprof-encode.c.  report.h declares what main.c calls.
  */
 #include <stddef.h>
 #include <stdint.h>

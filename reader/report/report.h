@@ -163,8 +163,9 @@ void view_sample(void *view_samples, const struct session_sample *sample);
  * the profile servers (perfrec-report(1) says what it holds).  The builder
  * is a session_sample_fn, like the samples view; it keeps the distinct
  * stacks, addresses, functions and mappings of the samples, so memory
- * grows with those, not with the samples.  pprof.c builds the tables,
- * pprof-write.c writes them through pprof-encode.c's wire format.
+ * grows with those, not with the samples.  pprof.c, pprof-location.c
+ * and pprof-table.c build the tables, pprof-write.c writes them through
+ * pprof-encode.c's wire format; pprof.h is what they share.
  */
 struct pprof_builder;
 
