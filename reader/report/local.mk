@@ -10,12 +10,19 @@ reader_report_libperfrec_report_a_SOURCES = \
 	reader/report/view-tree.c \
 	reader/report/view-folded.c \
 	reader/report/view-json.c \
-	reader/report/view-samples.c
+	reader/report/view-samples.c \
+	reader/report/pprof.h \
+	reader/report/pprof.c \
+	reader/report/pprof-table.c \
+	reader/report/pprof-location.c \
+	reader/report/pprof-write.c \
+	reader/report/pprof-encode.c
 reader_report_libperfrec_report_a_CPPFLAGS = $(AM_CPPFLAGS) $(UNWIND_CPPFLAGS) \
 	$(SYMBOLIZE_CPPFLAGS) $(INTERN_CPPFLAGS)
+reader_report_libperfrec_report_a_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
 
 REPORT_CPPFLAGS = -I$(top_srcdir)/reader/report $(SESSION_CPPFLAGS)
-REPORT_LIBS = reader/report/libperfrec-report.a $(UNWIND_LIBS)
+REPORT_LIBS = reader/report/libperfrec-report.a $(UNWIND_LIBS) $(ZLIB_LIBS)
 
 bin_PROGRAMS += perfrec-report
 perfrec_report_SOURCES = reader/report/main.c

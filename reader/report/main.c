@@ -738,7 +738,7 @@ static int profile_load(struct report_options *o, const char **inputs, size_t in
 {
 	struct symbolizer_options sym_options = {
 		.symfs = o->symfs,
-		.want_lines = o->lines || (o->sort_keys & SORT_SRCLINE),
+		.want_lines = o->lines || (o->sort_keys & SORT_SRCLINE) || o->format == FORMAT_PPROF,
 		.want_inlines = 1,
 		.warn = warn_line,
 		.warn_context = o,
@@ -810,7 +810,8 @@ static int profile_aggregate(struct report_options *o, struct profile *p,
 static int run(struct report_options *o, const char **inputs, size_t input_count)
 {
 	/* A flat profile of self time looks at no callchain: nothing to unwind. */
-	int unwind = !o->no_unwind && (o->view != VIEW_FLAT || o->children || o->focus);
+	int unwind = !o->no_unwind && (o->view != VIEW_FLAT || o->children || o->focus ||
+				       o->format == FORMAT_PPROF);
 	struct aggregate_options aggregate = {
 		.sort_keys = o->sort_keys | (o->lines ? SORT_SRCLINE : 0),
 		.leaf_inline = o->inline_leaf,
@@ -854,6 +855,34 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 
 		/* What was read is shown; a file cut short by an I/O error still fails the run. */
 		status = for_each_sample(p->session, p->unwinder, &p->filter, view_sample, &v) < 0;
+		goto out;
+	}
+	if (o->format == FORMAT_PPROF) {
+		struct pprof_options pprof_options = {
+			.focus = o->focus, .event_label = p->data.header.event_count > 1,
+			.inline_frames = 1,	/* profile_load() asks the symbolizer for them */
+			.since_ns = p->filter.since_ns, .until_ns = p->filter.until_ns,
+		};
+		struct pprof_builder *pprof = pprof_new(p->session, p->symbolizer, &pprof_options);
+		int read_error;
+
+		if (!pprof) {
+			out_of_memory();
+			status = 1;
+			goto out;
+		}
+		read_error = for_each_sample(p->session, p->unwinder, &p->filter, pprof_add, pprof);
+		session_get_summary(p->session, &p->data.header);
+		choose_event(o, &p->data.header);
+		ret = pprof_write(pprof, &p->data.header, output.file);
+		pprof_free(pprof);
+		if (ret < 0) {
+			fprintf(stderr, "perfrec-report: writing %s: %s\n",
+				o->output ? o->output : "the profile", strerror(-ret));
+			status = 1;
+			goto out;
+		}
+		status = read_error < 0;
 		goto out;
 	}
 	status = profile_aggregate(o, p, &aggregate);
