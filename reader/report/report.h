@@ -173,6 +173,7 @@ struct aggregate_options {
 	int callee;			/* tree: leaf at the top */
 	int children;			/* flat: totals, and callers without self time */
 	int want_tree;			/* build the call tree (tree, folded views) */
+	int tree_lines;			/* tree: a frame per function and file:line */
 	const char *focus;		/* only stacks through this function */
 	size_t max_frames;		/* per sample; longer chains are cut */
 };
