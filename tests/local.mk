@@ -17,6 +17,7 @@ include tests/synthesize.mk
 include tests/notify.mk
 include tests/views.mk
 include tests/report.mk
+include tests/flame.mk
 include tests/daemon.mk
 include tests/fuzz/local.mk
 include tests/symbolize.mk
