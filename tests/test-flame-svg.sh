@@ -13,7 +13,10 @@
 #     within 0.5 points; inverted, burn_hot is right under the process,
 #     as wide as its self share within 0.5 points;
 #   - hostile names: no element of theirs (script, img, b, style), their
-#     literal text in the titles.
+#     literal text in the titles;
+#   - every odd capture of report-hostile (8000-frame stacks, names with
+#     escapes, absurd numbers, ...), in SVG and HTML: exit 0 (CI runs this
+#     under ASan and UBSan too), well-formed SVG, two script elements.
 test_name=test-flame-svg
 needs_root=yes
 . "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
@@ -129,6 +132,23 @@ for want in ("</script><script>alert(1)</script>", "<img/src=x/onerror=alert(2)>
         sys.exit(1)
 PY
 grep -q '<b>host' "$work/markup.svg" && fail "the host name's markup is in the SVG as markup"
+
+check "every odd capture of report-hostile, as SVG and HTML: exit 0, well-formed, no markup of theirs"
+"$hostile" "$work/odd" || fail "report-hostile failed"
+for file in "$work/odd"/*.prf; do
+	for options in "" "--callee" "--lines --no-inline" "--percent-limit 1"; do
+		# shellcheck disable=SC2086
+		report_ok "$work/odd.svg" --format=svg $options "$file"
+		svg_check "$work/odd.svg" >/dev/null || fail "$file --format=svg $options: see above"
+		# shellcheck disable=SC2086
+		report_ok "$work/odd.html" --format=html $options "$file"
+		scripts=$(grep -o -i '<script' "$work/odd.html" | wc -l)
+		closes=$(grep -o -i '</script' "$work/odd.html" | wc -l)
+		[ "$scripts" -eq 2 ] && [ "$closes" -eq 2 ] ||
+			fail "$file --format=html $options: $scripts '<script' and $closes '</script', expected 2 and 2"
+	done
+done
+note "$(ls "$work/odd"/*.prf | wc -l) files, 4 option sets each"
 
 check "a tree of 160,000 nodes: narrow frames left out, the file stays small"
 "$hostile" --big "$work/big.prf" || fail "report-hostile --big failed"

@@ -754,7 +754,7 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 		status = 2;
 		goto out;
 	}
-	if (o->view == VIEW_SAMPLES) {
+	if (o->view == VIEW_SAMPLES && !flame) {
 		struct view_samples v = { session, symbolizer, output.file };
 
 		/* What was read is shown; a file cut short by an I/O error still fails the run. */
