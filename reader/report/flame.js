@@ -345,6 +345,25 @@
 		showStatus(t);
 	}
 
+	/*
+	 * Scrolls the zoomed frame into view: with deep stacks the chart is
+	 * taller than the window, and the root of a flame graph is at its
+	 * bottom, where nobody would look first.  Called after the draws a
+	 * person asked for (load, zoom, inversion), not while typing a search.
+	 */
+	function reveal() {
+		const i = frames.node.indexOf(state.zoom);
+		if (i < 0)
+			return;
+		const top = canvas.getBoundingClientRect().top + window.scrollY + frameTop(frames.depth[i]);
+		const bar = $('toolbar').offsetHeight;
+		const want = state.inverted ? top - bar - 2 * ROW : top + 3 * ROW - window.innerHeight;
+		const now = window.scrollY;
+		/* Only when it is out of sight: a visible frame does not move. */
+		if (top < now + bar || top + ROW > now + window.innerHeight)
+			window.scrollTo(0, Math.max(want, 0));
+	}
+
 	/* ---- status, search ------------------------------------------ */
 
 	function percent(part, whole) {
@@ -515,12 +534,14 @@
 		state.zoom = frames.node[i];
 		tip.hidden = true;
 		draw();
+		reveal();
 	});
 
 	function reset() {
 		state.zoom = 0;
 		$('process').value = '-1';
 		draw();
+		reveal();
 	}
 
 	/* The process's node in the current tree: the root's child of its symbol. */
@@ -531,6 +552,7 @@
 			if (t.sym[t.kids[k]] === s)
 				state.zoom = t.kids[k];
 		draw();
+		reveal();
 	}
 
 	function setInverted(on) {
@@ -613,6 +635,7 @@
 	}
 	$('invert').checked = state.inverted;
 	draw();
+	reveal();
 
 	/* For tests and the curious: what is drawn, and how long it took. */
 	window.perfrecFlame = {
