@@ -4,12 +4,23 @@ set -eu
 packages="build-essential autoconf automake pkg-config libelf-dev libdw-dev
 	libzstd-dev check libiberty-dev libdebuginfod-dev debuginfod elfutils linux-perf manpages-dev groff-base
 	clang libclang-rt-14-dev libc6-dbg python3 systemd util-linux zstd
-	zlib1g-dev golang-go golang-github-google-pprof-dev protobuf-compiler"
+	zlib1g-dev golang-go golang-github-google-pprof-dev protobuf-compiler
+	libxml2-utils chromium"
 if [ "$(id -u)" -ne 0 ]; then
 	echo "setup-debian.sh: run as root (apt-get install)" >&2
 	exit 1
+fi
+# The flame graph's browser test runs puppeteer-core on node: the node and
+# npm the machine has (a newer nodejs brings its own npm, which Debian's
+# npm package would conflict with), else Debian's.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	packages="$packages nodejs npm"
 fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $packages >/dev/null
+# puppeteer-core as locked, into tests/browser/node_modules: it drives the
+# chromium above and downloads no browser of its own.
+cd "$(dirname "$0")/../tests/browser"
+npm ci --no-audit --no-fund --loglevel=error >/dev/null

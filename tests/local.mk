@@ -18,6 +18,7 @@ include tests/notify.mk
 include tests/views.mk
 include tests/report.mk
 include tests/pprof.mk
+include tests/flame.mk
 include tests/daemon.mk
 include tests/fuzz/local.mk
 include tests/symbolize.mk

@@ -56,6 +56,15 @@
  *                    a file of a few kilobytes whose 3 chunks of 64 MiB
  *                    each hold copies of one FORK record: 4.6 million
  *                    side-band records that a reader must not all keep
+ *
+ * For the flame graphs (tests/test-flame-*.sh):
+ *   report-hostile --markup FILE
+ *                    markup in every name a page or an SVG shows: the
+ *                    host, a comm and kernel symbols hold "</script>",
+ *                    "<!--", "]]>", '&', quotes, U+2028 and invalid UTF-8
+ *   report-hostile --big FILE
+ *                    a call tree of about 150,000 nodes: 16 processes,
+ *                    16,000 kernel stacks 12 deep through 4,096 functions
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -1354,9 +1363,120 @@ static void write_bomb(const char *path)
 	out_close(&o, 1);
 }
 
+/* ---- for the flame graphs ------------------------------------------ */
+
+/* The hostile names, each a kernel symbol; the first is also a comm. */
+static const char *const markup_names[] = {
+	"</script><script>alert(1)</script>",
+	"<img/src=x/onerror=alert(2)>",
+	"a&b<c>\"d'e&amp;",
+	"]]><!--x-->",
+	"sep\xe2\x80\xa8" "ara\xe2\x80\xa9" "tors",
+	"bad\xff\xfe" "utf8\xc0\x80",
+	"</style><b>bold</b>",
+};
+
+static void write_markup(const char *path)
+{
+	static struct prf_event event;
+	char text[4096];
+	size_t size = 0;
+	struct out o;
+	const uint32_t pid = 16001;
+	const uint64_t t = BASE_NS + 1000;
+
+	event = (struct prf_event){ .attr = attr_main, .name = "cpu-clock",
+				    .ids = main_ids, .id_count = 2 };
+	out_open(&o, path, "<b>host</b>&\"'</script>", &event, 1);
+	preamble(&o, 0);
+	for (size_t i = 0; i < sizeof(markup_names) / sizeof(markup_names[0]); i++)
+		size += (size_t)snprintf(text + size, sizeof(text) - size, "%llx t %s\n",
+					 (unsigned long long)(KERNEL_TEXT + 0x1000 * (i + 1)),
+					 markup_names[i]);
+	size += (size_t)snprintf(text + size, sizeof(text) - size,
+				 "ffffffff81100000 T plain_caller\n"
+				 "ffffffffc0000000 t mod_fn\t[<b>mod&amp;</b>]\n");
+	kallsyms(&o, text, size, 0);
+	process(&o, pid, markup_names[0], "/usr/lib/x<y>&z\"'.so", 0x400000, t);
+	process(&o, pid + 1, "<i>&amp;\"'", "/usr/bin/plain", 0x400000, t);
+	for (uint64_t i = 0; i < 700; i++) {
+		size_t which = i % (sizeof(markup_names) / sizeof(markup_names[0]));
+		uint64_t chain[6] = { PERF_CONTEXT_KERNEL,
+				      KERNEL_TEXT + 0x1000 * (which + 1) + 0x10,
+				      i % 5 ? 0xffffffff81100020ull : 0xffffffffc0000020ull,
+				      PERF_CONTEXT_USER, 0x401000 + i % 3 * 0x100, 0x402000 };
+
+		sample(&o, &(struct sample_spec){ .pid = pid + (uint32_t)(i % 4 == 3), .tid = pid + (uint32_t)(i % 4 == 3),
+						  .cpu = (uint32_t)i % 2, .time = t + 10 + i * TICK_NS,
+						  .misc = PERF_RECORD_MISC_KERNEL, .ip = chain[1],
+						  .chain = chain, .nr = 6 });
+	}
+	out_close(&o, 1);
+}
+
+/*
+ * A large tree that is the same on every run: the two outermost levels
+ * from 8 functions each, the ten below from 4,096, so that most stacks
+ * part from the others at their third frame.
+ */
+static void write_big(const char *path)
+{
+	const size_t functions = 4096, samples = 16000, depth = 12;
+	const uint64_t t = BASE_NS + 1000;
+	size_t size = 0, capacity = functions * 40;
+	char *text = malloc(capacity);
+	uint32_t state = 4242;
+	struct out o;
+
+	if (!text)
+		die("out of memory");
+	for (size_t i = 0; i < functions; i++)
+		size += (size_t)snprintf(text + size, capacity - size, "%llx t fn_%04zu\n",
+					 (unsigned long long)(KERNEL_TEXT + 0x100 * (i + 1)), i);
+	out_open_default(&o, path);
+	preamble(&o, 0);
+	kallsyms(&o, text, size, 0);
+	free(text);
+	for (uint32_t p = 0; p < 16; p++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "proc-%02u", p);
+		process(&o, 17000 + p, name, "/usr/bin/proc", 0x400000, t);
+	}
+	for (uint64_t i = 0; i < samples; i++) {
+		uint64_t chain[1 + 12] = { PERF_CONTEXT_KERNEL };
+		uint32_t pid;
+
+		state = state * 1103515245 + 12345;
+		/* Skewed: process p takes about twice the samples of p + 1. */
+		pid = 17000 + (uint32_t)__builtin_ctz((state >> 8) | 0x8000);
+		for (size_t level = 0; level < depth; level++) {
+			size_t function;
+
+			state = state * 1103515245 + 12345;
+			function = level < 2 ? level * 8 + (state >> 16) % 8 : (state >> 8) % functions;
+			/* Leaf first: the outermost frame is the last entry. */
+			chain[depth - level] = KERNEL_TEXT + 0x100 * (function + 1) + 0x10;
+		}
+		sample(&o, &(struct sample_spec){ .pid = pid, .tid = pid, .cpu = (uint32_t)i % 2,
+						  .time = t + 10 + i * (TICK_NS / 8),
+						  .misc = PERF_RECORD_MISC_KERNEL, .ip = chain[1],
+						  .chain = chain, .nr = 1 + depth });
+	}
+	out_close(&o, 1);
+}
+
 int main(int argc, char **argv)
 {
 	attr_main = collector_attr();
+	if (argc == 3 && strcmp(argv[1], "--markup") == 0) {
+		write_markup(argv[2]);
+		return 0;
+	}
+	if (argc == 3 && strcmp(argv[1], "--big") == 0) {
+		write_big(argv[2]);
+		return 0;
+	}
 	if (argc >= 3 && strcmp(argv[1], "--local") == 0) {
 		write_local(argv[2], argv + 3, argc - 3);
 		return 0;
@@ -1368,7 +1488,9 @@ int main(int argc, char **argv)
 	if (argc != 2 || argv[1][0] == '-') {
 		fprintf(stderr, "Usage: report-hostile DIR\n"
 				"       report-hostile --local FILE PATH...\n"
-				"       report-hostile --bomb FILE\n");
+				"       report-hostile --bomb FILE\n"
+				"       report-hostile --markup FILE\n"
+				"       report-hostile --big FILE\n");
 		return 2;
 	}
 	if (mkdir(argv[1], 0755) < 0 && errno != EEXIST)

@@ -17,6 +17,8 @@ struct address_frames {
 	const struct report_symbol **frames;
 	size_t count;
 	const struct report_symbol *with_line;	/* leaf symbol with its file:line */
+	/* tree_lines: the frames again, each with the line it is at (NULL otherwise) */
+	const struct report_symbol **lines;
 };
 
 struct flat_slot {
@@ -97,8 +99,10 @@ void aggregator_free(struct aggregator *a)
 		return;
 	for (size_t i = 0; i < a->symbol_capacity && a->symbols; i++)
 		free(a->symbols[i]);
-	for (size_t i = 0; i < a->address_capacity && a->addresses; i++)
+	for (size_t i = 0; i < a->address_capacity && a->addresses; i++) {
 		free(a->addresses[i].frames);
+		free(a->addresses[i].lines);
+	}
 	for (size_t i = 0; i < a->flat_capacity && a->flat; i++)
 		free(a->flat[i]);
 	for (size_t i = 0; i < a->tree_capacity && a->tree; i++)
@@ -246,6 +250,9 @@ static void symbolize_into(struct aggregator *a, struct address_frames *slot,
 		return;
 	}
 	s.resolved = 1;
+	slot->lines = a->options.tree_lines ? calloc(slot->count, sizeof(*slot->lines)) : NULL;
+	if (a->options.tree_lines && !slot->lines)
+		a->out_of_memory = 1;
 	for (size_t i = 0; i < answer.frame_count; i++) {
 		const struct symbol_frame *f = &answer.frames[i];
 
@@ -254,6 +261,12 @@ static void symbolize_into(struct aggregator *a, struct address_frames *slot,
 		s.resolved = f->function != NULL;
 		s.unknown_offset = f->function ? 0 : where->address;
 		slot->frames[i] = symbol_intern(a, &s);
+		/* Frame i's own line: the pc's in the innermost, a call site's above. */
+		if (slot->lines) {
+			s.srcline = srcline_of(a, f);
+			slot->lines[i] = symbol_intern(a, &s);
+			s.srcline = NULL;
+		}
 	}
 	/* The leaf with its line: the innermost frame's file:line. */
 	s = *slot->frames[a->options.leaf_inline ? 0 : answer.frame_count - 1];
@@ -319,11 +332,13 @@ static void push_address(struct aggregator *a, const struct session_sample *samp
 	if (!*leaf)
 		*leaf = a->options.sort_keys & SORT_SRCLINE ? f->with_line :
 			f->frames[a->options.leaf_inline ? 0 : f->count - 1];
+	const struct report_symbol **frames = f->lines ? f->lines : f->frames;
+
 	if (a->options.tree_inlines) {
 		for (size_t i = 0; i < f->count; i++)
-			push(a, depth, f->frames[i]);
+			push(a, depth, frames[i]);
 	} else {
-		push(a, depth, f->frames[f->count - 1]);
+		push(a, depth, frames[f->count - 1]);
 	}
 }
 

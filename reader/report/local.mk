@@ -16,7 +16,23 @@ reader_report_libperfrec_report_a_SOURCES = \
 	reader/report/pprof-table.c \
 	reader/report/pprof-location.c \
 	reader/report/pprof-write.c \
-	reader/report/pprof-encode.c
+	reader/report/pprof-encode.c \
+	reader/report/flame.h \
+	reader/report/flame-common.c \
+	reader/report/flame-html.c \
+	reader/report/flame-svg.c
+# The flame graph page's CSS and JavaScript, sources of their own, become
+# C arrays at build time (in the build directory: VPATH builds and
+# distcheck's read-only source tree are fine).
+nodist_reader_report_libperfrec_report_a_SOURCES = reader/report/flame-assets.c
+FLAME_ASSETS = $(srcdir)/reader/report/flame.css $(srcdir)/reader/report/flame.js
+reader/report/flame-assets.c: $(FLAME_ASSETS) $(srcdir)/reader/report/flame-embed.sh
+	$(AM_V_GEN)$(MKDIR_P) reader/report && \
+	$(SHELL) $(srcdir)/reader/report/flame-embed.sh \
+		flame_css $(srcdir)/reader/report/flame.css \
+		flame_js $(srcdir)/reader/report/flame.js >$@.tmp && mv $@.tmp $@
+CLEANFILES += reader/report/flame-assets.c reader/report/flame-assets.c.tmp
+EXTRA_DIST += reader/report/flame.css reader/report/flame.js reader/report/flame-embed.sh
 reader_report_libperfrec_report_a_CPPFLAGS = $(AM_CPPFLAGS) $(UNWIND_CPPFLAGS) \
 	$(SYMBOLIZE_CPPFLAGS) $(INTERN_CPPFLAGS)
 reader_report_libperfrec_report_a_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)

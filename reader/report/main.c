@@ -510,10 +510,12 @@ static int print_view(const struct report_options *o, const struct report_data *
 		.show_children = o->children,
 	};
 
-	if (o->format != FORMAT_TEXT) {	/* FIXME: the formats' views */
-		errno = ENOSYS;
-		return -1;
+	if (o->format == FORMAT_HTML) {
+		view.flame_inverted = o->callee;
+		return view_html(data, &view, out);
 	}
+	if (o->format == FORMAT_SVG)
+		return view_svg(data, &view, out);
 	if (o->view == VIEW_FOLDED)
 		return view_folded(data, out);
 	if (o->view == VIEW_TREE)
@@ -809,17 +811,24 @@ static int profile_aggregate(struct report_options *o, struct profile *p,
 
 static int run(struct report_options *o, const char **inputs, size_t input_count)
 {
+	/* The flame graphs draw the call tree. */
+	int flame = o->format == FORMAT_HTML || o->format == FORMAT_SVG;
 	/* A flat profile of self time looks at no callchain: nothing to unwind. */
 	int unwind = !o->no_unwind && (o->view != VIEW_FLAT || o->children || o->focus ||
-				       o->format == FORMAT_PPROF);
+				       o->format == FORMAT_PPROF || flame);
 	struct aggregate_options aggregate = {
 		.sort_keys = o->sort_keys | (o->lines ? SORT_SRCLINE : 0),
 		.leaf_inline = o->inline_leaf,
 		.tree_inlines = !o->no_inlines,
-		/* Collapsed stacks are caller-first whatever the tree's order. */
-		.callee = o->callee && o->view != VIEW_FOLDED,
+		/*
+		 * Collapsed stacks are caller-first whatever the tree's order;
+		 * so is the page's data: it inverts the tree itself.
+		 */
+		.callee = o->callee && o->view != VIEW_FOLDED && o->format != FORMAT_HTML,
 		.children = o->children,
-		.want_tree = o->view == VIEW_TREE || o->view == VIEW_FOLDED,
+		.want_tree = o->view == VIEW_TREE || o->view == VIEW_FOLDED || flame,
+		/* --lines: the flame graphs' frames per source line, shown on hover. */
+		.tree_lines = flame && o->lines,
 		.focus = o->focus,
 		.max_frames = o->max_stack,
 	};
@@ -850,7 +859,7 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 	status = profile_load(o, inputs, input_count, debug_dirs, debug_dir_count, unwind, p);
 	if (status)
 		goto out;
-	if (o->view == VIEW_SAMPLES) {
+	if (o->view == VIEW_SAMPLES && !flame) {
 		struct view_samples v = { p->session, p->symbolizer, output.file };
 
 		/* What was read is shown; a file cut short by an I/O error still fails the run. */
@@ -964,7 +973,9 @@ int main(int argc, char **argv)
 	else if (options.json && (options.view == VIEW_FOLDED || options.view == VIEW_SAMPLES))
 		status = usage_error("--json goes with the flat and tree views");
 	else {
-		if (options.view == VIEW_TREE && !options.percent_limit_given)
+		/* The flame graphs keep every node: narrow ones are just not drawn. */
+		if (options.view == VIEW_TREE && options.format == FORMAT_TEXT &&
+		    !options.percent_limit_given)
 			options.percent_limit = 0.5;
 		status = run(&options, options.inputs, options.input_count);
 	}

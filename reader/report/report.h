@@ -69,6 +69,7 @@ struct view_options {
 	int width;			/* columns to fit; 0 = unlimited */
 	int show_children;		/* flat: a total % column (callers' view) */
 	size_t json_max_depth;		/* tree JSON: deeper nodes are cut; 0 = VIEW_JSON_MAX_DEPTH */
+	int flame_inverted;		/* HTML: the page opens in its inverted view */
 };
 
 /*
@@ -123,6 +124,18 @@ int view_flat_json(const struct report_data *data, const struct view_options *op
 		   FILE *out);
 int view_tree_json(const struct report_data *data, const struct view_options *options,
 		   FILE *out);
+
+/*
+ * Flame graphs of the call tree, files for a browser (flame-html.c,
+ * flame-svg.c, flame.js): nodes below percent_limit are left out with
+ * their subtrees.  HTML: one page, its data the caller-first tree
+ * (data->tree_callee must be 0: the page inverts it itself, and opens
+ * inverted with flame_inverted).  SVG: static, inverted when the tree is.
+ */
+int view_html(const struct report_data *data, const struct view_options *options,
+	      FILE *out);
+int view_svg(const struct report_data *data, const struct view_options *options,
+	     FILE *out);
 
 /* The header lines every text view starts with ("# host: ..."), then "#". */
 void view_print_header(const struct session_summary *header, FILE *out);
@@ -216,6 +229,7 @@ struct aggregate_options {
 	int callee;			/* tree: leaf at the top */
 	int children;			/* flat: totals, and callers without self time */
 	int want_tree;			/* build the call tree (tree, folded views) */
+	int tree_lines;			/* tree: a frame per function and file:line */
 	const char *focus;		/* only stacks through this function */
 	size_t max_frames;		/* per sample; longer chains are cut */
 };

@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The flame graph as one HTML page: no network, no other file.  The page
+ * is a fixed skeleton, flame.css and flame.js (embedded at build time by
+ * flame-embed.sh), and the call tree as JSON in a
+ * <script type="application/json"> block that flame.js parses and draws
+ * on a canvas.
+ *
+ * The data, version 1 (flame.js is its only reader):
+ *   "facts":   [[label, value, warn], ...]   the header, in order
+ *   "total_period", "total_samples"           what shares are of
+ *   "percent_limit", "hidden_nodes", "hidden_period"
+ *                                             subtrees left out by the limit
+ *   "inverted":  boolean                      open in the inverted view
+ *   "strings":   [string, ...]                every name, once
+ *   "symbols":   [name, dso, srcline, flags, offset, ...]  five numbers a
+ *                symbol: string indexes (-1: none); flags 1 kernel, 2
+ *                inlined, 4 resolved, 8 a process (name is its comm);
+ *                offset the "0x..." of an unresolved address
+ *   "nodes":     [symbol, children, period, self_period, samples,
+ *                self_samples, ...]  six numbers a node, in preorder from
+ *                the root (symbol -1), each node followed by its
+ *                "children" shown children's subtrees, heaviest first
+ *
+ * Only the caller-first tree is embedded: a node's self samples are the
+ * stacks that end there, so the tree is the capture's stacks, shared
+ * prefixes written once, and flame.js inverts it when asked.
+ *
+ * Capture strings are untrusted.  They are only ever JSON strings here,
+ * with '<', '>', '&', U+2028 and U+2029 escaped, so nothing in them can
+ * close the script element or start markup; flame.js puts them into the
+ * page with textContent and fillText, never as HTML.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "flame.h"
+
+enum { SYMBOL_KERNEL = 1, SYMBOL_INLINED = 2, SYMBOL_RESOLVED = 4, SYMBOL_COMM = 8 };
+
+/* Pointer -> index, open addressing; interned names make pointers keys. */
+struct index_table {
+	const void **keys;
+	uint32_t *values;
+	size_t count, capacity;
+};
+
+struct html_writer {
+	FILE *out;
+	const struct report_data *data;
+	double limit;
+	struct index_table strings, symbols, comms;
+	const char **string_list;
+	char **offset_texts;		/* the "0x..." strings, owned */
+	size_t offset_count;
+	int32_t *symbol_fields;		/* five a symbol */
+	size_t symbol_count, symbol_capacity, string_capacity;
+	uint64_t hidden_nodes, hidden_period;
+	size_t written;			/* nodes, for line breaks */
+};
+
+static uint64_t pointer_hash(const void *p)
+{
+	uint64_t x = (uintptr_t)p;
+
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return x;
+}
+
+/* The index of key, or UINT32_MAX with *slot where to put it. */
+static uint32_t table_find(struct index_table *t, const void *key, size_t *slot)
+{
+	size_t k = pointer_hash(key) & (t->capacity - 1);
+
+	while (t->keys[k]) {
+		if (t->keys[k] == key)
+			return t->values[k];
+		k = (k + 1) & (t->capacity - 1);
+	}
+	*slot = k;
+	return UINT32_MAX;
+}
+
+static int table_grow(struct index_table *t)
+{
+	struct index_table grown = { .capacity = t->capacity ? 2 * t->capacity : 1024 };
+
+	grown.keys = calloc(grown.capacity, sizeof(*grown.keys));
+	grown.values = calloc(grown.capacity, sizeof(*grown.values));
+	if (!grown.keys || !grown.values) {
+		free(grown.keys);
+		free(grown.values);
+		return -1;
+	}
+	for (size_t i = 0; i < t->capacity; i++) {
+		size_t slot;
+
+		if (t->keys[i] && table_find(&grown, t->keys[i], &slot) == UINT32_MAX) {
+			grown.keys[slot] = t->keys[i];
+			grown.values[slot] = t->values[i];
+		}
+	}
+	grown.count = t->count;
+	free(t->keys);
+	free(t->values);
+	*t = grown;
+	return 0;
+}
+
+/* Finds key or adds it as value; returns its index, or -1 without memory. */
+static int64_t table_get(struct index_table *t, const void *key, uint32_t value, int *added)
+{
+	size_t slot;
+	uint32_t found;
+
+	*added = 0;
+	if ((t->count + 1) * 2 > t->capacity && table_grow(t) < 0)
+		return -1;
+	found = table_find(t, key, &slot);
+	if (found != UINT32_MAX)
+		return found;
+	t->keys[slot] = key;
+	t->values[slot] = value;
+	t->count++;
+	*added = 1;
+	return value;
+}
+
+static void table_free(struct index_table *t)
+{
+	free(t->keys);
+	free(t->values);
+}
+
+static int64_t string_index(struct html_writer *w, const char *s)
+{
+	int added;
+	int64_t i;
+
+	if (!s)
+		return -1;
+	i = table_get(&w->strings, s, (uint32_t)w->strings.count, &added);
+	if (i < 0 || !added)
+		return i;
+	if (w->strings.count > w->string_capacity) {
+		size_t capacity = w->string_capacity ? 2 * w->string_capacity : 1024;
+		const char **grown = reallocarray(w->string_list, capacity, sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		w->string_list = grown;
+		w->string_capacity = capacity;
+	}
+	w->string_list[i] = s;
+	return i;
+}
+
+/* A symbol's five fields; the comm's when symbol is NULL. */
+static int64_t symbol_index(struct html_writer *w, const struct call_node *node)
+{
+	const struct report_symbol *s = node->symbol;
+	const char *comm = node->comm ? node->comm : "[unknown]";
+	int32_t fields[5] = { -1, -1, -1, 0, -1 };
+	int added;
+	int64_t i;
+
+	i = s ? table_get(&w->symbols, s, (uint32_t)w->symbol_count, &added) :
+		table_get(&w->comms, comm, (uint32_t)w->symbol_count, &added);
+	if (i < 0 || !added)
+		return i;
+	if (s) {
+		int64_t name = string_index(w, view_symbol_name(s));
+		int64_t dso = string_index(w, s->dso);
+		int64_t line = string_index(w, s->srcline);
+
+		if (name < 0 || (s->dso && dso < 0) || (s->srcline && line < 0))
+			return -1;
+		fields[0] = (int32_t)name;
+		fields[1] = (int32_t)dso;
+		fields[2] = (int32_t)line;
+		fields[3] = (s->kernel ? SYMBOL_KERNEL : 0) | (s->inlined ? SYMBOL_INLINED : 0) |
+			    (s->resolved ? SYMBOL_RESOLVED : 0);
+		if (!s->resolved) {
+			char **grown = reallocarray(w->offset_texts, w->offset_count + 1,
+						    sizeof(*grown));
+			int64_t offset;
+
+			if (!grown)
+				return -1;
+			w->offset_texts = grown;
+			if (asprintf(&grown[w->offset_count], "0x%" PRIx64, s->unknown_offset) < 0)
+				return -1;
+			offset = string_index(w, grown[w->offset_count++]);
+			if (offset < 0)
+				return -1;
+			fields[4] = (int32_t)offset;
+		}
+	} else {
+		int64_t name = string_index(w, comm);
+
+		if (name < 0)
+			return -1;
+		fields[0] = (int32_t)name;
+		fields[3] = SYMBOL_COMM;
+	}
+	if (w->symbol_count == w->symbol_capacity) {
+		size_t capacity = w->symbol_capacity ? 2 * w->symbol_capacity : 1024;
+		int32_t *grown = reallocarray(w->symbol_fields, capacity, 5 * sizeof(*grown));
+
+		if (!grown)
+			return -1;
+		w->symbol_fields = grown;
+		w->symbol_capacity = capacity;
+	}
+	memcpy(w->symbol_fields + 5 * w->symbol_count, fields, sizeof(fields));
+	w->symbol_count++;
+	return i;
+}
+
+/* ---- JSON for a script element --------------------------------------- */
+
+static void html_json_string(FILE *out, const char *s)
+{
+	uint32_t code;
+	size_t n;
+
+	fputc('"', out);
+	for (; (n = flame_next_char(s, &code)); s += n) {
+		switch (code) {
+		case '"':	fputs("\\\"", out); break;
+		case '\\':	fputs("\\\\", out); break;
+		/* "</script>", "<!--" and entities must not appear, even in a string. */
+		case '<':	fputs("\\u003c", out); break;
+		case '>':	fputs("\\u003e", out); break;
+		case '&':	fputs("\\u0026", out); break;
+		/* Line terminators to older JavaScript parsers. */
+		case 0x2028:	fputs("\\u2028", out); break;
+		case 0x2029:	fputs("\\u2029", out); break;
+		case 0xfffd:	fputs("\\ufffd", out); break;
+		default:	fwrite(s, 1, n, out); break;
+		}
+	}
+	fputc('"', out);
+}
+
+static int write_node(struct html_writer *w, const struct call_node *node, int root,
+		      size_t shown)
+{
+	int64_t symbol = root ? -1 : symbol_index(w, node);
+
+	if (!root && symbol < 0)
+		return -1;
+	fprintf(w->out, "%s%" PRId64 ",%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+		w->written ? (w->written % 8 ? "," : ",\n") : "", symbol, shown,
+		node->total_period, node->self_period, node->total_samples, node->self_samples);
+	w->written++;
+	w->hidden_nodes += node->child_count - shown;
+	for (size_t i = shown; i < node->child_count; i++)
+		w->hidden_period += node->children[i]->total_period;
+	return 0;
+}
+
+/* The nodes in preorder, with an explicit stack: stacks can be thousands deep. */
+static int write_nodes(struct html_writer *w)
+{
+	static const struct call_node empty;
+	const struct call_node *root = w->data->tree ? w->data->tree : &empty;
+	uint64_t total = w->data->total_period;
+	struct flame_stack stack = { 0 };
+	size_t shown = flame_shown_children(root, total, w->limit);
+	int err = 0;
+
+	if (write_node(w, root, 1, shown) < 0 || !flame_push(&stack, root, shown, 0))
+		err = -1;
+	while (!err && stack.count) {
+		struct flame_frame *top = &stack.frames[stack.count - 1];
+		const struct call_node *child;
+
+		if (top->next == top->shown) {
+			stack.count--;
+			continue;
+		}
+		child = top->node->children[top->next++];
+		shown = flame_shown_children(child, total, w->limit);
+		if (write_node(w, child, 0, shown) < 0 || !flame_push(&stack, child, shown, 0))
+			err = -1;
+	}
+	flame_stack_free(&stack);
+	return err;
+}
+
+static void write_facts(FILE *out, const struct flame_fact *facts, int count)
+{
+	fputs("\"facts\":[", out);
+	for (int i = 0; i < count; i++) {
+		fputs(i ? ",[" : "[", out);
+		html_json_string(out, facts[i].label);
+		fputc(',', out);
+		html_json_string(out, facts[i].value);
+		fprintf(out, ",%d]", facts[i].warn);
+	}
+	fputs("],\n", out);
+}
+
+static int write_data(struct html_writer *w, const struct view_options *options)
+{
+	const struct report_data *data = w->data;
+	double limit = options->percent_limit;
+	uint64_t hundredths = limit > 0 && limit < 1e15 ? (uint64_t)(limit * 100 + 0.5) : 0;
+	struct flame_fact facts[FLAME_MAX_FACTS];
+	int fact_count = flame_facts(&data->header, facts);
+	FILE *out = w->out;
+
+	if (fact_count < 0)
+		return -1;
+	fputs("{\"version\":1,\n", out);
+	write_facts(out, facts, fact_count);
+	flame_facts_free(facts, fact_count);
+	fprintf(out, "\"total_period\":%" PRIu64 ",\"total_samples\":%" PRIu64
+		",\"percent_limit\":%" PRIu64 ".%02" PRIu64 ",\"inverted\":%s,\n\"nodes\":[\n",
+		data->total_period, data->total_samples, hundredths / 100, hundredths % 100,
+		options->flame_inverted ? "true" : "false");
+	if (write_nodes(w) < 0)
+		return -1;
+	fprintf(out, "],\n\"hidden_nodes\":%" PRIu64 ",\"hidden_period\":%" PRIu64
+		",\n\"symbols\":[", w->hidden_nodes, w->hidden_period);
+	for (size_t i = 0; i < w->symbol_count; i++) {
+		const int32_t *f = w->symbol_fields + 5 * i;
+
+		fprintf(out, "%s%d,%d,%d,%d,%d", i ? (i % 16 ? "," : ",\n") : "",
+			f[0], f[1], f[2], f[3], f[4]);
+	}
+	fputs("],\n\"strings\":[", out);
+	for (size_t i = 0; i < w->strings.count; i++) {
+		fputs(i ? ",\n" : "\n", out);
+		html_json_string(out, w->string_list[i]);
+	}
+	fputs("]}\n", out);
+	return 0;
+}
+
+/* ---- the page -------------------------------------------------------- */
+
+/*
+ * default-src 'none': the page can fetch nothing, whatever a bug in
+ * flame.js or a browser extension tried; its own inline style and
+ * script are all it runs.
+ */
+static const char page_head[] =
+	"<!DOCTYPE html>\n"
+	"<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	"script-src 'unsafe-inline'; style-src 'unsafe-inline'\">\n"
+	"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	"<meta name=\"generator\" content=\"perfrec-report " PACKAGE_VERSION "\">\n"
+	"<title>perfrec flame graph</title>\n<style>\n";
+
+static const char page_body[] =
+	"</style>\n</head>\n<body>\n"
+	"<header>\n<h1 id=\"title\">perfrec flame graph</h1>\n<dl id=\"facts\"></dl>\n</header>\n"
+	"<div id=\"toolbar\">\n"
+	"<button type=\"button\" id=\"reset\" title=\"Show everything again (Esc)\">Reset zoom</button>\n"
+	"<label title=\"Leaf functions at the root, their callers below (i)\">"
+	"<input type=\"checkbox\" id=\"invert\"> Inverted</label>\n"
+	"<label>Process <select id=\"process\"><option value=\"-1\">all</option></select></label>\n"
+	"<input type=\"search\" id=\"search\" placeholder=\"Search functions (/)\" "
+	"spellcheck=\"false\" autocomplete=\"off\">\n"
+	"<label title=\"Take the search as a JavaScript regular expression\">"
+	"<input type=\"checkbox\" id=\"regex\"> Regex</label>\n"
+	"<span id=\"match\" aria-live=\"polite\"></span>\n"
+	"</div>\n"
+	"<div id=\"status\"></div>\n"
+	"<div id=\"chart\"><canvas id=\"flame\"></canvas></div>\n"
+	"<div id=\"tip\" role=\"tooltip\" hidden></div>\n"
+	"<noscript><p>This flame graph is drawn by JavaScript: allow it for this file.</p></noscript>\n"
+	"<script type=\"application/json\" id=\"flame-data\">\n";
+
+static const char page_script[] = "</script>\n<script>\n";
+static const char page_end[] = "</script>\n</body>\n</html>\n";
+
+int view_html(const struct report_data *data, const struct view_options *options, FILE *out)
+{
+	struct html_writer w = { .out = out, .data = data, .limit = options->percent_limit };
+	int err;
+
+	fputs(page_head, out);
+	fwrite(flame_css, 1, flame_css_size, out);
+	fputs(page_body, out);
+	err = write_data(&w, options);
+	if (!err) {
+		fputs(page_script, out);
+		fwrite(flame_js, 1, flame_js_size, out);
+		fputs(page_end, out);
+	}
+	table_free(&w.strings);
+	table_free(&w.symbols);
+	table_free(&w.comms);
+	free(w.string_list);
+	free(w.symbol_fields);
+	for (size_t i = 0; i < w.offset_count; i++)
+		free(w.offset_texts[i]);
+	free(w.offset_texts);
+	if (err) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return view_finish(out);
+}

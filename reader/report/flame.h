@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef PERFREC_REPORT_FLAME_H
+#define PERFREC_REPORT_FLAME_H
+
+/*
+ * What the two flame graphs (flame-html.c, flame-svg.c) share: the facts
+ * of their header, which nodes of the call tree they show, the colour of
+ * a frame, and strings from captures made safe for markup.  view.h's
+ * helpers print for terminals; these write for a browser, where the
+ * danger is markup and invalid characters rather than escape sequences.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "view.h"
+
+/* The facts of the header: label, value, and whether it is a warning. */
+struct flame_fact {
+	const char *label;
+	char *value;			/* malloc'd; from the capture: escape it */
+	int warn;			/* lost or dropped data, damaged files */
+};
+
+#define FLAME_MAX_FACTS	8
+
+/* Fills facts (FLAME_MAX_FACTS of room); returns how many, -1 without memory. */
+int flame_facts(const struct session_summary *header, struct flame_fact *facts);
+void flame_facts_free(struct flame_fact *facts, int count);
+
+/*
+ * How many of node's children are shown: children are sorted heaviest
+ * first, so those at or above the limit are a prefix of them.
+ */
+size_t flame_shown_children(const struct call_node *node, uint64_t total, double limit);
+
+/* A frame's label: the function, the process name, or "all" at the root. */
+const char *flame_label(const struct call_node *node, int root);
+
+/*
+ * The frame's colour as "#rrggbb": warm for user code, blue for the
+ * kernel, grey for [unknown] and the processes.  flame.js computes the
+ * same from the same name (FNV-1a over its bytes: equal for ASCII names),
+ * so the page and the SVG of one capture look alike.
+ */
+void flame_color(const char *name, int kernel, int comm, char out[8]);
+
+/*
+ * The next character of s for markup: *code is its code point, or
+ * U+FFFD for a byte that is not part of valid UTF-8, for what XML 1.0
+ * does not allow (C0 controls, U+FFFE, U+FFFF), and for tabs, newlines,
+ * DEL and C1 controls, which a one-line label cannot show either.
+ * Returns the bytes consumed, 0 at the end.
+ */
+size_t flame_next_char(const char *s, uint32_t *code);
+
+/* A growable stack of the walk over the tree (no recursion: trees are deep). */
+struct flame_frame {
+	const struct call_node *node;
+	size_t next;			/* next child to visit */
+	size_t shown;			/* children shown */
+	double x;			/* SVG: left edge, pixels */
+	double child_x;			/* SVG: where the next child starts */
+	size_t depth;
+};
+
+struct flame_stack {
+	struct flame_frame *frames;
+	size_t count, capacity;
+};
+
+/* Pushes a frame; NULL without memory. */
+struct flame_frame *flame_push(struct flame_stack *stack, const struct call_node *node,
+			       size_t shown, double x);
+void flame_stack_free(struct flame_stack *stack);
+
+/* The CSS and JavaScript of the page, from flame.css and flame.js (flame-embed.sh). */
+extern const char flame_css[];
+extern const size_t flame_css_size;
+extern const char flame_js[];
+extern const size_t flame_js_size;
+
+#endif

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+//
+// Drives Debian's chromium (puppeteer-core: no browser of its own) over a
+// flame graph page of perfrec-report --format=html, as a person would:
+// typing, clicking, hovering.  Run by tests/test-flame-html.sh:
+//
+//   node flame-check.js workload PAGE TOTAL SELF SCREENSHOT
+//       a capture of tests/workload, burn_hot's TOTAL and SELF percent in
+//       the flat view: searching burn_hot reports TOTAL within 0.5 points
+//       (both count each stack through it once); a click on burn_hot zooms
+//       it to the full width; Reset and Esc zoom out; the tooltip tells
+//       the function, its DSO, samples and share; the inverted view has
+//       burn_hot right under the process, SELF wide within 0.5 points, and
+//       the same search share; the i key turns it off; the screenshots
+//       (PNG, plus -zoomed and -inverted ones) are not blank
+//   node flame-check.js hostile PAGE SCREENSHOT
+//       names with markup: no dialog, no script or element of theirs in
+//       the page, each shown as its literal text
+//   node flame-check.js big PAGE MAX_MS
+//       100,000 nodes and more: loaded and drawn within MAX_MS, search
+//       and inversion timed too
+//
+// Every mode fails on a console error, an uncaught exception, or any
+// request but the page's own file.  Prints "flame-check: ..." notes;
+// exits 1 with "flame-check: FAIL: ..." on the first failed check.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const zlib = require('zlib');
+const puppeteer = require('puppeteer-core');
+
+const [mode, page_path, ...rest] = process.argv.slice(2);
+const chromium = process.env.CHROMIUM || '/usr/bin/chromium';
+const url = 'file://' + path.resolve(page_path);
+
+function note(text) {
+	console.log('flame-check: ' + text);
+}
+
+class Failure extends Error {}
+
+function check(ok, text) {
+	if (!ok)
+		throw new Failure(text);
+}
+
+// Distinct colours of a PNG as puppeteer writes it: 8-bit RGB or RGBA,
+// not interlaced.  Enough of a decoder to tell a drawing from a blank.
+function pngColours(buffer) {
+	check(buffer.readUInt32BE(12) === 0x49484452, 'screenshot: not a PNG');
+	const width = buffer.readUInt32BE(16), height = buffer.readUInt32BE(20);
+	const depth = buffer[24], type = buffer[25], interlace = buffer[28];
+	check(depth === 8 && (type === 2 || type === 6) && !interlace,
+	      `screenshot: PNG of depth ${depth}, colour type ${type}, interlace ${interlace}`);
+	const channels = type === 6 ? 4 : 3, stride = width * channels;
+	const parts = [];
+	for (let at = 8; at < buffer.length;) {
+		const length = buffer.readUInt32BE(at), kind = buffer.toString('latin1', at + 4, at + 8);
+		if (kind === 'IDAT')
+			parts.push(buffer.subarray(at + 8, at + 8 + length));
+		at += 12 + length;
+	}
+	const raw = zlib.inflateSync(Buffer.concat(parts));
+	const out = Buffer.alloc(stride * height);
+	const colours = new Set();
+	for (let y = 0; y < height; y++) {
+		const filter = raw[y * (stride + 1)];
+		const line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+		for (let x = 0; x < stride; x++) {
+			const a = x >= channels ? out[y * stride + x - channels] : 0;
+			const b = y ? out[(y - 1) * stride + x] : 0;
+			const c = x >= channels && y ? out[(y - 1) * stride + x - channels] : 0;
+			let v = line[x];
+			if (filter === 1) v += a;
+			else if (filter === 2) v += b;
+			else if (filter === 3) v += (a + b) >> 1;
+			else if (filter === 4) {
+				const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+				v += pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+			}
+			out[y * stride + x] = v & 255;
+		}
+		for (let x = 0; x < stride; x += channels)
+			colours.add((out[y * stride + x] << 16) | (out[y * stride + x + 1] << 8) | out[y * stride + x + 2]);
+	}
+	return { width, height, colours: colours.size };
+}
+
+async function open(browser) {
+	const page = await browser.newPage();
+	const problems = [];
+	page.on('console', (message) => {
+		if (message.type() === 'error' || message.type() === 'warn')
+			problems.push(`console ${message.type()}: ${message.text()}`);
+	});
+	page.on('pageerror', (error) => problems.push('uncaught: ' + error.message));
+	page.on('dialog', async (dialog) => {
+		problems.push(`a ${dialog.type()} dialog: ${dialog.message()}`);
+		await dialog.dismiss();
+	});
+	await page.setRequestInterception(true);
+	page.on('request', (request) => {
+		if (request.url() === url) {
+			request.continue();
+		} else {
+			problems.push('a request for ' + request.url().slice(0, 200));
+			request.abort();
+		}
+	});
+	await page.setViewport({ width: 1280, height: 900, deviceScaleFactor: 1 });
+	const begin = Date.now();
+	await page.goto(url, { waitUntil: 'load' });
+	await page.waitForFunction(() => window.perfrecFlame && window.perfrecFlame.ready, { timeout: 30000 });
+	const loadMs = Date.now() - begin;
+	return { page, problems, loadMs };
+}
+
+const frames = (page) => page.evaluate(() => window.perfrecFlame.frames());
+const chartWidth = (page) => page.evaluate(() => window.perfrecFlame.width());
+
+// Clicks (or hovers) a frame near its left end, scrolled into view first.
+async function atFrame(page, frame, action) {
+	const offset = { x: frame.x + Math.min(frame.width / 2, 40), y: frame.y + frame.height / 2 };
+	await page.$eval('#flame', (canvas, y) => {
+		const top = canvas.getBoundingClientRect().top + window.scrollY;
+		window.scrollTo(0, Math.max(top + y - window.innerHeight / 2, 0));
+	}, offset.y);
+	const box = await (await page.$('#flame')).boundingBox();
+	if (action === 'click')
+		await page.mouse.click(box.x + offset.x, box.y + offset.y);
+	else
+		await page.mouse.move(box.x + offset.x, box.y + offset.y);
+}
+
+function widest(list, name) {
+	return list.filter((f) => f.name === name && !f.faded).sort((a, b) => b.width - a.width)[0];
+}
+
+async function search(page, text) {
+	await page.click('#search', { clickCount: 3 });
+	await page.keyboard.press('Backspace');
+	await page.type('#search', text);
+	await page.keyboard.press('Enter');
+	return page.$eval('#match', (e) => e.textContent);
+}
+
+async function workload(browser, flatPercent, selfPercent, screenshot) {
+	const { page, problems, loadMs } = await open(browser);
+	note(`loaded in ${loadMs} ms, ${await page.evaluate(() => window.perfrecFlame.nodeCount())} nodes`);
+	const facts = await page.$eval('#facts', (e) => e.textContent);
+	for (const label of ['Host', 'Kernel', 'Event', 'Time', 'Samples', 'Lost'])
+		check(facts.includes(label), `the header has no ${label}: ${facts}`);
+	check(/999 Hz/.test(facts), `the header does not give the sampling frequency: ${facts}`);
+
+	const text = await search(page, 'burn_hot');
+	const share = Number((/Matched: ([0-9.]+)%/.exec(text) || [])[1]);
+	note(`search burn_hot: "${text}"; the flat view: ${flatPercent}%`);
+	check(Math.abs(share - Number(flatPercent)) <= 0.5,
+	      `search share ${share}% is not within 0.5 points of the flat view's ${flatPercent}%`);
+	const shares = await page.evaluate(() => window.perfrecFlame.matched());
+	check(shares && Math.abs(shares.share - share) < 0.01, 'the shown share is not the computed one');
+	// A regular expression: burn_(hot|warm) is both, each sample once.
+	await page.click('#regex');
+	const both = Number((/Matched: ([0-9.]+)%/.exec(await search(page, '^burn_(hot|warm)$')) || [])[1]);
+	note(`regex ^burn_(hot|warm)$: ${both}%`);
+	check(both > share + 5 && both <= 100, `regex search: ${both}% is not more than burn_hot's ${share}%`);
+	await page.click('#regex');
+	await search(page, 'burn_hot');
+
+	const width = await chartWidth(page);
+	let hot = widest(await frames(page), 'burn_hot');
+	check(hot, 'no burn_hot frame drawn');
+	note(`burn_hot's widest frame: ${hot.width.toFixed(1)} of ${width} px`);
+	await atFrame(page, hot, 'hover');
+	const tip = await page.$eval('#tip', (e) => (e.hidden ? '' : e.textContent));
+	note(`tooltip: ${JSON.stringify(tip)}`);
+	check(tip.includes('burn_hot') && tip.includes('DSO: workload') && /Samples: \d+ \(\d+\.\d\d%\)/.test(tip),
+	      'the tooltip does not give function, DSO, samples and share');
+	await page.screenshot({ path: screenshot, fullPage: true });
+	const png = pngColours(fs.readFileSync(screenshot));
+	note(`screenshot ${screenshot}: ${png.width}x${png.height}, ${png.colours} colours`);
+	check(png.colours >= 20, `the screenshot has ${png.colours} colours: blank?`);
+
+	await atFrame(page, hot, 'click');
+	const zoomed = widest(await frames(page), 'burn_hot');
+	note(`after a click on burn_hot: ${zoomed.width.toFixed(1)} px wide`);
+	check(Math.abs(zoomed.width - width) < 0.5, `clicked burn_hot is ${zoomed.width} px wide, not ${width}`);
+	const status = await page.$eval('#status', (e) => e.textContent);
+	check(status.includes('Zoomed to') && status.includes('burn_hot'), `status after the zoom: ${status}`);
+	await page.screenshot({ path: screenshot.replace(/\.png$/, '-zoomed.png'), fullPage: true });
+
+	await page.click('#reset');
+	let all = (await frames(page)).find((f) => f.name === 'all');
+	hot = widest(await frames(page), 'burn_hot');
+	check(all && Math.abs(all.width - width) < 0.5 && !all.faded && hot.width < width - 1,
+	      'Reset did not zoom out to "all"');
+	// Esc zooms out too.
+	await atFrame(page, hot, 'click');
+	await page.$eval('#search', (e) => e.blur());
+	await page.keyboard.press('Escape');
+	all = (await frames(page)).find((f) => f.name === 'all');
+	check(all && !all.faded, 'Esc did not zoom out');
+
+	await page.click('#invert');
+	check(await page.evaluate(() => window.perfrecFlame.inverted()), 'the Inverted box did not invert');
+	const inverted = await frames(page);
+	const root = inverted.filter((f) => f.depth === 2 && f.name === 'burn_hot');
+	const below = inverted.find((f) => f.depth === 1 && f.name === 'workload');
+	check(root.length === 1 && below, 'inverted: no burn_hot frame right under the workload process');
+	note(`inverted: burn_hot right under "workload", ${(100 * root[0].width / width).toFixed(2)}% of the width, ` +
+	     `computed in ${(await page.evaluate(() => window.perfrecFlame.invertMs())).toFixed(1)} ms`);
+	check(Math.abs(100 * root[0].width / width - Number(selfPercent)) <= 0.5,
+	      `inverted: burn_hot is not as wide as its flat self share, ${selfPercent}%`);
+	const again = Number((/Matched: ([0-9.]+)%/.exec(await page.$eval('#match', (e) => e.textContent)) || [])[1]);
+	check(Math.abs(again - share) < 0.01, `inverted: the search share is ${again}%, caller-first ${share}%`);
+	check(root[0].y < 3 * 16, 'inverted: the leaves are not at the top');
+	await page.screenshot({ path: screenshot.replace(/\.png$/, '-inverted.png'), fullPage: true });
+	await page.keyboard.press('i');
+	check(!(await page.evaluate(() => window.perfrecFlame.inverted())), 'the i key did not turn inversion off');
+	return problems;
+}
+
+async function hostile(browser, screenshot) {
+	const { page, problems } = await open(browser);
+	const found = await page.evaluate(() => ({
+		scripts: document.scripts.length,
+		elements: document.querySelectorAll('img, b, i, style').length,
+		styles: document.querySelectorAll('style').length,
+		facts: document.getElementById('facts').textContent,
+		title: document.title,
+		options: [...document.querySelectorAll('#process option')].map((o) => o.text),
+	}));
+	note(`scripts ${found.scripts}, style elements ${found.styles}, title ${JSON.stringify(found.title)}`);
+	check(found.scripts === 2, `${found.scripts} script elements, expected the data's and the page's`);
+	check(found.elements === 1, `${found.elements} img/b/i/style elements: markup from the capture got in`);
+	check(found.facts.includes('<b>host</b>&"\'</script>'), `the host is not shown literally: ${found.facts}`);
+	check(found.options.some((o) => o.startsWith('</script><script>alert(1)</script>')),
+	      `the process list does not show the hostile comm literally: ${JSON.stringify(found.options)}`);
+	const names = new Set((await frames(page)).map((f) => f.name));
+	for (const name of ['</script><script>alert(1)</script>', '<img/src=x/onerror=alert(2)>',
+			    'a&b<c>"d\'e&amp;', ']]><!--x-->', 'sep\u2028ara\u2029tors', '</style><b>bold</b>'])
+		check(names.has(name), `no frame named ${JSON.stringify(name)}`);
+	check([...names].some((n) => n.startsWith('bad\ufffd')), 'invalid UTF-8 is not shown as U+FFFD');
+	const text = await search(page, 'alert');
+	note(`search alert: ${text}`);
+	check(/Matched: [1-9]/.test(text), 'search finds no hostile frame');
+	const frame = (await frames(page)).find((f) => f.name.startsWith('</script>') && f.depth > 1);
+	await atFrame(page, frame, 'hover');
+	const tip = await page.$eval('#tip', (e) => e.textContent);
+	check(tip.includes('</script><script>alert(1)</script>'), `the tooltip: ${tip}`);
+	await page.screenshot({ path: screenshot, fullPage: true });
+	check(await page.evaluate(() => document.scripts.length) === 2, 'a script element appeared');
+	return problems;
+}
+
+async function big(browser, maxMs) {
+	const { page, problems, loadMs } = await open(browser);
+	const info = await page.evaluate(() => ({
+		nodes: window.perfrecFlame.nodeCount(),
+		timings: window.perfrecFlame.timings,
+		drawn: window.perfrecFlame.frames().length,
+	}));
+	const t = info.timings;
+	note(`${info.nodes} nodes: loaded and drawn in ${loadMs} ms (parse ${t.parse.toFixed(0)} ms, ` +
+	     `tree ${t.build.toFixed(0)} ms, first draw ${t.firstDraw.toFixed(0)} ms, ${info.drawn} frames drawn)`);
+	check(info.nodes >= 100000, `only ${info.nodes} nodes`);
+	check(loadMs <= maxMs, `${loadMs} ms to load and draw, more than ${maxMs}`);
+	let begin = Date.now();
+	const text = await search(page, 'fn_0123');
+	note(`search fn_0123: ${text} in ${Date.now() - begin} ms`);
+	check(/Matched: [0-9.]*[1-9]/.test(text), 'the search matched nothing');
+	const deep = (await frames(page)).filter((f) => f.depth === 3).sort((a, b) => b.width - a.width)[0];
+	check(deep, 'no frame drawn 3 deep');
+	begin = Date.now();
+	await atFrame(page, deep, 'click');
+	const zoomed = await page.evaluate(() => ({ ms: window.perfrecFlame.lastDrawMs(), drawn: window.perfrecFlame.frames().length }));
+	note(`zoom into ${deep.name}: ${Date.now() - begin} ms with the click, ${zoomed.ms.toFixed(1)} ms to draw ${zoomed.drawn} frames`);
+	begin = Date.now();
+	await page.click('#invert');
+	const invertMs = Date.now() - begin;
+	const inverted = await page.evaluate(() => ({ nodes: window.perfrecFlame.nodeCount(), ms: window.perfrecFlame.invertMs() }));
+	note(`inverted: ${inverted.nodes} nodes, built in ${inverted.ms.toFixed(0)} ms, ${invertMs} ms with the click and the draw`);
+	check(invertMs <= maxMs, `inverting took ${invertMs} ms`);
+	return problems;
+}
+
+(async () => {
+	let browser;
+	let status = 0;
+	try {
+		browser = await puppeteer.launch({
+			executablePath: chromium,
+			headless: true,
+			// Root in a container: no sandbox.  No GPU, no first-run chatter.
+			args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-extensions',
+			       '--disable-background-networking', '--disable-sync'],
+		});
+		note(`${await browser.version()}, puppeteer-core ${require('puppeteer-core/package.json').version}`);
+		let problems;
+		if (mode === 'workload')
+			problems = await workload(browser, rest[0], rest[1], rest[2]);
+		else if (mode === 'hostile')
+			problems = await hostile(browser, rest[0]);
+		else if (mode === 'big')
+			problems = await big(browser, Number(rest[0]));
+		else
+			throw new Failure('unknown mode ' + mode);
+		check(problems.length === 0, 'the page: ' + problems.join('; '));
+		note(`${mode}: no console error, no request but the page itself`);
+	} catch (error) {
+		console.log('flame-check: FAIL: ' + (error instanceof Failure ? error.message : error.stack));
+		status = 1;
+	} finally {
+		if (browser)
+			await browser.close();
+	}
+	process.exit(status);
+})();

@@ -1,0 +1,104 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# perfrec-report --format=html in a real browser: Debian's chromium,
+# headless, driven by puppeteer-core (tests/browser/flame-check.js, which
+# says what each run checks), on
+#   - a capture of tests/workload (burn_hot ~60%): the search for burn_hot
+#     gives the flat view's share of it (--children's Total%, which counts
+#     a stack once, as the search does) within 0.5 points; inverted,
+#     burn_hot right under the process is as wide as its self share within
+#     0.5 points; a click zooms burn_hot to the full width; Reset and Esc
+#     zoom out; the tooltip; the screenshots are not blank;
+#   - report-hostile --markup (markup, quotes, U+2028, invalid UTF-8 in the
+#     host, comms and symbols): no dialog, no element of theirs, shown as
+#     their literal text;
+#   - report-hostile --big (160,000 nodes): loaded and drawn within 5 s.
+# Every page: no console error, no request but the file itself.
+#
+# Before the browser, the files themselves: one file that names no other
+# (no URL, src=, href=, url(), @import), and two script elements however
+# hostile the names.  Screenshots are kept as tests/test-flame-html-*.png
+# in the build directory, to look at.
+#
+# SKIP (77) without node, chromium or puppeteer-core (scripts/setup-debian.sh
+# installs them: chromium and nodejs from Debian, `npm ci` in tests/browser).
+test_name=test-flame-html
+. "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
+
+hostile=$top_builddir/tests/report-hostile
+[ -x "$hostile" ] || { echo "$test_name: $hostile not built" >&2; exit 99; }
+browser_dir=$(cd "$top_srcdir/tests/browser" && pwd)
+shots=$(cd "$top_builddir/tests" && pwd)
+
+# The page alone: no reference to anything outside it.
+static_checks() {
+	page=$1
+	scripts=$(grep -o -i '<script' "$page" | wc -l)
+	closes=$(grep -o -i '</script' "$page" | wc -l)
+	[ "$scripts" -eq 2 ] && [ "$closes" -eq 2 ] ||
+		fail "$page: $scripts '<script' and $closes '</script', expected 2 and 2"
+	# The data block is JSON strings, names with '<' escaped: not markup.
+	if awk '/^<script type="application\/json"/ { data = 1 } !data { print } /^<\/script>/ { data = 0 }' "$page" |
+		grep -n -i -E 'https?:|//[a-z0-9.-]+\.[a-z]{2,}/|src=|href=|url\(|@import' >"$work/references"; then
+		head -n 5 "$work/references" >&2
+		fail "$page refers to something outside itself"
+	fi
+}
+
+check "a capture of the workload; the flat view of it"
+capture "$work/capture" $favour "$workload" --seconds 3 --threads 2
+report_ok "$work/flat" "$work/capture"
+self=$(flat_percent "$work/flat" burn_hot workload)
+report_ok "$work/children" --children "$work/capture"
+total=$(awk '!/^#/ && $5 == "burn_hot" && $6 == "workload" { sub(/%$/, "", $2); print $2; exit }' "$work/children")
+[ -n "$total" ] || fail "no burn_hot row in the flat view"
+note "flat view: burn_hot self $self%, with callees $total%"
+
+check "perfrec-report -o FILE.html writes one file that refers to nothing else"
+report_ok "$work/out" -o "$work/workload.html" "$work/capture"
+[ ! -s "$work/out" ] || fail "-o FILE.html also printed to stdout"
+static_checks "$work/workload.html"
+note "$(wc -c <"$work/workload.html") bytes"
+
+check "markup in the capture's names cannot close the data's script element"
+"$hostile" --markup "$work/markup.prf" || fail "report-hostile --markup failed"
+report_ok "$work/out" --format=html -o "$work/markup.html" "$work/markup.prf"
+static_checks "$work/markup.html"
+grep -q 'alert(1)' "$work/markup.html" || fail "the hostile names are not in the page at all"
+
+"$hostile" --big "$work/big.prf" || fail "report-hostile --big failed"
+report_ok "$work/out" -o "$work/big.html" "$work/big.prf"
+note "big tree page: $(wc -c <"$work/big.html") bytes"
+
+command -v node >/dev/null 2>&1 || skip "no node (apt-get install nodejs npm)"
+chromium=${CHROMIUM:-/usr/bin/chromium}
+[ -x "$chromium" ] || skip "no $chromium (apt-get install chromium)"
+NODE_PATH=$browser_dir/node_modules${NODE_PATH:+:$NODE_PATH}
+export NODE_PATH CHROMIUM=$chromium
+node -e 'require.resolve("puppeteer-core")' 2>/dev/null ||
+	skip "no puppeteer-core in $browser_dir/node_modules (npm ci there; scripts/setup-debian.sh does)"
+
+# A browser takes a few hundred MB: one at a time, whatever make -j runs.
+browse() {
+	timeout 300 node "$browser_dir/flame-check.js" "$@" >"$work/browser.out" 2>&1 ||
+		{ cat "$work/browser.out" >&2; fail "flame-check.js $1 failed (status $?)"; }
+	sed "s/^/$test_name: /" "$work/browser.out"
+}
+
+# Chromium takes both CPUs for a while: the tests that sample wait, as
+# their workloads would lose the CPU time their checks count on.
+hold_cpus_exclusively
+
+check "in chromium: search, zoom, reset, tooltip, inverted view, screenshot (workload)"
+browse workload "$work/workload.html" "$total" "$self" "$shots/test-flame-html-workload.png"
+shares=$(sed -n 's/.*search burn_hot: "Matched: \([0-9.]*\)%.*/\1/p' "$work/browser.out")
+# Self is less by the samples of kernel code on top of burn_hot: a note.
+note "search share $shares%; flat view: self $self%, with callees $total%"
+
+check "in chromium: hostile names stay text"
+browse hostile "$work/markup.html" "$shots/test-flame-html-hostile.png"
+
+check "in chromium: a tree of 100,000 nodes and more loads and draws within 5 s"
+browse big "$work/big.html" 5000
+note "PASS"
