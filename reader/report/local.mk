@@ -6,6 +6,7 @@ reader_report_libperfrec_report_a_SOURCES = \
 	reader/report/output.c \
 	reader/report/view-common.c \
 	reader/report/view-diff.c \
+	reader/report/baseline-match.c \
 	reader/report/view-flat.c \
 	reader/report/view-tree.c \
 	reader/report/view-folded.c \

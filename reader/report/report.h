@@ -50,6 +50,14 @@ struct call_node {
 	uint64_t total_samples, self_samples;
 	struct call_node **children;	/* sorted by total_period, descending */
 	size_t child_count;
+	/*
+	 * Against --baseline (report_match_baseline()): the baseline's node
+	 * of the same stack, its periods copied here for the writers; NULL
+	 * and 0 for a stack the baseline does not have, and without one.
+	 * Set on the baseline's tree too, pointing back (its base_* 0).
+	 */
+	struct call_node *other;
+	uint64_t base_total_period, base_self_period;
 };
 
 struct report_data {
@@ -61,6 +69,13 @@ struct report_data {
 	int tree_callee;		/* 1: inverted (leaf at the top) */
 	uint64_t total_period;
 	uint64_t total_samples;
+	/*
+	 * Set by report_match_baseline(): the profile compared with (its
+	 * header and total_period), and its stacks that have no node in this
+	 * tree: the topmost such nodes and their period, the baseline's.
+	 */
+	const struct report_data *baseline;
+	uint64_t gone_nodes, gone_period;
 };
 
 struct view_options {
@@ -120,6 +135,17 @@ int view_folded(const struct report_data *data, FILE *out);
 int view_flat_diff(const struct report_data *base, const struct report_data *data,
 		   const struct view_options *options, FILE *out);
 int view_folded_diff(const struct report_data *base, const struct report_data *data, FILE *out);
+
+/*
+ * Matches data's call tree with base's, stack by stack, for the
+ * differential flame graphs: a first level by process name, then frames
+ * by function name, DSO, source line (with --lines), kernel and inlined
+ * flags (and the offset of an unresolved address).  Fills the nodes'
+ * other and base_* fields, data->baseline and the gone counts.  Both
+ * trees must be built alike (both caller-first or both inverted).  0 or
+ * -ENOMEM.
+ */
+int report_match_baseline(struct report_data *data, struct report_data *base);
 int view_flat_json(const struct report_data *data, const struct view_options *options,
 		   FILE *out);
 int view_tree_json(const struct report_data *data, const struct view_options *options,
@@ -131,6 +157,9 @@ int view_tree_json(const struct report_data *data, const struct view_options *op
  * their subtrees.  HTML: one page, its data the caller-first tree
  * (data->tree_callee must be 0: the page inverts it itself, and opens
  * inverted with flame_inverted).  SVG: static, inverted when the tree is.
+ * With data->baseline set (report_match_baseline()), differential: the
+ * widths are data's, each frame's colour is the change of its share
+ * against the baseline's (flame.h, flame_diff_color()).
  */
 int view_html(const struct report_data *data, const struct view_options *options,
 	      FILE *out);
