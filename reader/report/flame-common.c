@@ -52,10 +52,26 @@ static void wall_time(const struct session_summary *header, uint64_t ns, int wit
 		snprintf(text + n, size - n, ".%03" PRIu32, nanoseconds / 1000000);
 }
 
-int flame_facts(const struct session_summary *h, struct flame_fact *facts)
+/* The capture's span: "2024-05-01 12:00:00.123 – 12:00:04.123 UTC (4.000 s)". */
+static int time_text(const struct session_summary *h, char **text)
 {
 	uint64_t span = h->end_ns > h->start_ns ? h->end_ns - h->start_ns : 0;
 	char start[64], end[64];
+
+	wall_time(h, h->start_ns, 1, start, sizeof(start));
+	wall_time(h, h->end_ns, span >= 86400ull * 1000000000, end, sizeof(end));
+	if (!h->start_ns && !h->end_ns)
+		return asprintf(text, "unknown");
+	if (*start && *end)
+		return asprintf(text, "%s \u2013 %s UTC (%" PRIu64 ".%03" PRIu64 " s)",
+				start, end, span / 1000000000, span % 1000000000 / 1000000);
+	return asprintf(text, "%" PRIu64 " ns on the capture clock, %" PRIu64 ".%03" PRIu64 " s",
+			h->start_ns, span / 1000000000, span % 1000000000 / 1000000);
+}
+
+int flame_facts(const struct session_summary *h, struct flame_fact *facts)
+{
+	char *time = NULL;
 	int count = 0, ok = 1;
 
 	ok &= !fact(facts, &count, "Host", 0, "%s (%s)", or_unknown(h->hostname),
@@ -63,17 +79,8 @@ int flame_facts(const struct session_summary *h, struct flame_fact *facts)
 	ok &= !fact(facts, &count, "Kernel", 0, "%s", or_unknown(h->kernel_release));
 	ok &= !fact(facts, &count, "Event", 0, "%s%s%s", or_unknown(h->event),
 		    h->sampling && *h->sampling ? ", " : "", h->sampling ? h->sampling : "");
-	wall_time(h, h->start_ns, 1, start, sizeof(start));
-	wall_time(h, h->end_ns, span >= 86400ull * 1000000000, end, sizeof(end));
-	if (!h->start_ns && !h->end_ns)
-		ok &= !fact(facts, &count, "Time", 0, "unknown");
-	else if (*start && *end)
-		ok &= !fact(facts, &count, "Time", 0, "%s \u2013 %s UTC (%" PRIu64 ".%03" PRIu64 " s)",
-			    start, end, span / 1000000000, span % 1000000000 / 1000000);
-	else
-		ok &= !fact(facts, &count, "Time", 0, "%" PRIu64 " ns on the capture clock, %"
-			    PRIu64 ".%03" PRIu64 " s", h->start_ns, span / 1000000000,
-			    span % 1000000000 / 1000000);
+	ok &= time_text(h, &time) >= 0 && !fact(facts, &count, "Time", 0, "%s", time);
+	free(time);
 	if (h->samples != h->samples_total)
 		ok &= !fact(facts, &count, "Samples", 0, "%" PRIu64 " of %" PRIu64 " (filtered)",
 			    h->samples, h->samples_total);
@@ -84,6 +91,40 @@ int flame_facts(const struct session_summary *h, struct flame_fact *facts)
 		    "%" PRIu64 " samples, %" PRIu64 " records dropped", h->lost, h->dropped);
 	ok &= !fact(facts, &count, "Files", h->damaged_files != 0, "%zu%s", h->files,
 		    h->damaged_files ? " (some damaged or cut short: only their readable parts)" : "");
+	if (!ok) {
+		flame_facts_free(facts, count);
+		return -1;
+	}
+	return count;
+}
+
+int flame_baseline_facts(const struct report_data *data, struct flame_fact *facts, int count)
+{
+	const struct report_data *base = data->baseline;
+	const struct session_summary *h;
+	char *time = NULL, percent[32];
+	int ok = 1;
+
+	if (!base)
+		return count;
+	h = &base->header;
+	/* Damage or lost data in the baseline skews its shares as much. */
+	ok &= time_text(h, &time) >= 0 &&
+	      !fact(facts, &count, "Baseline", h->lost || h->dropped || h->damaged_files,
+		    "%" PRIu64 " samples, %zu file%s (%s%s), %s%s", h->samples, h->files,
+		    h->files == 1 ? "" : "s",
+		    h->file_names && h->files ? h->file_names[0] : "unknown",
+		    h->files > 1 ? ", ..." : "", time,
+		    h->lost || h->dropped || h->damaged_files ? "; lost data or damaged files" : "");
+	free(time);
+	if (data->gone_nodes)
+		ok &= !fact(facts, &count, "Gone", 0, "%" PRIu64 " stack%s of the baseline, %s of its "
+			    "samples, have no frame here: not drawn", data->gone_nodes,
+			    data->gone_nodes == 1 ? "" : "s",
+			    view_percent(percent, sizeof(percent), data->gone_period,
+					 base->total_period));
+	else
+		ok &= !fact(facts, &count, "Gone", 0, "none: every stack of the baseline is here");
 	if (!ok) {
 		flame_facts_free(facts, count);
 		return -1;
@@ -177,6 +218,51 @@ void flame_color(const char *name, int kernel, int comm, char out[8])
 	}
 	snprintf(out, 8, "#%02x%02x%02x", channel(hue, s, l, 0), channel(hue, s, l, 8),
 		 channel(hue, s, l, 4));
+}
+
+/* ---- differential colours --------------------------------------------- */
+
+double flame_delta(uint64_t period, uint64_t total, uint64_t base_period, uint64_t base_total)
+{
+	double now = total ? 100.0 * (double)period / (double)total : 0.0;
+	double before = base_total ? 100.0 * (double)base_period / (double)base_total : 0.0;
+
+	return now - before;
+}
+
+/* Neutral, then the ends of the scale: growth and shrinkage. */
+static const unsigned char neutral[3] = { 224, 224, 224 };
+static const unsigned char grown[3] = { 232, 62, 48 };
+static const unsigned char shrunk[3] = { 52, 108, 232 };
+
+void flame_diff_color(uint64_t period, uint64_t total, uint64_t base_period,
+		      uint64_t base_total, char out[8])
+{
+	double delta = flame_delta(period, total, base_period, base_total);
+	double t = (delta < 0 ? -delta : delta) / FLAME_DIFF_SCALE;
+	const unsigned char *end = delta < 0 ? shrunk : grown;
+	unsigned c[3];
+
+	if (!base_period)
+		t = 1, end = grown;		/* new: nothing to compare with */
+	t = t < 1 ? t : 1;
+	for (int i = 0; i < 3; i++)
+		c[i] = (unsigned)(neutral[i] + (end[i] - neutral[i]) * t + 0.5);
+	snprintf(out, 8, "#%02x%02x%02x", c[0], c[1], c[2]);
+}
+
+void flame_diff_text(char *buffer, size_t size, uint64_t period, uint64_t total,
+		     uint64_t base_period, uint64_t base_total)
+{
+	char now[32], before[32];
+
+	view_percent(now, sizeof(now), period, total);
+	if (!base_period)
+		snprintf(buffer, size, "%s (new: not in the baseline)", now);
+	else
+		snprintf(buffer, size, "%s (baseline %s, %+.2f)", now,
+			 view_percent(before, sizeof(before), base_period, base_total),
+			 flame_delta(period, total, base_period, base_total));
 }
 
 /* ---- characters ------------------------------------------------------ */

@@ -14,6 +14,11 @@
  *
  * The file is XML: capture strings are escaped, and characters XML does
  * not allow (controls, invalid UTF-8) become U+FFFD (flame_next_char).
+ *
+ * Against a baseline (data->baseline) the widths stay this profile's and
+ * the colours say the change (flame_diff_color()); the titles give both
+ * shares; more lines of facts name the baseline and say what of it is
+ * not drawn, and one what the colours mean.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -23,6 +28,7 @@
 #define PAD		10.0		/* left and right */
 #define ROW		16.0		/* a frame's height and its gap */
 #define TOP		84.0		/* title and facts above the frames */
+#define DIFF_TOP	138.0		/* ... with the baseline's, what is gone, the legend */
 #define FONT		12.0
 #define CHAR_WIDTH	7.3		/* a 12 px monospace character, a little over */
 #define MIN_WIDTH	0.1
@@ -66,6 +72,7 @@ struct svg_writer {
 	double scale;			/* pixels a period */
 	size_t rows;			/* deepest shown frame + 1 */
 	size_t frames;
+	double top;			/* TOP or DIFF_TOP */
 };
 
 /* Children shown: above the limit and at least MIN_WIDTH wide. */
@@ -102,6 +109,14 @@ static void write_title(struct svg_writer *w, const struct call_node *node, int 
 		fputs("\nSource: ", out);
 		xml_put(out, s->srcline, 0);
 	}
+	if (w->data->baseline) {
+		char text[96];
+
+		flame_diff_text(text, sizeof(text), node->total_period, w->data->total_period,
+				node->base_total_period, w->data->baseline->total_period);
+		fprintf(out, "\n%" PRIu64 " samples, %s</title>", node->total_samples, text);
+		return;
+	}
 	fprintf(out, "\n%" PRIu64 " samples, %s</title>", node->total_samples,
 		view_percent(percent, sizeof(percent), node->total_period, w->data->total_period));
 }
@@ -110,8 +125,8 @@ static void write_frame(struct svg_writer *w, const struct call_node *node, int 
 			double x, size_t depth)
 {
 	double width = (double)node->total_period * w->scale;
-	double y = w->data->tree_callee ? TOP + (double)depth * ROW :
-		   TOP + (double)(w->rows - 1 - depth) * ROW;
+	double y = w->data->tree_callee ? w->top + (double)depth * ROW :
+		   w->top + (double)(w->rows - 1 - depth) * ROW;
 	const char *label = flame_label(node, root);
 	size_t fit = width > 6 ? (size_t)((width - 6) / CHAR_WIDTH) : 0;
 	char color[8];
@@ -119,6 +134,9 @@ static void write_frame(struct svg_writer *w, const struct call_node *node, int 
 	flame_color(label, node->symbol && node->symbol->kernel, !root && !node->symbol, color);
 	if (root)
 		strcpy(color, "#c8ccd4");
+	if (w->data->baseline)
+		flame_diff_color(node->total_period, w->data->total_period, node->base_total_period,
+				 w->data->baseline->total_period, color);
 	fputs("<g class=\"frame\">", w->out);
 	write_title(w, node, root);
 	fprintf(w->out, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\"/>",
@@ -169,19 +187,23 @@ static int walk(struct svg_writer *w, int write)
 	return 0;
 }
 
-/* Two lines of facts under the title, each elided to the image's width. */
-static void write_facts(FILE *out, const struct flame_fact *facts, int count)
+/*
+ * Lines of facts under the title, each elided to the image's width: host,
+ * kernel, event; then time, samples, lost, files; then the baseline and
+ * what is gone of it.
+ */
+static void write_facts(FILE *out, const struct flame_fact *facts, int count, int lines)
 {
+	static const int first[] = { 0, 3, 7, 8 }, end[] = { 3, 7, 8, 9 };
 	size_t fit = (size_t)((WIDTH - 2 * PAD) / CHAR_WIDTH);
 
-	for (int line = 0; line < 2; line++) {
+	for (int line = 0; line < lines; line++) {
 		char text[2048];
 		size_t used = 0;
 		int warn = 0;
 
 		text[0] = '\0';
-		/* Host, kernel, event; then time, samples, lost, files. */
-		for (int i = line ? 3 : 0; i < (line ? count : 3) && i < count; i++) {
+		for (int i = first[line]; i < end[line] && i < count; i++) {
 			int n = snprintf(text + used, sizeof(text) - used, "%s%s: %s",
 					 used ? " \xc2\xb7 " : "", facts[i].label, facts[i].value);
 
@@ -197,6 +219,20 @@ static void write_facts(FILE *out, const struct flame_fact *facts, int count)
 	}
 }
 
+/* What the colours of a differential graph mean, in them. */
+static void write_legend(FILE *out, double y)
+{
+	char grew[8], shrank[8];
+
+	flame_diff_color(2, 10, 1, 10, grew);
+	flame_diff_color(1, 10, 2, 10, shrank);
+	fprintf(out, "<text x=\"%.0f\" y=\"%.0f\">Widths: this profile. Colours: the change of a "
+		"frame's share against the baseline, full at %.0f points: "
+		"<tspan fill=\"%s\" font-weight=\"bold\">red grew</tspan> (or is new), "
+		"<tspan fill=\"%s\" font-weight=\"bold\">blue shrank</tspan>, grey the same."
+		"</text>\n", PAD, y, FLAME_DIFF_SCALE, grew, shrank);
+}
+
 int view_svg(const struct report_data *data, const struct view_options *options, FILE *out)
 {
 	struct svg_writer w = { .out = out, .data = data, .limit = options->percent_limit };
@@ -204,11 +240,14 @@ int view_svg(const struct report_data *data, const struct view_options *options,
 	int fact_count;
 	double height;
 
+	w.top = data->baseline ? DIFF_TOP : TOP;
 	w.scale = data->total_period ? (WIDTH - 2 * PAD) / (double)data->total_period : 0;
 	if (walk(&w, 0) < 0)
 		return -1;
-	height = TOP + (double)w.rows * ROW + PAD;
+	height = w.top + (double)w.rows * ROW + PAD;
 	fact_count = flame_facts(&data->header, facts);
+	if (fact_count >= 0)
+		fact_count = flame_baseline_facts(data, facts, fact_count);
 	if (fact_count < 0)
 		return -1;
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
@@ -219,12 +258,14 @@ int view_svg(const struct report_data *data, const struct view_options *options,
 	      "pointer-events:none}.frame:hover rect{stroke:#000}</style>\n", out);
 	fprintf(out, "<rect class=\"background\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f6\"/>\n"
 		"<text x=\"%.0f\" y=\"24\" font-size=\"17\" font-family=\"sans-serif\">"
-		"perfrec flame graph%s</text>\n", PAD,
+		"perfrec %sflame graph%s</text>\n", PAD, data->baseline ? "differential " : "",
 		data->tree_callee ? " (inverted: callees first)" : "");
-	write_facts(out, facts, fact_count);
+	write_facts(out, facts, fact_count, data->baseline ? 4 : 2);
 	flame_facts_free(facts, fact_count);
+	if (data->baseline)
+		write_legend(out, 120);
 	if (!data->total_period)
-		fprintf(out, "<text x=\"%.0f\" y=\"%.0f\">no samples</text>\n", PAD, TOP + FONT);
+		fprintf(out, "<text x=\"%.0f\" y=\"%.0f\">no samples</text>\n", PAD, w.top + FONT);
 	else if (walk(&w, 1) < 0)
 		return -1;
 	fputs("</svg>\n", out);

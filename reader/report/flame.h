@@ -21,10 +21,18 @@ struct flame_fact {
 	int warn;			/* lost or dropped data, damaged files */
 };
 
-#define FLAME_MAX_FACTS	8
+#define FLAME_MAX_FACTS	10
 
 /* Fills facts (FLAME_MAX_FACTS of room); returns how many, -1 without memory. */
 int flame_facts(const struct session_summary *header, struct flame_fact *facts);
+
+/*
+ * With data->baseline: appends "Baseline" (its samples, files and time)
+ * and "Gone" (its stacks this profile does not have) to the count facts
+ * of flame_facts(); returns the new count, -1 without memory (facts are
+ * freed then).  Without a baseline returns count.
+ */
+int flame_baseline_facts(const struct report_data *data, struct flame_fact *facts, int count);
 void flame_facts_free(struct flame_fact *facts, int count);
 
 /*
@@ -45,6 +53,21 @@ const char *flame_label(const struct call_node *node, int root);
 void flame_color(const char *name, int kernel, int comm, char out[8]);
 
 /*
+ * Differential graphs: a frame's colour says how its share (of each
+ * side's own total) changed against the baseline: red it grew, blue it
+ * shrank, the stronger the larger the change, full at FLAME_DIFF_SCALE
+ * points; light grey when unchanged; full red for a stack the baseline
+ * does not have (base_period 0).  flame.js computes the same.
+ */
+#define FLAME_DIFF_SCALE	10.0
+double flame_delta(uint64_t period, uint64_t total, uint64_t base_period, uint64_t base_total);
+void flame_diff_color(uint64_t period, uint64_t total, uint64_t base_period,
+		      uint64_t base_total, char out[8]);
+/* "19.33% (baseline 57.22%, -37.89)", or "19.33% (new: not in the baseline)". */
+void flame_diff_text(char *buffer, size_t size, uint64_t period, uint64_t total,
+		     uint64_t base_period, uint64_t base_total);
+
+/*
  * The next character of s for markup: *code is its code point, or
  * U+FFFD for a byte that is not part of valid UTF-8, for what XML 1.0
  * does not allow (C0 controls, U+FFFE, U+FFFF), and for tabs, newlines,
@@ -61,6 +84,8 @@ struct flame_frame {
 	double x;			/* SVG: left edge, pixels */
 	double child_x;			/* SVG: where the next child starts */
 	size_t depth;
+	int gone;			/* HTML diff: a node of the baseline's tree only */
+	size_t base_next;		/* HTML diff: next child of node->other to look at */
 };
 
 struct flame_stack {
