@@ -26,6 +26,15 @@
  * stacks that end there, so the tree is the capture's stacks, shared
  * prefixes written once, and flame.js inverts it when asked.
  *
+ * Against a baseline (report_match_baseline()), "baseline":
+ * {"total_period", "total_samples", "gone_nodes", "gone_period", "scale"}
+ * and eight numbers a node: the six, then the baseline's period and self
+ * period of the same stack (0: new).  The baseline's stacks that have no
+ * node here follow each node's own children, with periods and samples 0
+ * (never drawn: they have no width), so that the inverted tree flame.js
+ * computes has the baseline's shares whole; their symbols are the
+ * baseline's, equal in content to this profile's (flame.js merges them).
+ *
  * Capture strings are untrusted.  They are only ever JSON strings here,
  * with '<', '>', '&', U+2028 and U+2029 escaped, so nothing in them can
  * close the script element or start markup; flame.js puts them into the
@@ -246,21 +255,84 @@ static void html_json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/*
+ * A node: gone, one of the baseline's tree only (its periods are the
+ * baseline's); children, those written after it, its own and gone ones.
+ */
 static int write_node(struct html_writer *w, const struct call_node *node, int root,
-		      size_t shown)
+		      int gone, size_t shown, size_t children)
 {
 	int64_t symbol = root ? -1 : symbol_index(w, node);
 
 	if (!root && symbol < 0)
 		return -1;
-	fprintf(w->out, "%s%" PRId64 ",%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
-		w->written ? (w->written % 8 ? "," : ",\n") : "", symbol, shown,
-		node->total_period, node->self_period, node->total_samples, node->self_samples);
+	fprintf(w->out, "%s%" PRId64 ",%zu,", w->written ? (w->written % 8 ? "," : ",\n") : "",
+		symbol, children);
+	if (gone)
+		fprintf(w->out, "0,0,0,0,%" PRIu64 ",%" PRIu64, node->total_period,
+			node->self_period);
+	else
+		fprintf(w->out, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, node->total_period,
+			node->self_period, node->total_samples, node->self_samples);
+	if (w->data->baseline && !gone)
+		fprintf(w->out, ",%" PRIu64 ",%" PRIu64, node->base_total_period,
+			node->base_self_period);
 	w->written++;
+	if (gone)
+		return 0;
 	w->hidden_nodes += node->child_count - shown;
 	for (size_t i = shown; i < node->child_count; i++)
 		w->hidden_period += node->children[i]->total_period;
 	return 0;
+}
+
+/* Whether a child of the baseline's node is written as a gone node. */
+static int gone_shown(const struct html_writer *w, const struct call_node *base_child)
+{
+	return !base_child->other && !view_below_limit(base_child->total_period,
+						       w->data->baseline->total_period, w->limit);
+}
+
+/*
+ * How many children node has in the page: shown of its own, then for a
+ * node with a baseline's the children of that which have no match here.
+ * A gone node's children are all gone; they are under the limit by the
+ * baseline's total.
+ */
+static size_t page_children(const struct html_writer *w, const struct call_node *node,
+			    int gone, size_t *shown)
+{
+	size_t n;
+
+	if (gone) {
+		*shown = flame_shown_children(node, w->data->baseline->total_period, w->limit);
+		return *shown;
+	}
+	*shown = flame_shown_children(node, w->data->total_period, w->limit);
+	n = *shown;
+	for (size_t i = 0; node->other && i < node->other->child_count; i++)
+		n += gone_shown(w, node->other->children[i]);
+	return n;
+}
+
+/* The next child of the top frame, NULL when there is none; *gone for a gone one. */
+static const struct call_node *next_child(const struct html_writer *w, struct flame_frame *top,
+					  int *gone)
+{
+	const struct call_node *other = top->gone ? NULL : top->node->other;
+
+	*gone = top->gone;
+	if (top->next < top->shown)
+		return top->node->children[top->next++];
+	while (other && top->base_next < other->child_count) {
+		const struct call_node *child = other->children[top->base_next++];
+
+		if (gone_shown(w, child)) {
+			*gone = 1;
+			return child;
+		}
+	}
+	return NULL;
 }
 
 /* The nodes in preorder, with an explicit stack: stacks can be thousands deep. */
@@ -268,25 +340,28 @@ static int write_nodes(struct html_writer *w)
 {
 	static const struct call_node empty;
 	const struct call_node *root = w->data->tree ? w->data->tree : &empty;
-	uint64_t total = w->data->total_period;
 	struct flame_stack stack = { 0 };
-	size_t shown = flame_shown_children(root, total, w->limit);
+	size_t shown, children = page_children(w, root, 0, &shown);
 	int err = 0;
 
-	if (write_node(w, root, 1, shown) < 0 || !flame_push(&stack, root, shown, 0))
+	if (write_node(w, root, 1, 0, shown, children) < 0 || !flame_push(&stack, root, shown, 0))
 		err = -1;
 	while (!err && stack.count) {
-		struct flame_frame *top = &stack.frames[stack.count - 1];
+		struct flame_frame *top = &stack.frames[stack.count - 1], *pushed;
 		const struct call_node *child;
+		int gone;
 
-		if (top->next == top->shown) {
+		child = next_child(w, top, &gone);
+		if (!child) {
 			stack.count--;
 			continue;
 		}
-		child = top->node->children[top->next++];
-		shown = flame_shown_children(child, total, w->limit);
-		if (write_node(w, child, 0, shown) < 0 || !flame_push(&stack, child, shown, 0))
+		children = page_children(w, child, gone, &shown);
+		if (write_node(w, child, 0, gone, shown, children) < 0 ||
+		    !(pushed = flame_push(&stack, child, shown, 0)))
 			err = -1;
+		else
+			pushed->gone = gone;
 	}
 	flame_stack_free(&stack);
 	return err;
@@ -314,15 +389,23 @@ static int write_data(struct html_writer *w, const struct view_options *options)
 	int fact_count = flame_facts(&data->header, facts);
 	FILE *out = w->out;
 
+	if (fact_count >= 0)
+		fact_count = flame_baseline_facts(data, facts, fact_count);
 	if (fact_count < 0)
 		return -1;
 	fputs("{\"version\":1,\n", out);
 	write_facts(out, facts, fact_count);
 	flame_facts_free(facts, fact_count);
 	fprintf(out, "\"total_period\":%" PRIu64 ",\"total_samples\":%" PRIu64
-		",\"percent_limit\":%" PRIu64 ".%02" PRIu64 ",\"inverted\":%s,\n\"nodes\":[\n",
+		",\"percent_limit\":%" PRIu64 ".%02" PRIu64 ",\"inverted\":%s,\n",
 		data->total_period, data->total_samples, hundredths / 100, hundredths % 100,
 		options->flame_inverted ? "true" : "false");
+	if (data->baseline)
+		fprintf(out, "\"baseline\":{\"total_period\":%" PRIu64 ",\"total_samples\":%" PRIu64
+			",\"gone_nodes\":%" PRIu64 ",\"gone_period\":%" PRIu64 ",\"scale\":%.0f},\n",
+			data->baseline->total_period, data->baseline->total_samples,
+			data->gone_nodes, data->gone_period, FLAME_DIFF_SCALE);
+	fputs("\"nodes\":[\n", out);
 	if (write_nodes(w) < 0)
 		return -1;
 	fprintf(out, "],\n\"hidden_nodes\":%" PRIu64 ",\"hidden_period\":%" PRIu64
@@ -360,7 +443,8 @@ static const char page_head[] =
 
 static const char page_body[] =
 	"</style>\n</head>\n<body>\n"
-	"<header>\n<h1 id=\"title\">perfrec flame graph</h1>\n<dl id=\"facts\"></dl>\n</header>\n"
+	"<header>\n<h1 id=\"title\">perfrec flame graph</h1>\n<dl id=\"facts\"></dl>\n"
+	"<p id=\"legend\" hidden></p>\n</header>\n"
 	"<div id=\"toolbar\">\n"
 	"<button type=\"button\" id=\"reset\" title=\"Show everything again (Esc)\">Reset zoom</button>\n"
 	"<label title=\"Leaf functions at the root, their callers below (i)\">"

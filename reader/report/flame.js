@@ -11,6 +11,12 @@
  *
  * Names come from the profiled machine and are untrusted: they reach the
  * page through textContent, option.text and fillText only.
+ *
+ * Against a baseline (data.baseline) the page is a differential flame
+ * graph: widths are this profile's, colours the change of each frame's
+ * share against the baseline's (diffColor(), as flame_diff_color() in
+ * flame-common.c), and the tooltip gives both shares.  Each tree carries
+ * the baseline's period of every node, the inverted one too.
  */
 'use strict';
 (function () {
@@ -26,6 +32,8 @@
 	const strings = data.strings;
 	const symbols = data.symbols;	/* name, dso, srcline, flags, offset */
 	const symbolCount = symbols.length / 5;
+	const diff = data.baseline || null;
+	const STRIDE = diff ? 8 : 6;	/* numbers a node in data.nodes */
 	const parsed = performance.now();
 
 	const canvas = $('flame');
@@ -46,30 +54,57 @@
 			sym: new Int32Array(n), parent: new Int32Array(n), depth: new Int32Array(n),
 			total: new Float64Array(n), self: new Float64Array(n),
 			samples: new Float64Array(n), selfSamples: new Float64Array(n),
+			base: new Float64Array(n), baseSelf: new Float64Array(n),
 			first: new Int32Array(n), count: new Int32Array(n),
 			kids: new Int32Array(Math.max(n - 1, 0)), maxDepth: 0,
 		};
 	}
 
-	/* The embedded tree: six numbers a node, preorder, with its child count. */
+	/*
+	 * The symbols a differential page's nodes use: the baseline's only
+	 * stacks come with symbols of their own, equal in content to this
+	 * profile's; each is mapped to the first of its kind, so that the
+	 * inverted tree merges their stacks.
+	 */
+	function canonicalSymbols() {
+		const canon = new Int32Array(symbolCount);
+		const seen = new Map();
+		for (let s = 0; s < symbolCount; s++) {
+			const o = s * 5;
+			const key = [str(symbols[o]), str(symbols[o + 1]), str(symbols[o + 2]),
+				     symbols[o + 3], str(symbols[o + 4])].join('\u0000');
+			const first = seen.get(key);
+			canon[s] = first === undefined ? s : first;
+			if (first === undefined)
+				seen.set(key, s);
+		}
+		return canon;
+	}
+
+	/* The embedded tree: STRIDE numbers a node, preorder, with its child count. */
 	function callerTree(nodes) {
-		const n = nodes.length / 6;
+		const n = nodes.length / STRIDE;
 		const t = newTree(n);
 		const open = [], left = [];
+		const canon = diff ? canonicalSymbols() : null;
 		let next = 0;
 
 		for (let i = 0; i < n; i++) {
-			const o = i * 6;
+			const o = i * STRIDE;
 
 			while (left.length && left[left.length - 1] === 0) {
 				open.pop();
 				left.pop();
 			}
-			t.sym[i] = nodes[o];
+			t.sym[i] = canon && nodes[o] >= 0 ? canon[nodes[o]] : nodes[o];
 			t.total[i] = nodes[o + 2];
 			t.self[i] = nodes[o + 3];
 			t.samples[i] = nodes[o + 4];
 			t.selfSamples[i] = nodes[o + 5];
+			if (diff) {
+				t.base[i] = nodes[o + 6];
+				t.baseSelf[i] = nodes[o + 7];
+			}
 			if (open.length) {
 				const p = open[open.length - 1];
 
@@ -96,13 +131,16 @@
 	 * samples in the caller tree are the stacks that end there, so each
 	 * such node gives one stack: its path up to its process, walked from
 	 * the node up.  Like the C tree, a node's self is the stacks whose
-	 * leaf it is (the level right below the process).
+	 * leaf it is (the level right below the process).  The baseline's
+	 * self periods give its stacks the same way (the page has all of
+	 * them, those this profile lacks with no width).
 	 */
 	function invertedTree(c) {
 		const S = symbolCount + 1;
 		const index = new Map();
 		const sym = [-1], parent = [-1], depth = [0];
 		const total = [c.total[0]], self = [0], samples = [c.samples[0]], selfSamples = [0];
+		const base = [c.base[0]], baseSelf = [0];
 		const top = new Int32Array(c.n);
 
 		function child(p, s) {
@@ -119,6 +157,8 @@
 				self.push(0);
 				samples.push(0);
 				selfSamples.push(0);
+				base.push(0);
+				baseSelf.push(0);
 			}
 			return k;
 		}
@@ -131,19 +171,22 @@
 				continue;
 			}
 			top[i] = top[p];
-			const w = c.self[i], ws = c.selfSamples[i];
-			if (!w && !ws)
+			const w = c.self[i], ws = c.selfSamples[i], bw = c.baseSelf[i];
+			if (!w && !ws && !bw)
 				continue;
 			let k = top[i];
 			total[k] += w;
 			samples[k] += ws;
+			base[k] += bw;
 			for (let m = i; c.depth[m] >= 2; m = c.parent[m]) {
 				k = child(k, c.sym[m]);
 				total[k] += w;
 				samples[k] += ws;
+				base[k] += bw;
 				if (m === i) {
 					self[k] += w;
 					selfSamples[k] += ws;
+					baseSelf[k] += bw;
 				}
 			}
 		}
@@ -155,6 +198,8 @@
 		t.self.set(self);
 		t.samples.set(samples);
 		t.selfSamples.set(selfSamples);
+		t.base.set(base);
+		t.baseSelf.set(baseSelf);
 		for (let i = 1; i < t.n; i++) {
 			t.count[t.parent[i]]++;
 			if (t.depth[i] > t.maxDepth)
@@ -236,6 +281,43 @@
 			muted[s] = hsl(hue, sat * 0.15, 0.82);
 		}
 		return mute ? muted[s] : colors[s];
+	}
+
+	/*
+	 * A differential frame's colour, as flame_diff_color(): the change of
+	 * its share (each side's of its own total) from light grey to red for
+	 * growth, to blue for shrinkage, full at diff.scale points; full red
+	 * for a stack the baseline does not have.
+	 */
+	const NEUTRAL = [224, 224, 224], GROWN = [232, 62, 48], SHRUNK = [52, 108, 232];
+
+	function share(part, whole) {
+		return whole ? 100 * part / whole : 0;
+	}
+
+	function delta(t, n) {
+		return share(t.total[n], data.total_period) - share(t.base[n], diff.total_period);
+	}
+
+	function diffColor(t, n) {
+		const d = delta(t, n);
+		let k = Math.min(Math.abs(d) / diff.scale, 1), end = d < 0 ? SHRUNK : GROWN;
+		if (!t.base[n]) {
+			k = 1;
+			end = GROWN;
+		}
+		const c = (i) => Math.floor(NEUTRAL[i] + (end[i] - NEUTRAL[i]) * k + 0.5);
+		return 'rgb(' + c(0) + ',' + c(1) + ',' + c(2) + ')';
+	}
+
+	/* "19.33% (baseline 57.22%, -37.89)", as flame_diff_text(). */
+	function diffText(t, n) {
+		const now = percent(t.total[n], data.total_period);
+		if (!t.base[n])
+			return now + ' (new: not in the baseline)';
+		const d = delta(t, n);
+		return now + ' (baseline ' + percent(t.base[n], diff.total_period) + ', ' +
+			(d >= 0 ? '+' : '') + d.toFixed(2) + ')';
 	}
 
 	/* ---- layout and drawing -------------------------------------- */
@@ -332,7 +414,7 @@
 			const hit = matching && s >= 0 && state.match[s];
 
 			ctx.globalAlpha = frames.faded[i] ? 0.55 : 1;
-			ctx.fillStyle = hit ? MATCH_COLOR : colorOf(s, matching);
+			ctx.fillStyle = hit ? MATCH_COLOR : diff && !matching ? diffColor(t, n) : colorOf(s, matching);
 			ctx.fillRect(x, y, Math.max(w - 1, 0.5), ROW - 1);
 			const chars = Math.floor((w - 6) / charWidth);
 			if (chars >= 3) {
@@ -505,6 +587,8 @@
 				line(tip, 'Source: ' + source);
 		}
 		line(tip, 'Samples: ' + t.samples[n] + ' (' + percent(t.total[n], t.total[0]) + ')');
+		if (diff)
+			line(tip, 'Share: ' + diffText(t, n));
 		if (t.self[n] > 0)
 			line(tip, 'Self: ' + t.selfSamples[n] + ' (' + percent(t.self[n], t.total[0]) + ')', 'more');
 		if (state.zoom !== 0 && !frames.faded[i])
@@ -624,11 +708,36 @@
 		div.append(dt, dd);
 		$('facts').appendChild(div);
 	}
+	const kind = diff ? 'perfrec differential flame graph' : 'perfrec flame graph';
+	$('title').textContent = kind;
 	if (data.facts.length && data.facts[0][0] === 'Host')
-		document.title = 'perfrec flame graph: ' + data.facts[0][1];
+		document.title = kind + ': ' + data.facts[0][1];
+	if (diff) {
+		/* What the colours mean, in them. */
+		const legend = $('legend');
+		const swatch = (color, text) => {
+			const span = document.createElement('span');
+			span.className = 'swatch';
+			span.style.background = color;
+			legend.append(span, text);
+		};
+		const rgb = (c) => 'rgb(' + c.join(',') + ')';
+		legend.append('Widths are this profile\'s; colours the change of each frame\'s share against the baseline\'s, ' +
+			      'full at \u00b1' + diff.scale + ' points: ');
+		swatch(rgb(GROWN), ' grew (or is new), ');
+		swatch(rgb(SHRUNK), ' shrank, ');
+		swatch(rgb(NEUTRAL), ' the same. ');
+		legend.append(diff.gone_nodes ? 'Stacks only in the baseline (' +
+			      percent(diff.gone_period, diff.total_period) + ' of it) have no width: not drawn.' :
+			      'Every stack of the baseline is here.');
+		legend.hidden = false;
+	}
 	const c = trees.caller;
 	for (let k = c.first[0]; k < c.first[0] + c.count[0]; k++) {
 		const n = c.kids[k], option = document.createElement('option');
+		/* A process only the baseline has has no frame to zoom to. */
+		if (!c.total[n])
+			continue;
 		option.value = String(c.sym[n]);
 		option.text = nameOf(c, n) + ' (' + percent(c.total[n], c.total[0]) + ')';
 		$('process').appendChild(option);
@@ -648,6 +757,9 @@
 		frames: () => frames.node.map((n, i) => ({
 			name: nameOf(tree(), n), x: frames.x[i], y: frameTop(frames.depth[i]),
 			width: frames.w[i], height: ROW, depth: frames.depth[i], faded: frames.faded[i],
+			share: share(tree().total[n], data.total_period),
+			base: diff ? share(tree().base[n], diff.total_period) : null,
+			color: diff ? diffColor(tree(), n) : null,
 		})),
 		width: () => chart.clientWidth,
 		ready: true,
