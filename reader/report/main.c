@@ -88,7 +88,8 @@ static void usage(FILE *out)
 "                                operands are\n"
 "      --baseline FILE|DIR       compare with this capture (repeatable): the flat\n"
 "                                view's shares and their change, sorted by size;\n"
-"                                the folded view's counts of both, per stack\n"
+"                                the folded view's counts of both, per stack;\n"
+"                                html and svg: frames coloured by the change\n"
 "  -s, --sort KEYS               flat keys: comm,pid,tid,dso,sym,srcline (default sym)\n"
 "      --lines                   attribute to file:line (same as adding srcline)\n"
 "      --inline                  flat: charge the innermost inlined function\n"
@@ -523,9 +524,13 @@ static int print_view(const struct report_options *o, const struct report_data *
 	return o->json ? view_flat_json(data, &view, out) : view_flat(data, &view, out);
 }
 
-/* The profile against --baseline's, both normalised by their totals. */
-static int print_diff(const struct report_options *o, const struct report_data *base,
-		      const struct report_data *data, FILE *out)
+/*
+ * The profile against --baseline's, both normalised by their totals; the
+ * flame graphs are data's, coloured by the change (data's tree is matched
+ * with base's for them).
+ */
+static int print_diff(const struct report_options *o, struct report_data *base,
+		      struct report_data *data, FILE *out)
 {
 	struct view_options view = {
 		.percent_limit = o->percent_limit,
@@ -533,6 +538,15 @@ static int print_diff(const struct report_options *o, const struct report_data *
 		.width = o->width ? o->width : terminal_width(),
 	};
 
+	if (o->format == FORMAT_HTML || o->format == FORMAT_SVG) {
+		int ret = report_match_baseline(data, base);
+
+		if (ret < 0) {
+			errno = -ret;
+			return -1;
+		}
+		return print_view(o, data, out);
+	}
 	if (o->view == VIEW_FOLDED)
 		return view_folded_diff(base, data, out);
 	return view_flat_diff(base, data, &view, out);
@@ -965,9 +979,10 @@ int main(int argc, char **argv)
 		;
 	else if (!options.input_count)
 		status = usage_error("no input: give capture files or directories");
-	else if (options.baseline_count && (options.format != FORMAT_TEXT || options.json ||
-					    (options.view != VIEW_FLAT && options.view != VIEW_FOLDED)))
-		status = usage_error("--baseline goes with the flat and folded views");
+	else if (options.baseline_count && options.format != FORMAT_HTML &&
+		 options.format != FORMAT_SVG && (options.format != FORMAT_TEXT || options.json ||
+		 (options.view != VIEW_FLAT && options.view != VIEW_FOLDED)))
+		status = usage_error("--baseline goes with the flat and folded views and the html and svg formats");
 	else if (options.format != FORMAT_TEXT && !options.output && isatty(STDOUT_FILENO))
 		status = usage_error("pprof, html and svg are files for other tools: give -o FILE");
 	else if (options.json && (options.view == VIEW_FOLDED || options.view == VIEW_SAMPLES))
