@@ -13,8 +13,9 @@ TESTS += tests/test-flame
 
 FLAME_TESTS = \
 	tests/test-flame-html.sh \
-	tests/test-flame-svg.sh
+	tests/test-flame-svg.sh \
+	tests/test-flame-diff.sh
 TESTS += $(FLAME_TESTS)
 EXTRA_DIST += $(FLAME_TESTS) tests/browser/package.json tests/browser/package-lock.json \
 	tests/browser/flame-check.js
-CLEANFILES += tests/test-flame-html-*.png
+CLEANFILES += tests/test-flame-html-*.png tests/test-flame-diff*.png

@@ -16,6 +16,16 @@
 //   node flame-check.js hostile PAGE SCREENSHOT
 //       names with markup: no dialog, no script or element of theirs in
 //       the page, each shown as its literal text
+//   node flame-check.js diff PAGE HOT_DELTA COLD_DELTA SCREENSHOT
+//       a differential page (--baseline) of two captures of tests/workload
+//       (--comm workload), burn_hot shrunk and burn_cold grown: the header
+//       and legend say it is a comparison and name the baseline; hovering
+//       burn_hot's widest frame shows both shares and a negative change,
+//       and it is blue-ish, burn_cold's red-ish with a positive one;
+//       inverted, burn_hot and burn_cold right under the process (their
+//       self shares) change by HOT_DELTA and COLD_DELTA (the flat diff's)
+//       within 0.02 points, and a hover there shows them; search still
+//       matches, a click still zooms; the screenshots are not blank
 //   node flame-check.js big PAGE MAX_MS
 //       100,000 nodes and more: loaded and drawn within MAX_MS, search
 //       and inversion timed too
@@ -253,6 +263,87 @@ async function hostile(browser, screenshot) {
 	return problems;
 }
 
+// "Share: 19.33% (baseline 57.22%, -37.89)" of a tooltip: [now, base, change].
+function tipShares(tip) {
+	const m = /Share: ([0-9.]+)% \(baseline ([0-9.]+)%, ([-+][0-9.]+)\)/.exec(tip);
+	return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : null;
+}
+
+// "rgb(r,g,b)": blue-ish (shrank) or red-ish (grew), clearly.
+function hue(color) {
+	const [r, g, b] = (/rgb\((\d+),(\d+),(\d+)\)/.exec(color) || []).slice(1).map(Number);
+	return b > r + 60 ? 'blue' : r > b + 60 ? 'red' : 'neutral';
+}
+
+async function diff(browser, hotDelta, coldDelta, screenshot) {
+	const { page, problems, loadMs } = await open(browser);
+	note(`loaded in ${loadMs} ms, ${await page.evaluate(() => window.perfrecFlame.nodeCount())} nodes`);
+	const head = await page.evaluate(() => ({
+		title: document.getElementById('title').textContent,
+		doc: document.title,
+		facts: document.getElementById('facts').textContent,
+		legend: document.getElementById('legend').hidden ? '' : document.getElementById('legend').textContent,
+	}));
+	note(`title ${JSON.stringify(head.title)}; legend ${JSON.stringify(head.legend)}`);
+	check(/differential/.test(head.title) && /differential/.test(head.doc), 'the title does not say it is a comparison');
+	check(/Baseline\d+ samples, 1 file \(.*base.*\.prf\)/.test(head.facts) && /Gone/.test(head.facts),
+	      `the header does not name the baseline: ${head.facts}`);
+	check(/baseline/.test(head.legend) && /grew/.test(head.legend) && /shrank/.test(head.legend),
+	      'no legend of the colours');
+
+	const width = await chartWidth(page);
+	const hover = async (frame) => {
+		await atFrame(page, frame, 'hover');
+		return page.$eval('#tip', (e) => (e.hidden ? '' : e.textContent));
+	};
+	const hot = widest(await frames(page), 'burn_hot'), cold = widest(await frames(page), 'burn_cold');
+	check(hot && cold, 'no burn_hot or burn_cold frame drawn');
+	let tip = await hover(hot);
+	note(`burn_hot tooltip: ${JSON.stringify(tip)}, colour ${hot.color}`);
+	let shares = tipShares(tip);
+	check(shares && shares[2] < 0 && shares[1] > shares[0], 'the burn_hot tooltip shows no shrinkage');
+	check(Math.abs(shares[2] - (hot.share - hot.base)) < 0.006, 'the tooltip\'s change is not the frame\'s');
+	check(hue(hot.color) === 'blue', `burn_hot is ${hot.color}, not blue-ish`);
+	tip = await hover(cold);
+	note(`burn_cold tooltip: ${JSON.stringify(tip)}, colour ${cold.color}`);
+	shares = tipShares(tip);
+	check(shares && shares[2] > 0, 'the burn_cold tooltip shows no growth');
+	check(hue(cold.color) === 'red', `burn_cold is ${cold.color}, not red-ish`);
+	const all = (await frames(page)).find((f) => f.name === 'all');
+	check(all && hue(all.color) === 'neutral' && Math.abs(all.share - all.base) < 1e-9, 'the root is not unchanged');
+	await atFrame(page, hot, 'hover');
+	await page.screenshot({ path: screenshot, fullPage: true });
+	const png = pngColours(fs.readFileSync(screenshot));
+	note(`screenshot ${screenshot}: ${png.width}x${png.height}, ${png.colours} colours`);
+	check(png.colours >= 20, `the screenshot has ${png.colours} colours: blank?`);
+
+	const text = await search(page, 'burn_hot');
+	check(/Matched: [1-9]/.test(text), `search burn_hot: ${text}`);
+	await search(page, '');
+	await atFrame(page, cold, 'click');
+	const zoomed = widest(await frames(page), 'burn_cold');
+	check(Math.abs(zoomed.width - width) < 0.5 && zoomed.color === cold.color,
+	      'a click on burn_cold does not zoom it, or changes its colour');
+	await page.keyboard.press('Escape');
+
+	await page.click('#invert');
+	const inverted = await frames(page);
+	for (const [name, expected] of [['burn_hot', hotDelta], ['burn_cold', coldDelta]]) {
+		const f = inverted.find((g) => g.depth === 2 && g.name === name);
+		check(f, `inverted: no ${name} right under the process`);
+		const change = f.share - f.base;
+		note(`inverted: ${name} ${f.share.toFixed(2)}% (baseline ${f.base.toFixed(2)}%, ${change.toFixed(2)}), ` +
+		     `the flat diff ${expected}`);
+		check(Math.abs(change - Number(expected)) <= 0.02,
+		      `inverted: ${name} changed by ${change.toFixed(2)}, the flat diff says ${expected}`);
+		const shown = tipShares(await hover(f));
+		check(shown && Math.abs(shown[2] - Number(expected)) <= 0.02,
+		      `inverted: the ${name} tooltip says ${JSON.stringify(shown)}`);
+	}
+	await page.screenshot({ path: screenshot.replace(/\.png$/, '-inverted.png'), fullPage: true });
+	return problems;
+}
+
 async function big(browser, maxMs) {
 	const { page, problems, loadMs } = await open(browser);
 	const info = await page.evaluate(() => ({
@@ -301,6 +392,8 @@ async function big(browser, maxMs) {
 			problems = await workload(browser, rest[0], rest[1], rest[2]);
 		else if (mode === 'hostile')
 			problems = await hostile(browser, rest[0]);
+		else if (mode === 'diff')
+			problems = await diff(browser, rest[0], rest[1], rest[2]);
 		else if (mode === 'big')
 			problems = await big(browser, Number(rest[0]));
 		else
