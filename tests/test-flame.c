@@ -4,7 +4,9 @@
  * by hand: the page's data exactly, names with markup, quotes, line
  * separators and invalid UTF-8 kept inside JSON strings and XML text, the
  * percent limit and what it leaves out, a 5000-deep chain (no recursion),
- * no samples at all.  What a browser makes of the page is
+ * no samples at all; against a baseline (report_match_baseline()): the
+ * matches, the colours and changes of a grown, a shrunk, an unchanged and
+ * a new frame, the baseline's stacks that have no frame.  What a browser makes of the page is
  * test-flame-html.sh's part.
  */
 #include <check.h>
@@ -249,6 +251,127 @@ START_TEST(test_no_samples)
 }
 END_TEST
 
+/* ---- against a baseline --------------------------------------------- */
+
+static struct report_data base;
+static struct call_node *base_other;
+
+/*
+ * The baseline, its symbols allocated apart (matched by content):
+ * workload 90%: main: other 35%, gone 35%, leaf 20%; idle 10%: poll.
+ * Against setup()'s: leaf grew by 40 points, other shrank by 5, workload
+ * and main are unchanged, the markup process is new; gone and idle are
+ * the baseline's only.
+ */
+static void match_baseline(void)
+{
+	struct call_node *root, *comm, *main_;
+
+	memset(&base, 0, sizeof(base));
+	base.header.hostname = "before";
+	base.header.samples = base.header.samples_total = 1000;
+	base.header.files = 1;
+	base.total_period = 1000000;
+	base.total_samples = 1000;
+	root = node(NULL, NULL, NULL, 1000000, 0);
+	comm = node(root, NULL, "workload", 900000, 0);
+	main_ = node(comm, symbol("main", "workload", 0), NULL, 900000, 0);
+	base_other = node(main_, symbol("other", "libother.so", 0), NULL, 350000, 350000);
+	node(main_, symbol("gone", "workload", 0), NULL, 350000, 350000);
+	node(main_, symbol("leaf", "workload", 0), NULL, 200000, 200000);
+	comm = node(root, NULL, "idle", 100000, 0);
+	node(comm, symbol("poll", "[kernel.kallsyms]", 1), NULL, 100000, 100000);
+	base.tree = root;
+	ck_assert_int_eq(report_match_baseline(&data, &base), 0);
+}
+
+START_TEST(test_match)
+{
+	const struct call_node *workload, *main_, *markup;
+
+	match_baseline();
+	ck_assert_ptr_eq(data.baseline, &base);
+	ck_assert_uint_eq(data.gone_nodes, 2);
+	ck_assert_uint_eq(data.gone_period, 450000);
+	ck_assert_ptr_eq(data.tree->other, base.tree);
+	ck_assert_uint_eq(data.tree->base_total_period, 1000000);
+	workload = data.tree->children[0];
+	main_ = workload->children[0];
+	markup = data.tree->children[1];
+	ck_assert_uint_eq(workload->base_total_period, 900000);
+	ck_assert_uint_eq(main_->base_total_period, 900000);
+	ck_assert_uint_eq(main_->children[0]->base_total_period, 200000);
+	ck_assert_uint_eq(main_->children[0]->base_self_period, 200000);
+	ck_assert_ptr_eq(main_->children[1]->other, base_other);
+	ck_assert_ptr_eq(base_other->other, main_->children[1]);
+	ck_assert_uint_eq(main_->children[1]->base_total_period, 350000);
+	ck_assert_ptr_null(markup->other);
+	ck_assert_uint_eq(markup->base_total_period, 0);
+	ck_assert_uint_eq(markup->children[0]->base_total_period, 0);
+	/* The baseline's own nodes point back, their base_* stay 0. */
+	ck_assert_ptr_null(base.tree->children[1]->other);
+	ck_assert_uint_eq(base.tree->children[0]->base_total_period, 0);
+}
+END_TEST
+
+START_TEST(test_svg_diff)
+{
+	const char *svg;
+
+	match_baseline();
+	svg = run(1, NULL);
+	ck_assert_ptr_nonnull(strstr(svg, ">perfrec differential flame graph</text>"));
+	ck_assert_ptr_nonnull(strstr(svg, ">Baseline: 1000 samples, 1 file (unknown), unknown</text>"));
+	ck_assert_ptr_nonnull(strstr(svg, ">Gone: 2 stacks of the baseline, 45.00% of its samples, "
+					  "have no frame here: not drawn</text>"));
+	ck_assert_ptr_nonnull(strstr(svg, "<tspan fill=\"#e83e30\" font-weight=\"bold\">red grew</tspan>"));
+	/* Grown by 40 points: full red; shrunk by 5: half blue; the same: grey; new: red. */
+	ck_assert_ptr_nonnull(strstr(svg, "<title>leaf\nDSO: workload\n600 samples, 60.00% "
+					  "(baseline 20.00%, +40.00)</title><rect x=\"10.00\" y=\"138.0\" "
+					  "width=\"708.00\" height=\"15.0\" fill=\"#e83e30\"/>"));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>other\nDSO: libother.so\n300 samples, 30.00% "
+					  "(baseline 35.00%, -5.00)</title><rect x=\"718.00\" y=\"138.0\" "
+					  "width=\"354.00\" height=\"15.0\" fill=\"#8aa6e4\"/>"));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>process workload\n900 samples, 90.00% "
+					  "(baseline 90.00%, +0.00)</title><rect x=\"10.00\" y=\"170.0\" "
+					  "width=\"1062.00\" height=\"15.0\" fill=\"#e0e0e0\"/>"));
+	ck_assert_ptr_nonnull(strstr(svg, "\n100 samples, 10.00% (new: not in the baseline)</title>"
+					  "<rect x=\"1072.00\" y=\"154.0\" width=\"118.00\" height=\"15.0\" "
+					  "fill=\"#e83e30\"/>"));
+	ck_assert_ptr_nonnull(strstr(svg, "<title>all\n1000 samples, 100.00% (baseline 100.00%, +0.00)"));
+	/* Drawn: this profile's frames only. */
+	ck_assert_uint_eq(count(svg, "<g class=\"frame\">"), 7);
+	ck_assert_ptr_null(strstr(svg, ">gone"));
+	ck_assert_ptr_null(strstr(svg, "poll"));
+}
+END_TEST
+
+START_TEST(test_html_diff)
+{
+	const char *page;
+
+	match_baseline();
+	page = run(0, NULL);
+	ck_assert_ptr_nonnull(strstr(page, "\"baseline\":{\"total_period\":1000000,\"total_samples\":1000,"
+					   "\"gone_nodes\":2,\"gone_period\":450000,\"scale\":10},\n"));
+	ck_assert_ptr_nonnull(strstr(page, "[\"Baseline\",\"1000 samples, 1 file (unknown), unknown\",0]"));
+	/*
+	 * Eight numbers a node, the baseline's period and self last; the
+	 * baseline's only stacks (gone, idle: poll) after each node's own
+	 * children, with no period of this profile.
+	 */
+	ck_assert_ptr_nonnull(strstr(page,
+		"\"nodes\":[\n-1,3,1000000,0,1000,0,1000000,0,0,1,900000,0,900,0,900000,0,"
+		"1,3,900000,0,900,0,900000,0,2,0,600000,600000,600,600,200000,200000,"
+		"3,0,300000,300000,300,300,350000,350000,4,0,0,0,0,0,350000,350000,"
+		"5,1,100000,0,100,0,0,0,6,0,100000,100000,100,100,0,0,\n"
+		"7,1,0,0,0,0,100000,0,8,0,0,0,0,0,100000,100000],\n"));
+	ck_assert_ptr_nonnull(strstr(page, "\"gone\""));
+	ck_assert_ptr_nonnull(strstr(page, "\"poll\""));
+	ck_assert_uint_eq(count(page, "<script"), 2);
+}
+END_TEST
+
 static Suite *flame_suite(void)
 {
 	Suite *s = suite_create("flame");
@@ -260,6 +383,9 @@ static Suite *flame_suite(void)
 	tcase_add_test(t, test_svg);
 	tcase_add_test(t, test_deep);
 	tcase_add_test(t, test_no_samples);
+	tcase_add_test(t, test_match);
+	tcase_add_test(t, test_svg_diff);
+	tcase_add_test(t, test_html_diff);
 	suite_add_tcase(s, t);
 	return s;
 }
