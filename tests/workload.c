@@ -31,7 +31,9 @@
  *                    function, for the tests of several events a run
  *   --print-shares   at the end print each function's measured share of
  *                    the CPU time of this process's threads (not the
- *                    child's), as lines "burn_hot=0.60"
+ *                    child's), as lines "burn_hot=0.60"; with
+ *                    --touch-pages also "touch_pages=N", the pages it wrote
+ *                    to (the page faults it made there)
  * The child, if any, is waited for before the program exits 0.
  */
 #include <errno.h>
@@ -58,6 +60,7 @@ struct worker {
 	double seconds;
 	int touch_pages;
 	uint64_t hot_ns, warm_ns, cold_ns;	/* CPU time spent in each */
+	uint64_t pages_touched;			/* by touch_pages: a fault each */
 };
 
 static volatile uint64_t workload_sink;
@@ -137,8 +140,10 @@ __attribute__((noinline)) void run_workload(struct worker *w)
 		w->hot_ns += burn_hot(HOT_NS, &state);
 		w->warm_ns += burn_warm(WARM_NS, &state);
 		w->cold_ns += burn_cold(COLD_NS, &state);
-		if (w->touch_pages)
+		if (w->touch_pages) {
 			touch_pages();
+			w->pages_touched += TOUCH_PAGES;
+		}
 	} while (clock_ns(CLOCK_MONOTONIC) < end);
 	workload_sink = state;	/* the work has a result that is kept */
 }
@@ -178,7 +183,7 @@ int main(int argc, char **argv)
 	double seconds = 2, threads = 1;
 	int fork_child = 0, print_shares = 0, touch = 0;
 	struct worker *workers;
-	uint64_t hot = 0, warm = 0, cold = 0, total;
+	uint64_t hot = 0, warm = 0, cold = 0, touched = 0, total;
 	pid_t child = -1;
 	int n;
 
@@ -242,6 +247,7 @@ int main(int argc, char **argv)
 		hot += workers[i].hot_ns;
 		warm += workers[i].warm_ns;
 		cold += workers[i].cold_ns;
+		touched += workers[i].pages_touched;
 	}
 	free(workers);
 	if (child > 0) {
@@ -255,6 +261,8 @@ int main(int argc, char **argv)
 		printf("burn_hot=%.2f\n", (double)hot / (double)total);
 		printf("burn_warm=%.2f\n", (double)warm / (double)total);
 		printf("burn_cold=%.2f\n", (double)cold / (double)total);
+		if (touch)
+			printf("touch_pages=%llu\n", (unsigned long long)touched);
 	}
 	return 0;
 }
