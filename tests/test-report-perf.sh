@@ -25,7 +25,9 @@
 # standard error of sqrt(p(1-p)(1/n1 + 1/n2)); a row passes within 4 of
 # those plus half a point (what the two tools attribute differently at
 # the edges: a vDSO frame perf names is [unknown] here): at ~8000 samples
-# each, 3.6 points for burn_hot's 60 %, 1.1 for a 1 % function.  At 4
+# each, 3.6 points for burn_hot's 60 %, 1.1 for a 1 % function; a busy
+# machine gives fewer samples and wider limits (6.7 points at 2000), and
+# under 1500 the test fails as having too few to compare.  At 4
 # sigma a sound run fails a row about once in 16000, so a failure is not
 # rerun.  The workload runs favoured (at nice -10) to get those samples
 # on a busy machine.  perf record runs with -B -N (no build-id collection): perf 6.1
@@ -102,7 +104,7 @@ reports_of() {
 	report_ok "$try/flat" --comm workload-perf "$out"
 	perfrec_samples=$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$try/flat")
 	note "perf: ${perf_samples:-?} samples of the workload; perfrec-report: $perfrec_samples"
-	[ "${perfrec_samples:-0}" -ge 4000 ] || fail "only ${perfrec_samples:-0} samples of the workload in perfrecd's capture (expected ~8000): too few to compare shares within a few points"
+	[ "${perfrec_samples:-0}" -ge 1500 ] || fail "only ${perfrec_samples:-0} samples of the workload in perfrecd's capture (~8000 on an idle machine): too few to compare shares"
 	# perf prints "6K": both must have seen about as many samples of it.
 	perf_count=$(echo "${perf_samples:-0}" | awk '{ n = $1 + 0; if ($1 ~ /K$/) n *= 1000; if ($1 ~ /M$/) n *= 1000000; print int(n) }')
 	[ $((perf_count * 10)) -ge $((perfrec_samples * 7)) ] && [ $((perfrec_samples * 10)) -ge $((perf_count * 7)) ] ||
