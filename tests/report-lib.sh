@@ -122,6 +122,11 @@ flat_percent() {
 	END { printf "%.2f\n", sum + 0 }'
 }
 
+# The Total% (with callees) of SYMBOL in DSO in a flat --children report.
+flat_total() {
+	awk -v symbol="$2" -v dso="$3" '!/^#/ && $5 == symbol && $6 == dso { sub(/%$/, "", $2); print $2; exit }' "$1"
+}
+
 within() {
 	awk -v a="$1" -v b="$2" -v points="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= points) }'
 }

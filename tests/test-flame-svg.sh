@@ -96,7 +96,7 @@ capture "$work/capture" $favour "$workload" --seconds 3 --threads 2
 report_ok "$work/flat" "$work/capture"
 self=$(flat_percent "$work/flat" burn_hot workload)
 report_ok "$work/children" --children "$work/capture"
-total=$(awk '!/^#/ && $5 == "burn_hot" && $6 == "workload" { sub(/%$/, "", $2); print $2; exit }' "$work/children")
+total=$(flat_total "$work/children" burn_hot workload)
 [ -n "$total" ] || fail "no burn_hot row in the flat view"
 note "flat view: burn_hot self $self%, with callees $total%"
 

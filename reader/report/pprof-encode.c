@@ -116,40 +116,37 @@ void pprof_put_message(struct pprof_buffer *b, uint32_t field,
 	pprof_put_bytes(b, field, message->data, message->size);
 }
 
-void pprof_put_packed(struct pprof_buffer *b, uint32_t field, const uint64_t *values,
-		      size_t count)
+/* A packed repeated field of 64- or 32-bit values (wide: 8 or 4 bytes each). */
+static void put_packed(struct pprof_buffer *b, uint32_t field, const void *values,
+		       size_t count, size_t wide)
 {
 	size_t length = 0;
 	uint8_t scratch[VARINT_MAX];
 
+#define VALUE(i) (wide == 8 ? ((const uint64_t *)values)[i] : ((const uint32_t *)values)[i])
 	if (!count)
 		return;
 	for (size_t i = 0; i < count; i++)
-		length += varint(scratch, values[i]);
+		length += varint(scratch, VALUE(i));
 	put_tag(b, field, 2);
 	put_varint(b, length);
 	if (reserve(b, length) < 0)
 		return;
 	for (size_t i = 0; i < count; i++)
-		b->size += varint(b->data + b->size, values[i]);
+		b->size += varint(b->data + b->size, VALUE(i));
+#undef VALUE
+}
+
+void pprof_put_packed(struct pprof_buffer *b, uint32_t field, const uint64_t *values,
+		      size_t count)
+{
+	put_packed(b, field, values, count, sizeof(*values));
 }
 
 void pprof_put_packed32(struct pprof_buffer *b, uint32_t field, const uint32_t *values,
 			size_t count)
 {
-	size_t length = 0;
-	uint8_t scratch[VARINT_MAX];
-
-	if (!count)
-		return;
-	for (size_t i = 0; i < count; i++)
-		length += varint(scratch, values[i]);
-	put_tag(b, field, 2);
-	put_varint(b, length);
-	if (reserve(b, length) < 0)
-		return;
-	for (size_t i = 0; i < count; i++)
-		b->size += varint(b->data + b->size, values[i]);
+	put_packed(b, field, values, count, sizeof(*values));
 }
 
 /* ---- the gzip stream --------------------------------------------------- */
