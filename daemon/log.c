@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/*
- * Logging to stderr.  Under systemd (JOURNAL_STREAM set) each line gets a
- * "<N>" priority prefix, which the journal turns into the priority; at a
- * terminal the program name stands first, as for any Unix tool.
- */
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,10 +14,11 @@ static int log_to_journal;
 void log_init(const char *program, int verbosity)
 {
 	log_program = program;
-	log_threshold = LOG_LEVEL_NOTICE + verbosity;
+	log_to_journal = getenv("JOURNAL_STREAM") != NULL;
+	log_threshold = (log_to_journal && verbosity >= 0 ? LOG_LEVEL_INFO :
+			 LOG_LEVEL_NOTICE) + verbosity;
 	if (log_threshold < LOG_LEVEL_ERROR)
 		log_threshold = LOG_LEVEL_ERROR;
-	log_to_journal = getenv("JOURNAL_STREAM") != NULL;
 }
 
 void log_message(enum log_level level, const char *fmt, ...)
