@@ -358,6 +358,15 @@ static int apply(struct perfrecd_options *o, const struct setting *s,
 			 (unsigned long long)s->max);
 		return -ERANGE;
 	}
+	/*
+	 * The kernel maps 2^n data pages only; said here, this is exit status
+	 * 2, which the service does not restart on, rather than a failure at
+	 * run time that it would restart every RestartSec for good.
+	 */
+	if (s->offset == AT(ring_pages) && (n & (n - 1))) {
+		snprintf(error, error_size, "%s: %s is not a power of two", s->name, value);
+		return -EINVAL;
+	}
 	switch (s->kind) {
 	case KIND_U32:
 	case KIND_MILLISECONDS:
