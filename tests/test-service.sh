@@ -337,6 +337,15 @@ note "  $(file_count "$state_dir") files, perfrec-dump status 0 on each"
 now() {
 	"$notify_listen" --now
 }
+# Whether systemd has restarted perfrecd since $restarts and $pid were
+# read, and the new one is up.  Each value is read once: a failed read
+# must not pass for a new pid.
+restarted() {
+	[ "$(show NRestarts)" -gt "$restarts" ] 2>/dev/null || return 1
+	new_pid=$(show MainPID)
+	[ "$new_pid" -gt 0 ] 2>/dev/null && [ "$new_pid" != "$pid" ] || return 1
+	[ "$(show ActiveState)" = active ]
+}
 restart_sec=$(show RestartUSec)
 [ "$restart_sec" = 5s ] || fail "RestartSec is $restart_sec, not the 5 s this test expects"
 
@@ -349,7 +358,7 @@ wait_flushed "$killed"
 restarts=$(show NRestarts)
 kill_time=$(now)
 ctl kill -s KILL perfrecd
-wait_for '[ "$(show ActiveState)" = active ] && [ "$(show MainPID)" != "$pid" ]' 20 ||
+wait_for 'restarted' 20 ||
 	fail "not active again 20 s after SIGKILL: $(show ActiveState)/$(show SubState)"
 delay=$(awk -v k="$kill_time" -v a="$(show ActiveEnterTimestampMonotonic)" 'BEGIN { printf "%.2f", a / 1e6 - k }')
 note "  active again $delay s after the kill, pid $(show MainPID); NRestarts $restarts -> $(show NRestarts)"
@@ -384,12 +393,13 @@ pid=$(show MainPID)
 restarts=$(show NRestarts)
 since=$(in_ct date '+%Y-%m-%d %H:%M:%S.%N' | cut -c1-23)
 stop_time=$(now)
+last_ping=$(show WatchdogTimestampMonotonic)
 ctl kill -s STOP perfrecd
-wait_for '[ "$(show ActiveState)" = active ] && [ "$(show MainPID)" != "$pid" ]' 30 ||
+wait_for 'restarted' 30 ||
 	fail "not active again 30 s after SIGSTOP: $(show ActiveState)/$(show SubState)"
 delay=$(awk -v k="$stop_time" -v a="$(show ActiveEnterTimestampMonotonic)" 'BEGIN { printf "%.2f", a / 1e6 - k }')
 journal -u perfrecd --since="$since" | grep -E 'atchdog|ABRT' >"$work/watchdog.log" || true
-note "  active again $delay s after SIGSTOP; NRestarts $restarts -> $(show NRestarts)"
+note "  active again $delay s after SIGSTOP, $(awk -v k="$stop_time" -v p="$last_ping" 'BEGIN { printf "%.2f", k - p / 1e6 }') s after the last WATCHDOG=1; NRestarts $restarts -> $(show NRestarts)"
 sed 's/^/  /' "$work/watchdog.log"
 grep -q "Failed with result 'watchdog'" "$work/watchdog.log" || fail "the journal says no watchdog timeout"
 # The limit runs from the last WATCHDOG=1, up to half of it before SIGSTOP.
