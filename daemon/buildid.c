@@ -248,7 +248,9 @@ static int open_checked(const char *path, uint32_t major, uint32_t minor,
 
 /*
  * map_files/ opens the mapped file itself, even deleted or in another
- * mount namespace (it needs CAP_SYS_ADMIN); the paths are fallbacks.
+ * mount namespace (it needs CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN, and
+ * CAP_SYS_PTRACE; for another user's process CAP_DAC_READ_SEARCH too);
+ * the paths are fallbacks.
  */
 static int open_mapped_file(const char *proc_root, pid_t pid, uint64_t start,
 			    uint64_t end, const char *path, uint32_t major,

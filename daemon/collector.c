@@ -469,6 +469,31 @@ static void rotate(struct collector *c)
 
 static void follow_cpus(struct collector *c);
 
+static void notify_status(struct collector *c, const char *state)
+{
+	const char *path = output_current_path(c->output);
+
+	notify_send("%sSTATUS=%llu samples, %llu lost; writing %s", state,
+		    (unsigned long long)c->stats.samples,
+		    (unsigned long long)(c->stats.lost + c->stats.lost_samples),
+		    path ? path : "nothing");
+}
+
+/*
+ * SIGHUP, which `systemctl reload` sends: systemd shows the unit reloading
+ * until the new file is started.  MONOTONIC_USEC is how Type=notify-reload
+ * (systemd 253) tells this reload from an earlier one; 252 ignores it.
+ * READY=1 ends the reload even when no new file could be started, or the
+ * unit would stay "reloading" until systemd's timeout.
+ */
+static void reload(struct collector *c)
+{
+	notify_send("RELOADING=1\nMONOTONIC_USEC=%llu",
+		    (unsigned long long)(now_ns() / 1000u));
+	rotate(c);
+	notify_status(c, "READY=1\n");
+}
+
 /* Every flush interval: drain, note statistics, write, rotate if due. */
 static void periodic(struct collector *c, uint64_t now)
 {
@@ -480,10 +505,7 @@ static void periodic(struct collector *c, uint64_t now)
 	output_flush(c->output, now);
 	c->last_flush_ns = now;
 	follow_cpus(c);
-	notify_send("STATUS=%llu samples, %llu lost; writing %s",
-		    (unsigned long long)c->stats.samples,
-		    (unsigned long long)(c->stats.lost + c->stats.lost_samples),
-		    output_current_path(c->output) ? output_current_path(c->output) : "nothing");
+	notify_status(c, "");
 	if (output_rotation_due(c->output, now))
 		rotate(c);
 }
@@ -818,7 +840,7 @@ static void handle_signals(struct collector *c)
 			break;
 		case SIGHUP:
 			log_info("SIGHUP: starting a new file");
-			rotate(c);
+			reload(c);
 			break;
 		case SIGUSR1:
 			log_stats(c, LOG_LEVEL_NOTICE);

@@ -3,6 +3,11 @@
  * Logging to stderr.  Under systemd (JOURNAL_STREAM set) each line gets a
  * "<N>" priority prefix, which the journal turns into the priority; at a
  * terminal the program name stands first, as for any Unix tool.
+ *
+ * The journal also gets the informational lines (the start, each new file,
+ * each deletion, the signal that stopped us) unless -q: it keeps their
+ * priority, so `journalctl -p notice` still hides them, whereas a
+ * terminal, which keeps nothing, shows only what needs reading.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,29 +23,26 @@ static int log_to_journal;
 void log_init(const char *program, int verbosity)
 {
 	log_program = program;
-	log_threshold = LOG_LEVEL_NOTICE + verbosity;
+	log_to_journal = getenv("JOURNAL_STREAM") != NULL;
+	log_threshold = (log_to_journal && verbosity >= 0 ? LOG_LEVEL_INFO :
+			 LOG_LEVEL_NOTICE) + verbosity;
 	if (log_threshold < LOG_LEVEL_ERROR)
 		log_threshold = LOG_LEVEL_ERROR;
-	log_to_journal = getenv("JOURNAL_STREAM") != NULL;
 }
 
-void log_message(enum log_level level, const char *fmt, ...)
+/* label: "error: " and the like after the program's name at a terminal. */
+__attribute__((format(printf, 3, 0)))
+static void log_write(enum log_level level, const char *label,
+		      const char *fmt, va_list ap)
 {
 	char line[1024];
-	va_list ap;
 	int n;
 
-	if ((int)level > log_threshold)
-		return;
 	if (log_to_journal)
 		n = snprintf(line, sizeof(line), "<%d>", level);
 	else
-		n = snprintf(line, sizeof(line), "%s: %s", log_program,
-			     level == LOG_LEVEL_ERROR ? "error: " :
-			     level == LOG_LEVEL_WARNING ? "warning: " : "");
-	va_start(ap, fmt);
+		n = snprintf(line, sizeof(line), "%s: %s", log_program, label);
 	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-	va_end(ap);
 	/* One write per line keeps lines whole when several processes log. */
 	size_t length = strlen(line);
 	if (length + 1 < sizeof(line)) {
@@ -49,4 +51,25 @@ void log_message(enum log_level level, const char *fmt, ...)
 	}
 	fputs(line, stderr);
 	fflush(stderr);
+}
+
+void log_message(enum log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if ((int)level > log_threshold)
+		return;
+	va_start(ap, fmt);
+	log_write(level, level == LOG_LEVEL_ERROR ? "error: " :
+			 level == LOG_LEVEL_WARNING ? "warning: " : "", fmt, ap);
+	va_end(ap);
+}
+
+void log_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_write(LOG_LEVEL_ERROR, "", fmt, ap);
+	va_end(ap);
 }

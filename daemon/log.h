@@ -10,6 +10,15 @@ void log_init(const char *program, int verbosity);
 __attribute__((format(printf, 2, 3)))
 void log_message(enum log_level level, const char *fmt, ...);
 
+/*
+ * A usage or configuration error, which may come before log_init() has
+ * the verbosity: "perfrecd: TEXT" at a terminal, as command-line tools say
+ * them, and priority err in the journal, where an unlabelled line would be
+ * info.
+ */
+__attribute__((format(printf, 1, 2)))
+void log_usage_error(const char *fmt, ...);
+
 #define log_error(...)   log_message(LOG_LEVEL_ERROR, __VA_ARGS__)
 #define log_warning(...) log_message(LOG_LEVEL_WARNING, __VA_ARGS__)
 #define log_notice(...)  log_message(LOG_LEVEL_NOTICE, __VA_ARGS__)

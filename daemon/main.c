@@ -17,7 +17,7 @@ static int check_config(const struct perfrecd_options *o)
 
 	for (size_t i = 0; i < o->event_count; i++)
 		if (event_parse(o->events[i], o->sysfs_root, &attr, error, sizeof(error)) < 0) {
-			fprintf(stderr, "perfrecd: event '%s': %s\n", o->events[i], error);
+			log_usage_error("event '%s': %s", o->events[i], error);
 			return 2;
 		}
 	printf("perfrecd: configuration OK (%s)\n", o->config_path);
@@ -29,6 +29,8 @@ int main(int argc, char **argv)
 	struct perfrecd_options options;
 	int ret;
 
+	/* Errors in the options are said as such; the verbosity comes later. */
+	log_init("perfrecd", 0);
 	options_init(&options);
 	ret = options_parse(&options, argc, argv);
 	if (ret != 0) {

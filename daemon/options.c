@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "log.h"
 #include "options.h"
 
 enum value_kind {
@@ -430,6 +431,15 @@ static int apply(struct perfrecd_options *o, const struct setting *s,
 			 (unsigned long long)s->max);
 		return -ERANGE;
 	}
+	/*
+	 * The kernel maps 2^n data pages only; said here, this is exit status
+	 * 2, which the service does not restart on, rather than a failure at
+	 * run time that it would restart every RestartSec for good.
+	 */
+	if (s->offset == AT(ring_pages) && (n & (n - 1))) {
+		snprintf(error, error_size, "%s: %s is not a power of two", s->name, value);
+		return -EINVAL;
+	}
 	switch (s->kind) {
 	case KIND_U32:
 	case KIND_MILLISECONDS:
@@ -484,7 +494,7 @@ static int load_config(struct perfrecd_options *o, const char *path)
 		int ret = -errno;
 
 		if (ret != -ENOENT)
-			fprintf(stderr, "perfrecd: %s: %s\n", path, strerror(-ret));
+			log_usage_error("%s: %s", path, strerror(-ret));
 		return ret == -ENOENT ? ret : -EINVAL;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -492,7 +502,7 @@ static int load_config(struct perfrecd_options *o, const char *path)
 
 		number++;
 		if (!strchr(line, '\n') && !feof(f)) {
-			fprintf(stderr, "perfrecd: %s:%u: line too long\n", path, number);
+			log_usage_error("%s:%u: line too long", path, number);
 			goto bad;
 		}
 		key = trim(line);
@@ -500,14 +510,14 @@ static int load_config(struct perfrecd_options *o, const char *path)
 			continue;
 		equals = strchr(key, '=');
 		if (!equals) {
-			fprintf(stderr, "perfrecd: %s:%u: expected 'key = value'\n", path, number);
+			log_usage_error("%s:%u: expected 'key = value'", path, number);
 			goto bad;
 		}
 		*equals = '\0';
 		key = trim(key);
 		value = trim(equals + 1);
 		if (options_set(o, key, value, error, sizeof(error)) < 0) {
-			fprintf(stderr, "perfrecd: %s:%u: %s\n", path, number, error);
+			log_usage_error("%s:%u: %s", path, number, error);
 			goto bad;
 		}
 	}
@@ -609,11 +619,11 @@ static void bad_option(int c, char **argv)
 		text[strcspn(text, "=")] = '\0';
 	}
 	if (c == ':')
-		fprintf(stderr, "perfrecd: option '%s' needs a value (see perfrecd --help)\n", text);
+		log_usage_error("option '%s' needs a value (see perfrecd --help)", text);
 	else if (known)
-		fprintf(stderr, "perfrecd: option '%s' takes no value (see perfrecd --help)\n", text);
+		log_usage_error("option '%s' takes no value (see perfrecd --help)", text);
 	else
-		fprintf(stderr, "perfrecd: unknown %soption '%s' (see perfrecd --help)\n",
+		log_usage_error("unknown %soption '%s' (see perfrecd --help)",
 			strncmp(text, "--", 2) == 0 ? "or ambiguous " : "", text);
 }
 
@@ -648,7 +658,7 @@ int options_parse(struct perfrecd_options *o, int argc, char **argv)
 	find_config_path(o, argc, argv, long_options);
 	ret = load_config(o, o->config_path);
 	if (ret == -ENOENT && o->config_given) {
-		fprintf(stderr, "perfrecd: %s: %s\n", o->config_path, strerror(ENOENT));
+		log_usage_error("%s: %s", o->config_path, strerror(ENOENT));
 		return -EINVAL;
 	}
 	if (ret < 0 && ret != -ENOENT)
@@ -704,7 +714,7 @@ int options_parse(struct perfrecd_options *o, int argc, char **argv)
 		if (s->kind == KIND_FLAG)
 			value = "yes";
 		if (apply(o, s, value, error, sizeof(error)) < 0) {
-			fprintf(stderr, "perfrecd: --%s\n", error);
+			log_usage_error("--%s", error);
 			return -EINVAL;
 		}
 	}
@@ -718,20 +728,15 @@ int options_parse(struct perfrecd_options *o, int argc, char **argv)
 			o->command[i] = argv[optind + (int)i];
 	}
 	if (o->command && o->pid) {
-		fprintf(stderr, "perfrecd: --pid and a COMMAND exclude each other\n");
-		return -EINVAL;
-	}
-	/* The kernel maps a ring of 2^n data pages only, and says no more than EINVAL. */
-	if (o->ring_pages & (o->ring_pages - 1)) {
-		fprintf(stderr, "perfrecd: --ring-pages: %u is not a power of 2\n", o->ring_pages);
+		log_usage_error("--pid and a COMMAND exclude each other");
 		return -EINVAL;
 	}
 	if (o->pid && (o->all_cpus || o->cpu_count)) {
-		fprintf(stderr, "perfrecd: --pid samples one process wherever it runs; it cannot go with -a or --cpu\n");
+		log_usage_error("--pid samples one process wherever it runs; it cannot go with -a or --cpu");
 		return -EINVAL;
 	}
 	if (o->call_graph == CALL_GRAPH_DWARF && o->exclude_user_callchain) {
-		fprintf(stderr, "perfrecd: --call-graph dwarf records user stacks to unwind; it cannot go with --no-user-callchain\n");
+		log_usage_error("--call-graph dwarf records user stacks to unwind; it cannot go with --no-user-callchain");
 		return -EINVAL;
 	}
 	return 0;

@@ -5,7 +5,7 @@ packages="build-essential autoconf automake pkg-config libelf-dev libdw-dev
 	libzstd-dev check libiberty-dev libdebuginfod-dev debuginfod elfutils linux-perf manpages-dev groff-base
 	clang libclang-rt-14-dev libc6-dbg python3 systemd util-linux zstd
 	zlib1g-dev golang-go golang-github-google-pprof-dev protobuf-compiler
-	libxml2-utils chromium"
+	libxml2-utils chromium systemd-container debootstrap"
 if [ "$(id -u)" -ne 0 ]; then
 	echo "setup-debian.sh: run as root (apt-get install)" >&2
 	exit 1

@@ -15,6 +15,7 @@ include tests/dump.mk
 include tests/events.mk
 include tests/synthesize.mk
 include tests/notify.mk
+include tests/service.mk
 include tests/views.mk
 include tests/report.mk
 include tests/pprof.mk

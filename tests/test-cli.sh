@@ -71,7 +71,7 @@ page=$(getconf PAGESIZE)
 	fail "-m 128: the event's watermark is not $((128 * page / 4)): $("$dump" --header "$(files_in "$work/m")" | grep EVENT)"
 status=0
 "$perfrecd" --config /dev/null -m 100 -d 0.5 -o "$work/m2" 2>"$work/err" || status=$?
-[ "$status" -eq 2 ] && grep -q 'not a power of 2' "$work/err" || fail "-m 100: status $status: $(cat "$work/err")"
+[ "$status" -eq 2 ] && grep -q 'not a power of two' "$work/err" || fail "-m 100: status $status: $(cat "$work/err")"
 
 check "perfrec-report -i FILE equals the operand; --cpu ranges; -n and --stdio change nothing"
 capture="$(files_in "$work/all")"

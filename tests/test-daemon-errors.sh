@@ -53,6 +53,13 @@ expect 2 "$work/unknown.conf:4: .*unknown key 'no-such-key'"
 run --config "$work/unknown.conf" --check-config
 expect 2 "$work/unknown.conf:4: .*no-such-key"
 
+printf 'ring-pages = 48\n' >"$work/pages.conf"
+check "ring-pages not a power of two: a configuration error (status 2), not a failure at run time"
+run --config "$work/pages.conf" -d 1 -o "$out"
+expect 2 "$work/pages.conf:1: ring-pages: 48 is not a power of two"
+run --config /dev/null --ring-pages 3 -d 1 -o "$out"
+expect 2 "^perfrecd: --ring-pages: 3 is not a power of two\$"
+
 printf 'frequency = 99\nrotate-size = lots\n' >"$work/value.conf"
 check "a bad value: file:line and the value, status 2"
 run --config "$work/value.conf" -d 1 -o "$out"

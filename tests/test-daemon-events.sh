@@ -135,7 +135,7 @@ status=0
 check "config: 'event =' lines add up; -e replaces them"
 printf 'event = cpu-clock\nevent = page-faults\n' >"$work/perfrecd.conf"
 "$perfrecd" --config "$work/perfrecd.conf" -o "$work/conf" -d 0.5 2>"$work/daemon.err" ||
-	fail "perfrecd -C: status $?"
+	fail "perfrecd --config: status $?"
 "$dump" --header "$(files_in "$work/conf")" >"$work/conf-header"
 grep -q 'cpu-clock' "$work/conf-header" && grep -q 'page-faults' "$work/conf-header" ||
 	fail "the config's two events are not both in the header: $(cat "$work/conf-header")"

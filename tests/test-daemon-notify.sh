@@ -9,7 +9,9 @@
 # time is after the file's start and after the snapshot's end (both on
 # CLOCK_MONOTONIC, the clock notify-listen stamps datagrams with).
 # WATCHDOG=1 must keep coming at half the watchdog interval, and STOPPING=1
-# must come at the end.
+# must come at the end.  SIGHUP (systemctl reload) must be framed by
+# RELOADING=1, with MONOTONIC_USEC, and READY=1 once the new file is
+# started.
 test_name=test-daemon-notify
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -28,6 +30,9 @@ NOTIFY_SOCKET=$socket WATCHDOG_USEC=400000 \
 	env -u WATCHDOG_PID "$perfrecd" -d "$seconds" -o "$out" 2>"$work/daemon.err" &
 daemon_pid=$!
 pid=$daemon_pid
+wait_for 'grep -q " READY=1$" "$log"' 20 || fail "no READY=1 in 20 s"
+hup_time=$("$notify_listen" --now)
+kill -HUP "$daemon_pid"
 wait_daemon
 [ "$daemon_status" -eq 0 ] || fail "perfrecd exited with status $daemon_status"
 # notify-listen ends at STOPPING=1; give it a moment, then stop waiting.
@@ -39,11 +44,26 @@ grep -q 'NOTIFY_SOCKET' "$work/daemon.err" && fail "perfrecd could not use the s
 check "every datagram came from perfrecd (pid $pid)"
 awk -v pid="$pid" '$3 != pid { exit 1 }' "$log" || fail "a datagram from another process"
 
-check "the first datagram holds READY=1, and no other does"
+check "the first datagram holds READY=1, and no other does but after RELOADING=1"
 first=$(awk '$2 == 1' "$log")
 echo "$first" | grep -q ' READY=1$' || fail "the first datagram has no READY=1"
-[ "$(grep -c ' READY=1$' "$log")" -eq 1 ] || fail "READY=1 more than once"
+[ "$(grep -c ' READY=1$' "$log")" -eq 2 ] || fail "READY=1 $(grep -c ' READY=1$' "$log") times, not twice"
 ready=$(echo "$first" | awk '$4 == "READY=1" { print $1 }')
+
+check "SIGHUP: RELOADING=1 with MONOTONIC_USEC after the signal, then READY=1 once the second file is started"
+reloading=$(awk '$4 == "RELOADING=1" { print $2 }' "$log")
+[ "$(echo "$reloading" | wc -w)" -eq 1 ] || fail "RELOADING=1 in datagrams '$reloading', not in one"
+usec=$(awk -v d="$reloading" '$2 == d && $4 ~ /^MONOTONIC_USEC=/ { sub(/^MONOTONIC_USEC=/, "", $4); print $4 }' "$log")
+received=$(awk -v d="$reloading" '$2 == d { print $1; exit }' "$log")
+note "SIGHUP at $hup_time, MONOTONIC_USEC=$usec, received at $received"
+awk -v h="$hup_time" -v u="$usec" -v r="$received" 'BEGIN { exit !(u != "" && h <= u / 1e6 + 0.000001 && u / 1e6 <= r) }' ||
+	fail "MONOTONIC_USEC=$usec is not between the signal ($hup_time) and its receipt ($received)"
+[ "$(file_count "$out")" -eq 2 ] || fail "$(file_count "$out") files after one SIGHUP, not 2"
+reloaded=$(awk -v d="$reloading" '$2 > d && $4 == "READY=1" { print $1; exit }' "$log")
+[ -n "$reloaded" ] || fail "no READY=1 after RELOADING=1"
+second_start=$("$dump" --header "$(files_in "$out" | tail -n 1)" | sed -n 's/^CLOCK .* start_time=\([0-9.]*\) .*/\1/p')
+awk -v s="$second_start" -v r="$reloaded" 'BEGIN { exit !(s + 0 > 0 && s <= r) }' ||
+	fail "READY=1 ($reloaded) came before the second file started ($second_start)"
 
 check "READY=1 came after the file was started and its snapshot written"
 file=$(files_in "$out" | head -n 1)
