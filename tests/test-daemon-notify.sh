@@ -25,8 +25,8 @@ listener=$!
 at_exit "kill $listener 2>/dev/null"
 wait_for '[ -S "$socket" ]' 10 || fail "notify-listen did not bind $socket"
 
-check "perfrecd -d $seconds with NOTIFY_SOCKET and WATCHDOG_USEC=400000 exits 0"
-NOTIFY_SOCKET=$socket WATCHDOG_USEC=400000 \
+check "perfrecd -d $seconds with NOTIFY_SOCKET and WATCHDOG_USEC=1000000 exits 0"
+NOTIFY_SOCKET=$socket WATCHDOG_USEC=1000000 \
 	env -u WATCHDOG_PID "$perfrecd" -d "$seconds" -o "$out" 2>"$work/daemon.err" &
 daemon_pid=$!
 pid=$daemon_pid
@@ -77,11 +77,14 @@ awk -v a="$start" -v b="$snapshot_end" -v r="$ready" 'BEGIN { exit !(a + 0 > 0 &
 	fail "READY=1 ($ready) came before the file started ($start) or its snapshot ended ($snapshot_end)"
 
 # perfrecd checks every 100 ms whether half the interval has passed, so the
-# gaps are 200 to 300 ms; the bound is the interval itself, what systemd
-# would act on.  --duration counts from the start, before the events are
-# opened and the snapshot taken, which can take a second on a busy machine:
-# at least 3 s remain between READY=1 and STOPPING=1.
-check "WATCHDOG=1 at least every 390 ms from READY=1 to STOPPING=1 (WATCHDOG_USEC is 400 ms); 8 or more"
+# gaps are 500 to 600 ms; the bound is the interval itself, what systemd
+# would act on.  The interval is 1 s, not less: the reload's new file takes
+# a snapshot of /proc in the loop, which took 240 ms on a machine running
+# two CI jobs, and a 400 ms interval failed there (the unit's is 30 s).
+# --duration counts from the start, before the events are opened and the
+# snapshot taken, which can take a second on a busy machine: at least 3 s
+# remain between READY=1 and STOPPING=1.
+check "WATCHDOG=1 at least every 990 ms from READY=1 to STOPPING=1 (WATCHDOG_USEC is 1 s); 4 or more"
 stopping=$(awk '$4 == "STOPPING=1" { print $1; exit }' "$log")
 [ -n "$stopping" ] || fail "no STOPPING=1"
 awk -v ready="$ready" -v stopping="$stopping" '
@@ -94,7 +97,7 @@ awk -v ready="$ready" -v stopping="$stopping" '
 		}
 		if (stopping - last > gap) gap = stopping - last
 		printf "%d WATCHDOG=1, the longest gap %.3f s\n", n, gap
-		exit !(n >= 8 && gap <= 0.39)
+		exit !(n >= 4 && gap <= 0.99)
 	}' "$log" >"$work/watchdog" || fail "$(cat "$work/watchdog")"
 note "$(cat "$work/watchdog")"
 
