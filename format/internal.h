@@ -41,6 +41,77 @@ static inline int prf_record_size(const uint8_t *p, size_t available,
 	return 0;
 }
 
+/* ---- compact samples: compact-write.c, compact-read.c ------------- */
+
+/* The sample fields a compact sample holds apart; the rest is its tail. */
+#define PRF_COMPACT_HEAD_FIELDS (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
+	PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | \
+	PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+
+/* Words of a callchain the kernel can write into one u16-sized record. */
+#define PRF_CALLCHAIN_MAX	8190u
+
+static inline uint64_t prf_zigzag(uint64_t delta)
+{
+	return (delta << 1) ^ (uint64_t)((int64_t)delta >> 63);
+}
+
+static inline uint64_t prf_unzigzag(uint64_t v)
+{
+	return (v >> 1) ^ (uint64_t)-(int64_t)(v & 1);
+}
+
+/* One step of the callchain hash: a frame onto the hash of its callers. */
+static inline uint64_t prf_stack_hash_step(uint64_t parent, uint64_t frame)
+{
+	uint64_t h = (parent ^ frame) * 0x9e3779b97f4a7c15ull;
+
+	return h ^ (h >> 29);
+}
+
+#define PRF_STACK_HASH_ROOT	0x5bd1e9955bd1e995ull
+
+struct compact_writer;
+int compact_writer_new(struct compact_writer **out, const struct prf_file_info *info);
+void compact_writer_free(struct compact_writer *cw);
+/*
+ * Adds a PERF_RECORD_SAMPLE; one that does not fit the compact layout is
+ * kept whole.  0, or -ENOMEM (the chunk's samples so far stay sound).
+ */
+int compact_writer_add(struct compact_writer *cw, const void *record, size_t size);
+/* Bytes the two records would take now at most, and the samples as given. */
+size_t compact_writer_size(const struct compact_writer *cw);
+size_t compact_writer_expanded(const struct compact_writer *cw);
+uint32_t compact_writer_count(const struct compact_writer *cw);
+/* Writes the two records (their size, at most compact_writer_size()) and starts over. */
+size_t compact_writer_emit(struct compact_writer *cw, uint8_t *out);
+void compact_writer_reset(struct compact_writer *cw);
+
+/* Buffers of an expanded chunk, reused from chunk to chunk. */
+struct compact_buffers {
+	uint8_t *records;
+	size_t records_capacity;
+	struct prf_stack_ref *refs;	/* one per record */
+	size_t refs_capacity;
+	struct compact_node *nodes;
+	size_t nodes_capacity;
+	uint64_t *frames;
+	size_t frames_capacity;
+};
+void compact_buffers_free(struct compact_buffers *b);
+
+/* The sample layout of event index, for the expander; NULL past the end. */
+const struct prf_event *prf_reader_event_at(const struct prf_reader *reader, uint64_t index);
+
+/*
+ * A samples chunk's records with its compact records expanded into
+ * kernel samples: 1 and *out filled (data, size, record_count, stacks,
+ * stack_count); 0 when the chunk holds no compact records (*out
+ * untouched); -ENOMEM; -EBADMSG with *why when they do not decode.
+ */
+int compact_expand(const struct prf_reader *reader, const uint8_t *payload, size_t size,
+		   struct compact_buffers *buffers, struct prf_chunk *out, const char **why);
+
 /*
  * reader.c, for read-ahead.c: the next chunk as prf_reader_next_chunk()
  * finds it, read and decompressed into buffers (swapped in for the call,
@@ -50,6 +121,7 @@ static inline int prf_record_size(const uint8_t *p, size_t available,
 struct chunk_buffers {
 	uint8_t *stored, *raw;
 	size_t stored_capacity, raw_capacity;
+	struct compact_buffers compact;
 };
 int prf_reader_next_chunk_into(struct prf_reader *reader, struct prf_chunk *chunk,
 			       struct chunk_buffers *buffers, struct prf_read_stats *stats);

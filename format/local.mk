@@ -7,6 +7,8 @@ format_libperfrec_format_a_SOURCES = \
 	format/crc32c.c \
 	format/host.c \
 	format/writer.c \
+	format/compact-write.c \
+	format/compact-read.c \
 	format/reader.c \
 	format/read-ahead.c \
 	format/decode.c \

@@ -23,7 +23,7 @@ extern "C" {
 
 #define PRF_FILE_MAGIC		"\x89PRFREC\n"	/* 8 bytes, no NUL */
 #define PRF_VERSION_MAJOR	1
-#define PRF_VERSION_MINOR	1
+#define PRF_VERSION_MINOR	2
 #define PRF_BYTE_ORDER_MARK	0x01020304u
 
 /* The fixed start of every file.  Followed by properties up to header_size. */
@@ -101,7 +101,8 @@ struct prf_chunk_header {
 	uint64_t sequence;		/* 0, 1, 2, ... within a file */
 	uint64_t first_time;		/* smallest record time, 0 if none known */
 	uint64_t last_time;		/* largest record time */
-	uint32_t reserved[3];
+	uint32_t samples;		/* a samples chunk's samples, expanded; 0: unknown (1.1) */
+	uint32_t reserved[2];
 	uint32_t header_crc;		/* crc32c of the first 60 bytes */
 };
 
@@ -149,7 +150,16 @@ enum prf_record_type {
 	PRF_RECORD_SNAPSHOT_END = PRF_RECORD_BASE + 5,
 	PRF_RECORD_STATS = PRF_RECORD_BASE + 6,
 	PRF_RECORD_LOST_NOTE = PRF_RECORD_BASE + 7,
-	/* PRF_RECORD_BASE + 0x100 ... + 0x1ff: reserved for compact samples */
+	PRF_RECORD_KERNEL_SYMBOL = PRF_RECORD_BASE + 8,	/* minor 2 */
+	/* PRF_RECORD_BASE + 0x09 ... + 0x0f: reserved for kernel symbols */
+	/* + 0x10 ... + 0x1f: cgroups and namespaces (1.2) */
+	PRF_RECORD_TASK_CGROUP = PRF_RECORD_BASE + 0x10,
+	PRF_RECORD_NSPID = PRF_RECORD_BASE + 0x11,
+	PRF_RECORD_JIT_MAP = PRF_RECORD_BASE + 0x20,	/* 1.2 */
+	PRF_RECORD_JIT_DUMP = PRF_RECORD_BASE + 0x21,	/* 1.2 */
+	/* PRF_RECORD_BASE + 0x100 ... + 0x1ff: compact samples (1.2) */
+	PRF_RECORD_STACKS = PRF_RECORD_BASE + 0x100,
+	PRF_RECORD_COMPACT_SAMPLES = PRF_RECORD_BASE + 0x101,
 };
 
 #define PRF_BUILD_ID_MAX	20
@@ -197,6 +207,25 @@ struct prf_kernel_module_record {
 	/* char name[]; */
 };
 
+/*
+ * One kernel text symbol that a sample or callchain of the file hit
+ * (--kernel-symbols=hit), written before the first sample that needs it:
+ * the symbol a reader of the whole /proc/kallsyms would pick at that
+ * address, and where that reader would end it (the next symbol, or the
+ * bound at the end of a module), so that a reader of these records alone
+ * names every address exactly as a reader of the snapshot.  Followed by
+ * the name and the module's name ("" for the kernel proper), each
+ * NUL-terminated, padded to 8.
+ */
+struct prf_kernel_symbol_record {
+	struct prf_record_header header;
+	uint64_t start;
+	uint32_t size;			/* the symbol covers [start, start + size) */
+	uint8_t type;			/* kallsyms' letter: 't', 'T', 'w' or 'W' */
+	uint8_t reserved[3];
+	/* char name[]; char module[]; */
+};
+
 /* Brackets the records synthesized from /proc at the start of a file. */
 struct prf_snapshot_record {
 	struct prf_record_header header;
@@ -238,6 +267,104 @@ struct prf_lost_note_record {
 	uint32_t reserved;
 };
 
+/*
+ * A process's cgroup v2 path as /proc/PID/cgroup gave it ("0::" line),
+ * where the kernel cannot tag samples with PERF_SAMPLE_CGROUP: the
+ * process is taken to stay there from time on.  Followed by the path,
+ * NUL-terminated, padded to 8.
+ */
+struct prf_task_cgroup_record {
+	struct prf_record_header header;
+	uint64_t time;
+	uint32_t pid;
+	uint32_t reserved;
+	/* char path[]; */
+};
+
+/*
+ * A thread whose pid namespace is not perfrecd's: its ids as the
+ * innermost namespace sees them (the last NSpid of /proc/PID/status),
+ * from time on.  pid and tid are the host's, as in the kernel records.
+ */
+struct prf_nspid_record {
+	struct prf_record_header header;
+	uint64_t time;
+	uint32_t pid, tid;
+	uint32_t ns_pid, ns_tid;
+	uint32_t ns_level;		/* nesting depth of that namespace, 1 and up */
+	uint32_t reserved;
+};
+
+enum prf_jit_flag {
+	PRF_JIT_CUT = 1u << 0,		/* the bound was reached: nothing after this */
+	PRF_JIT_RESTATED = 1u << 1,	/* taken before this file began, said again */
+};
+
+/*
+ * Symbols of JIT-compiled code a process described (perf map lines, or
+ * jitdump code loads written as such lines): text_size bytes of whole
+ * lines "START SIZE NAME\n", START and SIZE in hex, padded to 8.  Later
+ * lines of a process override earlier ones where their ranges overlap.
+ */
+struct prf_jit_map_record {
+	struct prf_record_header header;
+	uint64_t time;			/* when the collector read them */
+	uint32_t pid;
+	uint32_t flags;			/* enum prf_jit_flag */
+	uint64_t offset;		/* of the first line in the source file */
+	uint64_t text_size;
+	/* char text[]; */
+};
+
+/*
+ * Compact samples (perfrec-format(5), "Compact samples"): a samples chunk
+ * holds one STACKS record, the callchains its samples use as a tree of
+ * frames, then one COMPACT_SAMPLES record, its samples as columns of
+ * varints that name a stack.  Nothing refers outside the chunk.
+ */
+struct prf_stacks_record {
+	struct prf_record_header header;
+	uint32_t count;			/* stacks, numbered 1..count */
+	uint32_t frame_count;		/* distinct addresses they use */
+	uint32_t frames_size;		/* bytes of each part that follows */
+	uint32_t parents_size;
+	uint32_t indexes_size;
+	uint32_t reserved;
+	/*
+	 * frames: frame_count varints, each the address minus the one before
+	 * (ascending); parents: count varints, stack number minus its
+	 * parent's, 0 for none; indexes: count varints into frames.
+	 */
+};
+
+enum prf_compact_column {
+	PRF_COLUMN_FLAGS,		/* one byte a sample: enum prf_compact_flag */
+	PRF_COLUMN_FIELDS,		/* varints of the fields that changed */
+	PRF_COLUMN_STACKS,		/* varint stack number, 0: no callchain */
+	PRF_COLUMN_TIMES,		/* varint zigzag(time - previous time) */
+	PRF_COLUMN_TAILS,		/* bytes after the callchain; whole records */
+	PRF_COLUMN_COUNT
+};
+
+struct prf_compact_samples_record {
+	struct prf_record_header header;
+	uint32_t count;			/* samples */
+	uint32_t reserved;
+	uint32_t column_size[PRF_COLUMN_COUNT];	/* the columns follow in order */
+	uint32_t reserved2;
+};
+
+enum prf_compact_flag {
+	PRF_COMPACT_EVENT = 1u << 0,	/* event index, IDENTIFIER, ID, STREAM_ID */
+	PRF_COMPACT_MISC = 1u << 1,
+	PRF_COMPACT_TID = 1u << 2,	/* pid, tid */
+	PRF_COMPACT_CPU = 1u << 3,	/* cpu, res */
+	PRF_COMPACT_PERIOD = 1u << 4,
+	PRF_COMPACT_ADDR = 1u << 5,
+	PRF_COMPACT_IP = 1u << 6,	/* zigzag(ip - the callchain's first address) */
+	PRF_COMPACT_VERBATIM = 1u << 7,	/* the whole record is in the tails */
+};
+
 #define PRF_STATIC_ASSERT_SIZE(type, size) \
 	_Static_assert(sizeof(type) == (size), #type " is part of the on-disk format")
 PRF_STATIC_ASSERT_SIZE(struct prf_file_header, 64);
@@ -250,9 +377,15 @@ PRF_STATIC_ASSERT_SIZE(struct prf_record_header, 16);
 PRF_STATIC_ASSERT_SIZE(struct prf_build_id_record, 80);
 PRF_STATIC_ASSERT_SIZE(struct prf_kallsyms_record, 32);
 PRF_STATIC_ASSERT_SIZE(struct prf_kernel_module_record, 64);
+PRF_STATIC_ASSERT_SIZE(struct prf_kernel_symbol_record, 32);
 PRF_STATIC_ASSERT_SIZE(struct prf_snapshot_record, 32);
 PRF_STATIC_ASSERT_SIZE(struct prf_stats_record, 104);
 PRF_STATIC_ASSERT_SIZE(struct prf_lost_note_record, 56);
+PRF_STATIC_ASSERT_SIZE(struct prf_task_cgroup_record, 32);
+PRF_STATIC_ASSERT_SIZE(struct prf_nspid_record, 48);
+PRF_STATIC_ASSERT_SIZE(struct prf_jit_map_record, 48);
+PRF_STATIC_ASSERT_SIZE(struct prf_stacks_record, 40);
+PRF_STATIC_ASSERT_SIZE(struct prf_compact_samples_record, 48);
 
 /* ---------------------------------------------------------------------- */
 /* Errors                                                                  */
@@ -316,10 +449,16 @@ int prf_host_detect(struct prf_file_info *info, char *buf, size_t buf_size);
 
 struct prf_writer;
 
+enum prf_sample_encoding {
+	PRF_ENCODING_VERBATIM = 0,	/* samples as the kernel wrote them */
+	PRF_ENCODING_COMPACT = 1,	/* interned stacks, varint columns (1.2) */
+};
+
 struct prf_writer_options {
 	int zstd_level;			/* 0: default (3); < 0: no compression */
 	size_t chunk_size;		/* raw bytes per chunk; 0: default 1 MiB */
 	const char *name;		/* the file's name, for messages */
+	enum prf_sample_encoding sample_encoding;
 };
 
 #define PRF_ZSTD_LEVEL_DEFAULT	3
@@ -411,13 +550,22 @@ struct prf_chunk {
 	uint64_t sequence;
 	uint32_t flags;
 	uint32_t codec;
-	uint32_t record_count;
+	uint32_t record_count;		/* records it yields; skipped: its samples */
 	uint32_t stored_size;
 	uint64_t first_time, last_time;
-	const uint8_t *data;		/* raw payload, 8-byte aligned */
+	uint32_t raw_size;		/* of the payload as stored, decompressed */
+	uint32_t stack_count;		/* compact samples: stacks defined; else 0 */
+	/*
+	 * The records, 8-byte aligned.  Compact samples come here expanded
+	 * into the kernel's PERF_RECORD_SAMPLEs, byte for byte as they were
+	 * given to the writer, and record_count counts them.
+	 */
+	const uint8_t *data;
 	size_t size;
+	const struct prf_stack_ref *stacks;	/* a record's stack; NULL: none */
 	/* iteration state for prf_chunk_next_record() */
 	size_t position;
+	uint32_t index;
 };
 
 /*
@@ -446,12 +594,25 @@ void prf_reader_skip_samples(struct prf_reader *reader, int skip);
  */
 int prf_reader_read_ahead(struct prf_reader *reader);
 
+/*
+ * The callchain of a compact sample: its stack number in the chunk (1..,
+ * 0 for none) and a 64-bit hash of its words, equal for equal callchains
+ * in any chunk and file this process reads.  User addresses mean
+ * something only with the sample's pid.
+ */
+struct prf_stack_ref {
+	uint32_t id;
+	uint32_t reserved;
+	uint64_t hash;
+};
+
 struct prf_record {
 	uint32_t type;
 	uint16_t misc;
 	const void *data;		/* the whole record, header included */
 	size_t size;
-	uint64_t offset;		/* within the chunk's raw payload */
+	uint64_t offset;		/* within the chunk's records */
+	struct prf_stack_ref stack;	/* compact samples only; else zero */
 };
 
 /*

@@ -124,6 +124,7 @@ void read_ahead_stop(struct read_ahead *a)
 	for (size_t i = 0; i < SLOTS; i++) {
 		free(a->slots[i].buffers.stored);
 		free(a->slots[i].buffers.raw);
+		compact_buffers_free(&a->slots[i].buffers.compact);
 	}
 	pthread_cond_destroy(&a->changed);
 	pthread_mutex_destroy(&a->lock);

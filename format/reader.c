@@ -37,6 +37,7 @@ struct prf_reader {
 	size_t stored_capacity;
 	uint8_t *raw;
 	size_t raw_capacity;
+	struct compact_buffers compact;	/* compact samples, expanded */
 	ZSTD_DCtx *dctx;
 	int skip_samples;		/* prf_reader_skip_samples() */
 	struct read_ahead *ahead;	/* prf_reader_read_ahead(): it reads the chunks */
@@ -422,6 +423,7 @@ void prf_reader_close(struct prf_reader *r)
 	ZSTD_freeDCtx(r->dctx);
 	free(r->stored);
 	free(r->raw);
+	compact_buffers_free(&r->compact);
 	free(r->ids);
 	free(r->events);
 	free(r->meta);
@@ -449,6 +451,11 @@ void prf_reader_get_stats(const struct prf_reader *r,
 		read_ahead_stats(r->ahead, stats);
 	else
 		*stats = r->stats;
+}
+
+const struct prf_event *prf_reader_event_at(const struct prf_reader *r, uint64_t index)
+{
+	return index < r->info.event_count ? &r->events[index] : NULL;
 }
 
 const struct prf_event *prf_reader_event_for(const struct prf_reader *r,
@@ -722,6 +729,20 @@ static int next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 			skip_damage(r, offset, end, why);
 			continue;
 		}
+		*chunk = (struct prf_chunk){
+			.data = payload,
+			.size = skipped ? 0 : h.raw_size,
+			.record_count = skipped && h.samples ? h.samples : h.record_count,
+		};
+		if (!skipped && !(h.flags & PRF_CHUNK_FINAL)) {
+			ret = compact_expand(r, payload, h.raw_size, &r->compact, chunk, &why);
+			if (ret == -ENOMEM)
+				return ret;
+			if (ret < 0) {
+				skip_damage(r, offset, end, why);
+				continue;
+			}
+		}
 		if (h.flags & PRF_CHUNK_FINAL) {
 			take_trailer(r, &h, payload, end);
 			r->offset = end;
@@ -732,18 +753,14 @@ static int next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 		r->stats.records += h.record_count;
 		r->stats.raw_bytes += h.raw_size;
 		r->stats.stored_bytes += h.stored_size;
-		*chunk = (struct prf_chunk){
-			.offset = offset,
-			.sequence = h.sequence,
-			.flags = h.flags,
-			.codec = h.codec,
-			.record_count = h.record_count,
-			.stored_size = h.stored_size,
-			.first_time = h.first_time,
-			.last_time = h.last_time,
-			.data = payload,
-			.size = skipped ? 0 : h.raw_size,
-		};
+		chunk->offset = offset;
+		chunk->sequence = h.sequence;
+		chunk->flags = h.flags;
+		chunk->codec = h.codec;
+		chunk->stored_size = h.stored_size;
+		chunk->raw_size = h.raw_size;
+		chunk->first_time = h.first_time;
+		chunk->last_time = h.last_time;
 		return 1;
 	}
 	return 0;
@@ -765,7 +782,10 @@ int prf_chunk_next_record(struct prf_chunk *chunk, struct prf_record *record)
 	record->offset = chunk->position;
 	memcpy(&record->type, p, 4);
 	memcpy(&record->misc, p + 4, 2);
+	record->stack = chunk->stacks ? chunk->stacks[chunk->index] :
+					(struct prf_stack_ref){ 0 };
 	chunk->position += size;
+	chunk->index++;
 	return 1;
 }
 
@@ -781,12 +801,14 @@ int prf_reader_next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 
 static void swap_buffers(struct prf_reader *r, struct chunk_buffers *b)
 {
-	struct chunk_buffers mine = { r->stored, r->raw, r->stored_capacity, r->raw_capacity };
+	struct chunk_buffers mine = { r->stored, r->raw, r->stored_capacity, r->raw_capacity,
+				      r->compact };
 
 	r->stored = b->stored;
 	r->raw = b->raw;
 	r->stored_capacity = b->stored_capacity;
 	r->raw_capacity = b->raw_capacity;
+	r->compact = b->compact;
 	*b = mine;
 }
 

@@ -37,6 +37,8 @@ struct prf_writer {
 
 	uint8_t *compressed;
 	size_t compressed_capacity;
+	struct compact_writer *compact;	/* samples go here when compact */
+	size_t expanded_limit;		/* of a compact chunk's samples as given */
 
 	uint64_t sequence;
 	uint64_t good_offset;		/* end of the last whole chunk */
@@ -269,7 +271,7 @@ static void cut_back(struct prf_writer *w)
 
 static int write_chunk(struct prf_writer *w, uint8_t codec, uint8_t flags,
 		       const void *payload, uint32_t stored_size,
-		       uint32_t raw_size, uint32_t records,
+		       uint32_t raw_size, uint32_t records, uint32_t samples,
 		       uint64_t first_time, uint64_t last_time)
 {
 	static const uint8_t zeros[8];
@@ -284,6 +286,7 @@ static int write_chunk(struct prf_writer *w, uint8_t codec, uint8_t flags,
 	header.raw_size = raw_size;
 	header.stored_size = stored_size;
 	header.record_count = records;
+	header.samples = samples;
 	header.payload_crc = prf_crc32c(0, payload, stored_size);
 	header.sequence = w->sequence;
 	header.first_time = first_time;
@@ -333,13 +336,40 @@ static void chunk_reset(struct prf_writer *w, struct open_chunk *c)
 	}
 }
 
+static int chunk_grow(struct prf_writer *w, struct open_chunk *c, size_t need);
+
+/* The compact samples become the chunk's two records. */
+static int compact_to_chunk(struct prf_writer *w, struct open_chunk *c)
+{
+	size_t size = compact_writer_size(w->compact);
+
+	if (!size)
+		return 0;
+	if (chunk_grow(w, c, size) < 0) {
+		compact_writer_reset(w->compact);
+		return writer_fail(w, -ENOMEM, "no memory for a chunk of %zu bytes", size);
+	}
+	c->used = compact_writer_emit(w->compact, c->data);
+	return 0;
+}
+
 static int flush_chunk(struct prf_writer *w, struct open_chunk *c)
 {
-	const void *payload = c->data;
-	size_t stored = c->used;
+	const void *payload;
+	size_t stored;
+	uint32_t records = c->records;
 	uint8_t codec = PRF_CODEC_NONE;
 	int ret;
 
+	/* Compact samples are two records, whatever their number. */
+	if (c == &w->samples && w->compact) {
+		ret = compact_to_chunk(w, c);
+		if (ret < 0)
+			goto drop;
+		records = c->used ? 2 : 0;
+	}
+	payload = c->data;
+	stored = c->used;
 	if (!c->used)
 		return 0;
 	if (w->level >= 0) {
@@ -359,14 +389,15 @@ static int flush_chunk(struct prf_writer *w, struct open_chunk *c)
 		}
 	}
 	ret = write_chunk(w, codec, c->flags, payload, (uint32_t)stored,
-			  (uint32_t)c->used, c->records, c->first_time, c->last_time);
+			  (uint32_t)c->used, records,
+			  c == &w->samples ? c->records : 0, c->first_time, c->last_time);
 	if (ret < 0) {
 		writer_fail(w, ret, "writing chunk %llu: %s",
 			    (unsigned long long)w->sequence, strerror(-ret));
 		goto drop;
 	}
 	w->stats.chunks++;
-	w->stats.records += c->records;
+	w->stats.records += records;
 	w->stats.raw_bytes += c->used;
 	w->stats.stored_bytes += stored;
 	time_range_add(&w->first_time, &w->last_time, c->first_time);
@@ -430,6 +461,30 @@ static int record_check(struct prf_writer *w, const void *record, size_t size)
 	return 0;
 }
 
+/*
+ * A compact chunk is full at chunk_target bytes of its own, or when its
+ * samples would expand past what a reader accepts (PRF_CHUNK_RAW_MAX).
+ */
+static int append_compact(struct prf_writer *w, const void *record, size_t size,
+			  uint64_t time)
+{
+	struct open_chunk *c = &w->samples;
+	int ret = 0;
+
+	if (c->records &&
+	    (compact_writer_size(w->compact) + size > w->chunk_target ||
+	     compact_writer_expanded(w->compact) + size > w->expanded_limit))
+		ret = prf_writer_flush(w);
+	if (compact_writer_add(w->compact, record, size) < 0) {
+		w->stats.dropped_records++;
+		w->stats.dropped_bytes += size;
+		return writer_fail(w, -ENOMEM, "no memory for a %zu-byte record", size);
+	}
+	c->records++;
+	time_range_add(&c->first_time, &c->last_time, time);
+	return ret;
+}
+
 int prf_writer_append(struct prf_writer *w, const void *record, size_t size,
 		      uint64_t time)
 {
@@ -444,6 +499,8 @@ int prf_writer_append(struct prf_writer *w, const void *record, size_t size,
 
 	memcpy(&type, record, sizeof(type));
 	c = type == PERF_RECORD_SAMPLE ? &w->samples : &w->sideband;
+	if (c == &w->samples && w->compact)
+		return append_compact(w, record, size, time);
 	/* A failed flush drops the full chunk; this record starts the next. */
 	if (c->used && c->used + size > w->chunk_target)
 		ret = c == &w->samples ? prf_writer_flush(w) : flush_chunk(w, c);
@@ -478,7 +535,7 @@ int prf_writer_finish(struct prf_writer *w)
 	trailer.dropped_records = w->stats.dropped_records;
 	trailer.dropped_bytes = w->stats.dropped_bytes;
 	ret = write_chunk(w, PRF_CODEC_NONE, PRF_CHUNK_FINAL, &trailer,
-			  sizeof(trailer), sizeof(trailer), 0,
+			  sizeof(trailer), sizeof(trailer), 0, 0,
 			  w->first_time, w->last_time);
 	if (ret < 0)
 		return writer_fail(w, ret, "writing the trailer: %s", strerror(-ret));
@@ -516,6 +573,12 @@ int prf_writer_open(struct prf_writer **out, int fd,
 	if (w->chunk_target < 4096)
 		w->chunk_target = 4096;
 	w->samples.flags = PRF_CHUNK_SAMPLES;
+	w->expanded_limit = PRF_CHUNK_RAW_MAX / 2;
+	if (options->sample_encoding == PRF_ENCODING_COMPACT &&
+	    compact_writer_new(&w->compact, info) < 0) {
+		prf_writer_close(w);
+		return prf_set_error(error, -ENOMEM, "%s: out of memory", name);
+	}
 	w->cctx = ZSTD_createCCtx();
 	if (!w->name || !w->cctx || chunk_grow(w, &w->sideband, 4096) < 0 ||
 	    chunk_grow(w, &w->samples, w->chunk_target) < 0) {
@@ -549,6 +612,7 @@ void prf_writer_close(struct prf_writer *w)
 	if (!w)
 		return;
 	ZSTD_freeCCtx(w->cctx);
+	compact_writer_free(w->compact);
 	free(w->sideband.data);
 	free(w->samples.data);
 	free(w->compressed);
@@ -564,7 +628,8 @@ void prf_writer_get_stats(const struct prf_writer *w,
 
 size_t prf_writer_pending(const struct prf_writer *w)
 {
-	return w->sideband.used + w->samples.used;
+	return w->sideband.used + w->samples.used +
+	       (w->compact ? compact_writer_size(w->compact) : 0);
 }
 
 const char *prf_writer_last_error(const struct prf_writer *w)

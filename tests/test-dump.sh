@@ -91,7 +91,7 @@ cp "$out" "$work/full.out"
 
 check "the header: host facts, clock, metadata"
 expect_line "FILE name=$fixture size=$(wc -c <"$fixture" | tr -d ' ')"
-expect_line 'HEADER version=1.1 hostname=fixture-host machine=x86_64 kernel_release=6.1.0-fixture kernel_version="#1 SMP PREEMPT_DYNAMIC fixture" boot_id=00000000-1111-2222-3333-444444444444 cpus_online=4 cpus_configured=4 page_size=4096'
+expect_line 'HEADER version=1.2 hostname=fixture-host machine=x86_64 kernel_release=6.1.0-fixture kernel_version="#1 SMP PREEMPT_DYNAMIC fixture" boot_id=00000000-1111-2222-3333-444444444444 cpus_online=4 cpus_configured=4 page_size=4096'
 expect_text 'CLOCK clock=CLOCK_MONOTONIC start_time=5000.000000000 '
 expect_text ' start_utc=2023-11-14T22:13:20.000000000Z'
 expect_line 'META key=collector value=make-fixture'
@@ -136,7 +136,10 @@ expect_line 'chunk=5 offset=104 LOST_NOTE time=5000.090000000 reason=write_error
 check "unknown record types print their type and size and do not stop the dump"
 expect_line 'chunk=5 offset=224 type=99 size=16'
 expect_line 'chunk=5 offset=240 type=65616 size=24'
-expect_count 22 '^chunk=[0-9]+ offset=[0-9]+ '
+expect_line 'chunk=5 offset=264 CGROUP time=5000.090000000 cpu=0 id=4711 path=/system.slice/fixture.service'
+expect_line 'chunk=5 offset=344 TASK_CGROUP time=5000.090000000 pid=4242 path=/system.slice/fixture.service'
+expect_line 'chunk=5 offset=408 NSPID time=5000.090000000 pid=4242 tid=4243 ns_pid=1 ns_tid=2 ns_level=1'
+expect_count 25 '^chunk=[0-9]+ offset=[0-9]+ '
 
 check "--summary: counts per type, bytes, time span, samples per CPU, verdict"
 run_dump --summary "$fixture"
@@ -144,18 +147,18 @@ expect_status 0
 expect_no_stderr
 expect_line 'complete:         yes'
 expect_line 'chunks:           6'
-expect_line 'records:          22'
+expect_line 'records:          25'
 expect_line '  SAMPLE:         8'
 expect_line '  COMM:           1'
 expect_line '  MMAP2:          1'
 expect_line '  BUILD_ID:       1'
 expect_line '  STATS:          1'
 expect_line '  type=99:        1'
-expect_text 'bytes:            raw=1736 stored='
+expect_text 'bytes:            raw=1928 stored='
 expect_line 'time span:        0.090000000 s (first=5000.000000000 last=5000.090000000)'
 expect_line 'samples per cpu:  cpu0=2 cpu1=2 cpu2=2 cpu3=2'
 expect_line 'integrity:        damaged_chunks=0 skipped_bytes=0 truncated_bytes=0 malformed_records=0 verdict=sound'
-expect_line 'trailer:          chunks=6 records=22 dropped_records=0 dropped_bytes=0'
+expect_line 'trailer:          chunks=6 records=25 dropped_records=0 dropped_bytes=0'
 refuse_text 'chunk='
 
 check "--header prints the header and events only"
@@ -209,7 +212,7 @@ expect_count 7 '^chunk=0 '
 expect_count 4 '^chunk=2 '
 expect_count 1 '^chunk=3 '
 expect_count 4 '^chunk=4 '
-expect_count 5 '^chunk=5 '
+expect_count 8 '^chunk=5 '
 expect_text "offset $middle_offset: payload checksum mismatch; skipped $((next_offset - middle_offset)) bytes to the next chunk at $next_offset" "$err"
 expect_line "perfrec-dump: $work/flip.prf: damaged: skipped 1 damaged chunk ($((next_offset - middle_offset)) bytes)" "$err"
 run_dump --summary "$work/flip.prf"
@@ -221,7 +224,7 @@ check "an unfinished file: every record printed, exit 1, 'no trailer' on stderr"
 "$make_fixture" --unfinished "$work/unfinished.prf" || fail "make-fixture failed"
 run_dump "$work/unfinished.prf"
 expect_status 1
-expect_count 22 '^chunk='
+expect_count 25 '^chunk='
 expect_line "perfrec-dump: $work/unfinished.prf: incomplete: no trailer: the file was not finished or was cut short" "$err"
 
 check "a file that is not a perfrec file: exit 2, one line naming it"

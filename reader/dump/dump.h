@@ -51,12 +51,17 @@ struct dump_record {
 		struct prf_build_id_record build_id;
 		struct prf_kallsyms_record kallsyms;
 		struct prf_kernel_module_record kernel_module;
+		struct prf_kernel_symbol_record kernel_symbol;
 		struct prf_snapshot_record snapshot;
 		struct prf_stats_record stats;
 		struct prf_lost_note_record lost_note;
+		struct prf_task_cgroup_record task_cgroup;
+		struct prf_nspid_record nspid;
+		struct prf_jit_map_record jit_map;
 	} perfrec;
-	const char *text;		/* BUILD_ID path, KERNEL_MODULE name */
-	uint64_t kallsyms_lines;
+	const char *text;		/* BUILD_ID path, KERNEL_MODULE, KERNEL_SYMBOL name, JIT_* text */
+	const char *module;		/* KERNEL_SYMBOL's, "" for the kernel */
+	uint64_t kallsyms_lines;	/* also JIT_* lines */
 };
 
 void dump_record_decode(const struct prf_reader *reader,

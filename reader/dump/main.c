@@ -150,13 +150,18 @@ static void print_chunk(const struct prf_chunk *chunk)
 		field_string(stdout, "codec", "zstd");
 	else
 		field_u64(stdout, "codec", chunk->codec);
-	field_u64(stdout, "raw", chunk->size);
+	field_u64(stdout, "raw", chunk->raw_size);
 	field_u64(stdout, "stored", chunk->stored_size);
-	printf(" ratio=%.2f", ratio(chunk->size, chunk->stored_size));
+	printf(" ratio=%.2f", ratio(chunk->raw_size, chunk->stored_size));
 	field_u64(stdout, "records", chunk->record_count);
 	field_time(stdout, "first_time", chunk->first_time);
 	field_time(stdout, "last_time", chunk->last_time);
 	field_string(stdout, "holds", chunk->flags & PRF_CHUNK_SAMPLES ? "samples" : "records");
+	/* Compact samples: records counts them expanded, raw is the table and columns. */
+	if (chunk->stacks) {
+		field_string(stdout, "encoding", "compact");
+		field_u64(stdout, "stacks", chunk->stack_count);
+	}
 	putchar('\n');
 }
 

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include "dump.h"
@@ -22,6 +23,11 @@ static size_t perfrec_fixed_size(uint32_t type)
 	case PRF_RECORD_SNAPSHOT_END:	return sizeof(struct prf_snapshot_record);
 	case PRF_RECORD_STATS:		return sizeof(struct prf_stats_record);
 	case PRF_RECORD_LOST_NOTE:	return sizeof(struct prf_lost_note_record);
+	case PRF_RECORD_TASK_CGROUP:	return sizeof(struct prf_task_cgroup_record);
+	case PRF_RECORD_NSPID:		return sizeof(struct prf_nspid_record);
+	case PRF_RECORD_KERNEL_SYMBOL:	return sizeof(struct prf_kernel_symbol_record);
+	case PRF_RECORD_JIT_MAP:
+	case PRF_RECORD_JIT_DUMP:	return sizeof(struct prf_jit_map_record);
 	default:			return 0;
 	}
 }
@@ -68,12 +74,30 @@ static int decode_perfrec(const struct prf_record *record,
 			return -EBADMSG;
 		decoded->text = tail_string(record, fixed);
 		return decoded->text ? 1 : -EBADMSG;
+	case PRF_RECORD_TASK_CGROUP:
+		decoded->text = tail_string(record, fixed);
+		return decoded->text ? 1 : -EBADMSG;
+	case PRF_RECORD_KERNEL_SYMBOL:
+		decoded->text = tail_string(record, fixed);
+		if (!decoded->text)
+			return -EBADMSG;
+		fixed += strlen(decoded->text) + 1;
+		decoded->module = fixed < record->size ? tail_string(record, fixed) : NULL;
+		return decoded->module ? 1 : -EBADMSG;
 	case PRF_RECORD_KALLSYMS:
 		if (decoded->perfrec.kallsyms.text_size > record->size - fixed)
 			return -EBADMSG;
 		decoded->kallsyms_lines =
 			count_lines((const char *)record->data + fixed,
 				    decoded->perfrec.kallsyms.text_size);
+		return 1;
+	case PRF_RECORD_JIT_MAP:
+	case PRF_RECORD_JIT_DUMP:
+		if (decoded->perfrec.jit_map.text_size > record->size - fixed)
+			return -EBADMSG;
+		decoded->text = (const char *)record->data + fixed;
+		decoded->kallsyms_lines = count_lines(decoded->text,
+						      decoded->perfrec.jit_map.text_size);
 		return 1;
 	default:
 		return 1;
@@ -409,6 +433,11 @@ static const struct flag_name kallsyms_flag_names[] = {
 	{ PRF_KALLSYMS_HIDDEN, "hidden" },
 };
 
+static const struct flag_name jit_flag_names[] = {
+	{ PRF_JIT_CUT, "cut" },
+	{ PRF_JIT_RESTATED, "restated" },
+};
+
 static const char *lost_reason_name(uint32_t reason)
 {
 	switch (reason) {
@@ -443,6 +472,19 @@ static void print_kernel_module(FILE *out, const struct dump_record *decoded)
 	field_hex(out, "len", record->size);
 	field_build_id(out, "build_id", record->build_id, record->build_id_size);
 	field_string(out, "name", decoded->text);
+}
+
+static void print_kernel_symbol(FILE *out, const struct dump_record *decoded)
+{
+	const struct prf_kernel_symbol_record *record = &decoded->perfrec.kernel_symbol;
+	char type[2] = { (char)record->type, '\0' };
+
+	field_hex(out, "start", record->start);
+	field_hex(out, "size", record->size);
+	field_string(out, "type", type);
+	field_string(out, "name", decoded->text);
+	if (*decoded->module)
+		field_string(out, "module", decoded->module);
 }
 
 static void print_stats(FILE *out, const struct prf_stats_record *stats)
@@ -485,6 +527,43 @@ static void print_lost_note(FILE *out, const struct prf_lost_note_record *note)
 	field_errno(out, "error", note->error);
 }
 
+/*
+ * The header's fields, then a line per symbol: "  start=0x.. len=0x..
+ * name=..", as the text has it (a line that is no symbol: text=..).
+ */
+static void print_jit_map(FILE *out, const struct dump_record *decoded)
+{
+	const struct prf_jit_map_record *record = &decoded->perfrec.jit_map;
+	const char *text = decoded->text, *end = text + record->text_size;
+
+	field_time(out, "time", record->time);
+	field_u64(out, "pid", record->pid);
+	field_flags(out, "flags", record->flags, jit_flag_names,
+		    DUMP_ARRAY_SIZE(jit_flag_names));
+	field_u64(out, "file_offset", record->offset);
+	field_u64(out, "size", record->text_size);
+	field_u64(out, "lines", decoded->kallsyms_lines);
+	while (text < end) {
+		const char *nl = memchr(text, '\n', (size_t)(end - text));
+		size_t length = nl ? (size_t)(nl - text) : (size_t)(end - text);
+		char line[4200], *p, *name;
+		unsigned long long start, size;
+
+		snprintf(line, sizeof(line), "%.*s", (int)(length < 4096 ? length : 4096), text);
+		fputs("\n ", out);
+		start = strtoull(line, &p, 16);
+		if (p != line && *p == ' ' && (size = strtoull(p + 1, &name, 16), name != p + 1) &&
+		    *name == ' ') {
+			field_hex(out, "start", start);
+			field_hex(out, "len", size);
+			field_string(out, "name", name + 1);
+		} else {
+			field_string(out, "text", line);
+		}
+		text += length + 1;
+	}
+}
+
 static void print_perfrec(FILE *out, const struct dump_record *decoded)
 {
 	switch (decoded->record->type) {
@@ -500,6 +579,9 @@ static void print_perfrec(FILE *out, const struct dump_record *decoded)
 	case PRF_RECORD_KERNEL_MODULE:
 		print_kernel_module(out, decoded);
 		break;
+	case PRF_RECORD_KERNEL_SYMBOL:
+		print_kernel_symbol(out, decoded);
+		break;
 	case PRF_RECORD_SNAPSHOT_BEGIN:
 		field_time(out, "time", decoded->perfrec.snapshot.time);
 		break;
@@ -512,6 +594,23 @@ static void print_perfrec(FILE *out, const struct dump_record *decoded)
 		break;
 	case PRF_RECORD_LOST_NOTE:
 		print_lost_note(out, &decoded->perfrec.lost_note);
+		break;
+	case PRF_RECORD_TASK_CGROUP:
+		field_time(out, "time", decoded->perfrec.task_cgroup.time);
+		field_u64(out, "pid", decoded->perfrec.task_cgroup.pid);
+		field_string(out, "path", decoded->text);
+		break;
+	case PRF_RECORD_NSPID:
+		field_time(out, "time", decoded->perfrec.nspid.time);
+		field_u64(out, "pid", decoded->perfrec.nspid.pid);
+		field_u64(out, "tid", decoded->perfrec.nspid.tid);
+		field_u64(out, "ns_pid", decoded->perfrec.nspid.ns_pid);
+		field_u64(out, "ns_tid", decoded->perfrec.nspid.ns_tid);
+		field_u64(out, "ns_level", decoded->perfrec.nspid.ns_level);
+		break;
+	case PRF_RECORD_JIT_MAP:
+	case PRF_RECORD_JIT_DUMP:
+		print_jit_map(out, decoded);
 		break;
 	}
 }

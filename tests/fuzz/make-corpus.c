@@ -28,6 +28,8 @@
 
 static const char *out_dir;
 static size_t files_written;
+/* What the writers write samples as: compact for the *-compact seeds. */
+static enum prf_sample_encoding encoding;
 
 __attribute__((noreturn, format(printf, 1, 2)))
 static void die(const char *fmt, ...)
@@ -484,6 +486,24 @@ static void make_kernel_module(struct rec *r)
 	finish(r);
 }
 
+/* A symbol as hit (--kernel-symbols=hit): start, size, type, name, module. */
+static void make_kernel_symbol(struct rec *r, uint64_t start, uint32_t size, char type,
+			       const char *name, const char *module)
+{
+	uint32_t size_type[2] = { size, (uint32_t)(uint8_t)type };
+
+	begin_perfrec(r, PRF_RECORD_KERNEL_SYMBOL);
+	put_u64(r, start);
+	put(r, size_type, sizeof(size_type));
+	put(r, name, strlen(name) + 1);
+	put(r, module, strlen(module) + 1);
+	pad8(r);
+	finish(r);
+}
+
+/* Files of --kernel-symbols=hit: symbols, not the whole kallsyms. */
+static int kernel_symbols_as_hit;
+
 static void make_build_id(struct rec *r, const char *path, uint32_t flags)
 {
 	struct prf_build_id_record b = {
@@ -531,10 +551,59 @@ static void make_lost_note(struct rec *r, uint64_t time)
 	r->time = time;
 }
 
+/* perfrec-format(5), "cgroups and namespaces": a process's cgroup path. */
+static void make_task_cgroup(struct rec *r, uint64_t time, uint32_t pid, const char *path)
+{
+	begin_perfrec(r, PRF_RECORD_TASK_CGROUP);
+	put_u64(r, time);
+	put_u64(r, pid);		/* pid, reserved */
+	put_string(r, path);
+	finish(r);
+	r->time = time;
+}
+
+/* A thread's ids in its own pid namespace. */
+static void make_nspid(struct rec *r, uint64_t time, uint32_t pid, uint32_t tid)
+{
+	struct prf_nspid_record n = {
+		.time = time, .pid = pid, .tid = tid, .ns_pid = 1, .ns_tid = tid - pid + 1,
+		.ns_level = 1,
+	};
+
+	begin_perfrec(r, PRF_RECORD_NSPID);
+	put(r, (uint8_t *)&n + sizeof(n.header), sizeof(n) - sizeof(n.header));
+	finish(r);
+	r->time = time;
+}
+
+/*
+ * JIT symbols of pid (perfrec 1.2): overlapping ranges, 0x-prefixed and
+ * bare hex, a line that is no symbol, the last line without its newline.
+ */
+static void make_jit_map(struct rec *r, uint32_t type, uint32_t pid, uint64_t time,
+			 uint32_t flags)
+{
+	static const char text[] =
+		"7f0000001000 100 LazyCompile:*hot /app.js:1:10\n"
+		"0x00007f0000001080 0x40 int Hot.inner(int)\n"
+		"not a symbol\n"
+		"7f0000002000 1000 Builtin:CallFunction";
+	struct prf_jit_map_record j = {
+		.time = time, .pid = pid, .flags = flags, .offset = 4096,
+		.text_size = sizeof(text) - 1,
+	};
+
+	begin_perfrec(r, type);
+	put(r, (uint8_t *)&j + sizeof(j.header), sizeof(j) - sizeof(j.header));
+	put(r, text, sizeof(text) - 1);
+	finish(r);
+	r->time = time;
+}
+
 /* A type of a later minor version: readers must skip it. */
 static void make_unknown_perfrec(struct rec *r)
 {
-	begin_perfrec(r, PRF_RECORD_BASE + 0x100);
+	begin_perfrec(r, PRF_RECORD_BASE + 0x200);
 	put_u64(r, 0xdeadbeef);
 	finish(r);
 }
@@ -615,6 +684,7 @@ static void stream_open(struct stream *s, struct prf_file_info *info,
 		.zstd_level = level,
 		.chunk_size = chunk_size,
 		.name = "make-corpus",
+		.sample_encoding = encoding,
 	};
 	struct prf_error error;
 
@@ -708,17 +778,53 @@ static void emit_snapshot(struct stream *s, uint64_t *time)
 		emit(s, &r);
 		make_mmap2(&r, s->attr, &who, paths[i], i % 2);
 		emit(s, &r);
+		/* One process in a container: its cgroup path, its namespace ids. */
+		make_task_cgroup(&r, *time, who.pid, i % 2 ?
+				 "/system.slice/docker-3f2a9c1b7e4d5a6b7c8d9e0f1a2b3c4d.scope" :
+				 "/user.slice/user-1000.slice/session-2.scope");
+		emit(s, &r);
+		if (i % 2) {
+			make_nspid(&r, *time, who.pid, who.tid);
+			emit(s, &r);
+		}
+	}
+	{
+		struct who who = who_at(s, 0, *time);
+
+		/* The cgroup the samples' id 77 names, as the snapshot gives it. */
+		make_cgroup(&r, s->attr, &who);
+		emit(s, &r);
 	}
 	make_snapshot(&r, PRF_RECORD_SNAPSHOT_END, ++*time,
 		      FUZZ_ARRAY_SIZE(comms));
 	emit(s, &r);
-	make_kallsyms(&r);
-	emit(s, &r);
-	make_kernel_module(&r);
-	emit(s, &r);
+	if (kernel_symbols_as_hit) {
+		make_kernel_module(&r);
+		emit(s, &r);
+		make_kernel_symbol(&r, 0xffffffff81001000ULL, 0x40, 'T', "do_one_initcall", "");
+		emit(s, &r);
+		make_kernel_symbol(&r, 0xffffffff81c00000ULL, 0x1000, 't', "__x64_sys_write", "");
+		emit(s, &r);
+		/* the same address again: the first is kept */
+		make_kernel_symbol(&r, 0xffffffff81c00000ULL, 0x20, 'T', "ksys_write", "");
+		emit(s, &r);
+		make_kernel_symbol(&r, 0xffffffffc0a00000ULL, 0x2000, 't', "ext4_fill_super", "ext4");
+		emit(s, &r);
+	} else {
+		make_kallsyms(&r);
+		emit(s, &r);
+		make_kernel_module(&r);
+		emit(s, &r);
+	}
 	make_build_id(&r, paths[0], 0);
 	emit(s, &r);
 	make_build_id(&r, "/boot/vmlinuz-6.1.0-fuzz-amd64", PRF_BUILD_ID_KERNEL);
+	emit(s, &r);
+	++*time;
+	make_jit_map(&r, PRF_RECORD_JIT_MAP, who_at(s, 0, *time).pid, *time, PRF_JIT_RESTATED);
+	emit(s, &r);
+	++*time;
+	make_jit_map(&r, PRF_RECORD_JIT_DUMP, who_at(s, 1, *time).pid, *time, PRF_JIT_CUT);
 	emit(s, &r);
 }
 
@@ -1162,6 +1268,85 @@ static void save_forged_records(const struct file *f, const char *base)
 	}
 }
 
+/* The n-th chunk of samples, or 0. */
+static size_t find_samples_chunk(const struct file *f, int n)
+{
+	for (int i = 0;; i++) {
+		size_t c = find_chunk(f, i);
+		struct prf_chunk_header h;
+
+		if (!c)
+			return 0;
+		memcpy(&h, f->data + c, sizeof(h));
+		if ((h.flags & PRF_CHUNK_SAMPLES) && !(h.flags & PRF_CHUNK_FINAL) && n-- == 0)
+			return c;
+	}
+}
+
+/*
+ * The stack table and the columns of an uncompressed chunk of compact
+ * samples: each count and size set to 0, one more, and all ones; bytes
+ * of every part set to 0xff (an endless varint) and to 0 (stack 0, event
+ * 0, a zero delta).
+ */
+static void save_forged_compact(const struct file *f, const char *base)
+{
+	size_t c = find_samples_chunk(f, 0);
+	struct prf_chunk_header h;
+	char name[160];
+	size_t stacks, samples, end;
+
+	if (!c)
+		die("no chunk of samples in the compact file");
+	memcpy(&h, f->data + c, sizeof(h));
+	if (h.codec != PRF_CODEC_NONE)
+		die("the compact file's chunk of samples is compressed");
+	stacks = c + h.header_size;
+	if (fuzz_get_u32(f->data + stacks) != PRF_RECORD_STACKS)
+		die("the chunk of samples does not start with a stack table");
+	samples = stacks + fuzz_get_u32(f->data + stacks + 8);
+	end = stacks + h.raw_size;
+	if (fuzz_get_u32(f->data + samples) != PRF_RECORD_COMPACT_SAMPLES)
+		die("no compact samples after the stack table");
+	for (size_t field = 16; field < sizeof(struct prf_stacks_record); field += 4) {
+		uint32_t value = fuzz_get_u32(f->data + stacks + field);
+
+		snprintf(name, sizeof(name), "%s-stacks-u32-%zu-0", base, field);
+		save_forged(f, stacks + field, 4, 0, name);
+		snprintf(name, sizeof(name), "%s-stacks-u32-%zu-plus1", base, field);
+		save_forged(f, stacks + field, 4, value + 1, name);
+		snprintf(name, sizeof(name), "%s-stacks-u32-%zu-max", base, field);
+		save_forged(f, stacks + field, 4, 0xffffffff, name);
+	}
+	for (size_t field = 16; field < sizeof(struct prf_compact_samples_record); field += 4) {
+		uint32_t value = fuzz_get_u32(f->data + samples + field);
+
+		snprintf(name, sizeof(name), "%s-samples-u32-%zu-0", base, field);
+		save_forged(f, samples + field, 4, 0, name);
+		snprintf(name, sizeof(name), "%s-samples-u32-%zu-plus1", base, field);
+		save_forged(f, samples + field, 4, value + 1, name);
+		snprintf(name, sizeof(name), "%s-samples-u32-%zu-max", base, field);
+		save_forged(f, samples + field, 4, 0xffffffff, name);
+	}
+	/* Eight spots across each record's body. */
+	for (int part = 0; part < 2; part++) {
+		size_t from = part ? samples + sizeof(struct prf_compact_samples_record) :
+				     stacks + sizeof(struct prf_stacks_record);
+		size_t to = part ? end : samples;
+
+		for (size_t k = 0; k < 8 && from < to; k++) {
+			size_t at = from + (to - from) * k / 8;
+
+			snprintf(name, sizeof(name), "%s-%s-byte%zu-ff", base,
+				 part ? "samples" : "stacks", at - from);
+			save_forged(f, at, 1, 0xff, name);
+			snprintf(name, sizeof(name), "%s-%s-byte%zu-0", base,
+				 part ? "samples" : "stacks", at - from);
+			save_forged(f, at, 1, 0, name);
+		}
+	}
+}
+
 /* ---- files put together from pieces -------------------------------- */
 
 static void save_spliced(const struct file *f, const struct file *other)
@@ -1238,7 +1423,8 @@ static void save_file(const struct file *f, const char *name)
 int main(int argc, char **argv)
 {
 	struct file one, many, plain, open_ended, big, rich, rich_plain, empty;
-	struct file each;
+	struct file each, hit, hit_each;
+	struct file compact, compact_plain, compact_rich, compact_rich_plain;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s DIR\nWrites the fuzz seed corpus into DIR.\n",
@@ -1259,6 +1445,17 @@ int main(int argc, char **argv)
 	rich = rich_file(32, 3, 4096);
 	rich_plain = rich_file(4, -1, 0);
 	empty = collector_file(0, 1, 3, 0, 1);
+	kernel_symbols_as_hit = 1;
+	hit = collector_file(120, 5, -1, 4096, 1);
+	hit_each = collector_file(16, 1, -1, 0, 1);
+	kernel_symbols_as_hit = 0;
+	/* The same streams with compact samples (format 1.2). */
+	encoding = PRF_ENCODING_COMPACT;
+	compact = collector_file(300, 5, 1, 4096, 1);
+	compact_plain = collector_file(120, 5, -1, 2048, 1);
+	compact_rich = rich_file(32, 3, 4096);
+	compact_rich_plain = rich_file(8, -1, 0);
+	encoding = PRF_ENCODING_VERBATIM;
 
 	save_file(&one, "collector-one-chunk");
 	save_file(&many, "collector-many-chunks");
@@ -1269,6 +1466,11 @@ int main(int argc, char **argv)
 	save_file(&rich_plain, "rich-uncompressed");
 	save_file(&empty, "snapshot-only");
 	save_file(&each, "collector-each-type");
+	save_file(&hit, "kernel-symbols-hit");
+	save_file(&compact, "compact-many-chunks");
+	save_file(&compact_plain, "compact-uncompressed");
+	save_file(&compact_rich, "compact-rich-zstd");
+	save_file(&compact_rich_plain, "compact-rich-uncompressed");
 	save_empty();
 	save_tiny();
 
@@ -1282,9 +1484,16 @@ int main(int argc, char **argv)
 	save_forged_zstd(&many);
 	save_forged_records(&each, "collector");
 	save_forged_records(&rich_plain, "rich");
+	save_cuts(&hit, "hit");
+	save_flips(&hit, "hit");
+	save_forged_records(&hit_each, "hit");
 	save_spliced(&many, &one);
 	save_short_trailer(&one);
 	save_too_many_events();
+	save_cuts(&compact, "compact");
+	save_flips(&compact_plain, "compact-plain");
+	save_forged_compact(&compact_plain, "compact");
+	save_forged_compact(&compact_rich_plain, "compact-rich");
 
 	printf("make-corpus: %zu files in %s\n", files_written, out_dir);
 	free(one.data);
@@ -1296,5 +1505,11 @@ int main(int argc, char **argv)
 	free(rich_plain.data);
 	free(empty.data);
 	free(each.data);
+	free(hit.data);
+	free(hit_each.data);
+	free(compact.data);
+	free(compact_plain.data);
+	free(compact_rich.data);
+	free(compact_rich_plain.data);
 	return 0;
 }

@@ -1,0 +1,91 @@
+#!/bin/bash
+# Sample encodings side by side (run as root): perfrecd compact, perfrecd
+# verbatim and perf record -z, all three at once over the same work, so
+# that a loaded machine gives all three the same samples and the ratios
+# hold.
+#
+#   bench/encoding.sh [--seconds N] [--freq F] [--build DIR]
+#
+# The work is bench/collector-work on every CPU for N s (default 12) of
+# wall-clock time, cpu-clock at F Hz per CPU (default 4000).  Per tool:
+# samples (perfrec-dump --summary; perf report --stats), lost, bytes of
+# the whole file and bytes per sample (perfrecd also without its kallsyms
+# chunk), the collector's CPU (utime + stime of /proc/PID/stat, all its
+# life) per 100 000 samples; then the ratios to perf.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+build=$(dirname "$here")/_build
+seconds=12
+freq=4000
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--seconds) seconds=$2; shift 2 ;;
+	--freq) freq=$2; shift 2 ;;
+	--build) build=$2; shift 2 ;;
+	*) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2 ;;
+	esac
+done
+[ "$(id -u)" = 0 ] || { echo "encoding.sh: run it as root" >&2; exit 1; }
+command -v perf >/dev/null || { echo "encoding.sh: no perf" >&2; exit 1; }
+make -C "$build" perfrecd perfrec-dump bench/collector-work >/dev/null 2>&1 ||
+	{ echo "encoding.sh: make failed" >&2; exit 1; }
+tmp=$(mktemp -d /tmp/perfrec-encoding.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+: >"$tmp/empty.conf"
+old_rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+[ "$old_rate" -ge $((4 * freq)) ] || echo $((4 * freq)) >/proc/sys/kernel/perf_event_max_sample_rate
+trap 'echo "$old_rate" >/proc/sys/kernel/perf_event_max_sample_rate; rm -rf "$tmp"' EXIT
+
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+"$build/perfrecd" --config "$tmp/empty.conf" -e cpu-clock -F "$freq" -o "$tmp/compact" \
+	2>"$tmp/compact.err" &
+compact=$!
+"$build/perfrecd" --config "$tmp/empty.conf" -e cpu-clock -F "$freq" \
+	--sample-encoding=verbatim -o "$tmp/verbatim" 2>"$tmp/verbatim.err" &
+verbatim=$!
+perf record -q -e cpu-clock -a -g -z -F "$freq" -o "$tmp/perf.data" 2>"$tmp/perf.err" &
+perf=$!
+sleep 2
+timeout "$seconds" "$build/bench/collector-work" --threads "$(nproc)" --rounds 100000000 >/dev/null
+cpu_compact=$(ticks $compact)
+cpu_verbatim=$(ticks $verbatim)
+cpu_perf=$(ticks $perf)
+kill -TERM $compact $verbatim
+kill -INT $perf
+wait $compact $verbatim $perf
+hz=$(getconf CLK_TCK)
+
+echo "== $(uname -r), $(nproc) CPUs, cpu-clock $freq Hz per CPU, ${seconds} s of work; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-18s %9s %6s %10s %9s %9s %12s\n' tool samples lost bytes B/sample -kalls "CPU s/100k"
+row() {	# name samples lost bytes kallsyms cpu_ticks
+	awk -v n="$1" -v s="$2" -v l="$3" -v b="$4" -v k="$5" -v c="$6" -v hz="$hz" 'BEGIN {
+		printf "%-18s %9d %6d %10d %9.2f %9.2f %12.3f\n", n, s, l, b, b / s, (b - k) / s,
+		       c / hz * 100000 / s }'
+}
+perfrecd_row() {	# name dir pid
+	local file=$2/*.prf samples lost kalls bytes
+	samples=$("$build/perfrec-dump" --summary $file | sed -n 's/^  SAMPLE: *//p')
+	lost=$(sed -n 's/.* s, \([0-9]*\) lost,.*/\1/p' "$tmp/$1.err")
+	bytes=$(cat $file | wc -c)
+	chunk=$("$build/perfrec-dump" $file | grep -m1 -E '^chunk=[0-9]+ .* KALLSYMS ' | sed 's/^chunk=\([0-9]*\) .*/\1/')
+	kalls=$("$build/perfrec-dump" --chunks $file |
+		awk -v s="sequence=$chunk" '$2 == s { for (i = 1; i <= NF; i++) if ($i ~ /^stored=/) { sub("stored=", "", $i); print 64 + int(($i + 7) / 8) * 8 } }')
+	eval "row perfrecd-$1 $samples ${lost:-0} $bytes ${kalls:-0} \$cpu_$3"
+	echo "$samples $bytes ${kalls:-0} $(eval echo \$cpu_$3)" >"$tmp/$1.row"
+}
+perfrecd_row compact "$tmp/compact" compact
+perfrecd_row verbatim "$tmp/verbatim" verbatim
+perf report -i "$tmp/perf.data" --stats 2>/dev/null >"$tmp/stats"
+psamples=$(awk '/SAMPLE events:/ { print $3; exit }' "$tmp/stats")
+plost=$(awk '/LOST_SAMPLES events:/ { print $3; exit }' "$tmp/stats")
+pbytes=$(stat -c %s "$tmp/perf.data")
+row "perf record -z" "$psamples" "${plost:-0}" "$pbytes" 0 "$cpu_perf"
+echo "$psamples $pbytes 0 $cpu_perf" >"$tmp/perf.row"
+for enc in compact verbatim; do
+	read -r s b k c <"$tmp/$enc.row"
+	read -r ps pb _ pc <"$tmp/perf.row"
+	awk -v e="$enc" -v s="$s" -v b="$b" -v k="$k" -v c="$c" -v ps="$ps" -v pb="$pb" -v pc="$pc" 'BEGIN {
+		printf "ratio perfrecd %s / perf: bytes/sample %.2f, without kallsyms %.2f (goal <= 0.3); CPU/sample %.2f (goal <= 0.5)\n",
+		       e, (b / s) / (pb / ps), ((b - k) / s) / (pb / ps), (c / s) / (pc / ps) }'
+done

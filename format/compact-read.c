@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Compact samples, the reading half: a chunk's STACKS and COMPACT_SAMPLES
+ * records become the PERF_RECORD_SAMPLEs they were made of, byte for
+ * byte, so that everything above the format library reads them as it
+ * reads any sample.  Each sample also gets its stack: the number the
+ * chunk gave it and a hash of its words, computed once per stack.
+ *
+ * The records come from other hosts: every varint, index and length is
+ * checked, a stack refers only to the stacks before it, and no chunk
+ * expands past PRF_CHUNK_RAW_MAX.  Anything wrong makes the whole chunk
+ * damaged; other chunks do not depend on it.
+ */
+#include <errno.h>
+#include "internal.h"
+
+struct compact_node {
+	uint64_t frame;
+	uint64_t hash;
+	uint32_t parent;
+	uint32_t depth;
+	uint64_t first_address;		/* past the context markers; 0: none */
+	int has_address;
+};
+
+struct cursor {
+	const uint8_t *p, *end;
+	int bad;
+};
+
+static uint64_t get_varint(struct cursor *c)
+{
+	uint64_t v = 0;
+
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		uint8_t byte;
+
+		if (c->p == c->end) {
+			c->bad = 1;
+			return 0;
+		}
+		byte = *c->p++;
+		v |= (uint64_t)(byte & 0x7f) << shift;
+		if (!(byte & 0x80))
+			return v;
+	}
+	c->bad = 1;
+	return 0;
+}
+
+static uint32_t get_u32(struct cursor *c)
+{
+	uint64_t v = get_varint(c);
+
+	if (v > UINT32_MAX)
+		c->bad = 1;
+	return (uint32_t)v;
+}
+
+static int reserve(void **buf, size_t *capacity, size_t need, size_t item)
+{
+	size_t grown = *capacity ? *capacity : 64;
+	void *data;
+
+	if (need <= *capacity)
+		return 0;
+	while (grown < need)
+		grown *= 2;
+	data = realloc(*buf, grown * item);
+	if (!data)
+		return -ENOMEM;
+	*buf = data;
+	*capacity = grown;
+	return 0;
+}
+
+void compact_buffers_free(struct compact_buffers *b)
+{
+	free(b->records);
+	free(b->refs);
+	free(b->nodes);
+	free(b->frames);
+	memset(b, 0, sizeof(*b));
+}
+
+/* ---- the stack table ------------------------------------------------- */
+
+static int read_stacks(const uint8_t *record, size_t size, struct compact_buffers *b,
+		       uint32_t *count, const char **why)
+{
+	struct prf_stacks_record head;
+	struct cursor frames, parents, indexes;
+	uint64_t total, address = 0;
+	const uint8_t *at;
+
+	*why = "stack table is malformed";
+	if (size < sizeof(head))
+		return -EBADMSG;
+	memcpy(&head, record, sizeof(head));
+	total = (uint64_t)head.frames_size + head.parents_size + head.indexes_size;
+	if (total > size - sizeof(head))
+		return -EBADMSG;
+	/* A varint takes a byte or more: this bounds the allocations. */
+	if (head.frame_count > head.frames_size || head.count > head.parents_size ||
+	    head.count > head.indexes_size)
+		return -EBADMSG;
+	if (reserve((void **)&b->nodes, &b->nodes_capacity, (size_t)head.count + 1,
+		    sizeof(*b->nodes)) < 0 ||
+	    reserve((void **)&b->frames, &b->frames_capacity, (size_t)head.frame_count + 1,
+		    sizeof(*b->frames)) < 0)
+		return -ENOMEM;
+	at = record + sizeof(head);
+	frames = (struct cursor){ at, at + head.frames_size, 0 };
+	at += head.frames_size;
+	parents = (struct cursor){ at, at + head.parents_size, 0 };
+	at += head.parents_size;
+	indexes = (struct cursor){ at, at + head.indexes_size, 0 };
+	for (uint32_t i = 0; i < head.frame_count; i++) {
+		uint64_t delta = get_varint(&frames);
+
+		/* Ascending, so the same address is never there twice. */
+		if (i && (!delta || address + delta < address))
+			frames.bad = 1;
+		address += delta;
+		b->frames[i] = address;
+	}
+	if (frames.bad || frames.p != frames.end) {
+		*why = "stack table's addresses are malformed";
+		return -EBADMSG;
+	}
+	b->nodes[0] = (struct compact_node){ .hash = 0 };
+	for (uint32_t n = 1; n <= head.count; n++) {
+		uint64_t back = get_varint(&parents);
+		uint64_t index = get_varint(&indexes);
+		struct compact_node *node = &b->nodes[n];
+		const struct compact_node *parent;
+
+		if (parents.bad || indexes.bad || back >= n || index >= head.frame_count) {
+			*why = parents.bad || indexes.bad ? "stack table runs past its record" :
+			       back >= n ? "a stack names a stack after it" :
+					   "a stack names an address the table does not have";
+			return -EBADMSG;
+		}
+		node->parent = back ? n - (uint32_t)back : 0;
+		parent = &b->nodes[node->parent];
+		node->depth = parent->depth + 1;
+		if (node->depth > PRF_CALLCHAIN_MAX) {
+			*why = "a stack is deeper than a sample can be";
+			return -EBADMSG;
+		}
+		node->frame = b->frames[index];
+		node->hash = prf_stack_hash_step(node->parent ? parent->hash : PRF_STACK_HASH_ROOT,
+						 node->frame);
+		if (node->frame < PERF_CONTEXT_MAX) {
+			node->first_address = node->frame;
+			node->has_address = 1;
+		} else {
+			node->first_address = parent->first_address;
+			node->has_address = node->parent && parent->has_address;
+		}
+	}
+	if (parents.p != parents.end || indexes.p != indexes.end) {
+		*why = "stack table has bytes past its last entry";
+		return -EBADMSG;
+	}
+	*count = head.count;
+	return 0;
+}
+
+/* ---- samples ----------------------------------------------------------- */
+
+struct sample_state {
+	const struct prf_event *event;
+	uint64_t type;
+	uint64_t identifier, id, stream_id;
+	uint16_t misc;
+	uint32_t pid, tid, cpu, res;
+	uint64_t period, addr, ip, time;
+};
+
+struct output {
+	struct compact_buffers *b;
+	size_t used;			/* bytes of records */
+	size_t count;			/* records, and refs */
+};
+
+static int output_reserve(struct output *o, size_t bytes, const char **why)
+{
+	if (bytes > PRF_CHUNK_RAW_MAX - o->used) {
+		*why = "compact samples expand past the chunk limit";
+		return -EBADMSG;
+	}
+	if (reserve((void **)&o->b->records, &o->b->records_capacity, o->used + bytes, 1) < 0 ||
+	    reserve((void **)&o->b->refs, &o->b->refs_capacity, o->count + 1,
+		    sizeof(*o->b->refs)) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static void put_u64(uint8_t **p, uint64_t v)
+{
+	memcpy(*p, &v, 8);
+	*p += 8;
+}
+
+static void put_pair(uint8_t **p, uint32_t a, uint32_t b)
+{
+	memcpy(*p, &a, 4);
+	memcpy(*p + 4, &b, 4);
+	*p += 8;
+}
+
+static int expand_verbatim(struct cursor *fields, struct cursor *tails, struct output *o,
+			   const char **why)
+{
+	uint64_t size = get_varint(fields);
+	struct perf_event_header header;
+	int ret;
+
+	*why = "a whole sample in compact samples is malformed";
+	if (fields->bad || size < sizeof(header) || size % 8 || size > UINT16_MAX ||
+	    size > (uint64_t)(tails->end - tails->p))
+		return -EBADMSG;
+	memcpy(&header, tails->p, sizeof(header));
+	if (header.type != PERF_RECORD_SAMPLE || header.size != size)
+		return -EBADMSG;
+	ret = output_reserve(o, (size_t)size, why);
+	if (ret < 0)
+		return ret;
+	memcpy(o->b->records + o->used, tails->p, (size_t)size);
+	tails->p += size;
+	o->b->refs[o->count++] = (struct prf_stack_ref){ 0 };
+	o->used += (size_t)size;
+	return 0;
+}
+
+/* The fields of a sample that changed, into the state. */
+static int read_fields(const struct prf_reader *reader, uint8_t flags, struct cursor *f,
+		       struct sample_state *s, const char **why)
+{
+	if (flags & PRF_COMPACT_EVENT) {
+		s->event = prf_reader_event_at(reader, get_varint(f));
+		if (!s->event) {
+			*why = "a compact sample names no event of the file";
+			return -EBADMSG;
+		}
+		s->type = s->event->attr.sample_type;
+		if (s->type & PERF_SAMPLE_READ) {
+			*why = "a compact sample of an event that reads counters";
+			return -EBADMSG;
+		}
+		s->identifier = s->type & PERF_SAMPLE_IDENTIFIER ? get_varint(f) : 0;
+		s->id = s->type & PERF_SAMPLE_ID ? get_varint(f) : 0;
+		s->stream_id = s->type & PERF_SAMPLE_STREAM_ID ? get_varint(f) : 0;
+	} else if (!s->event) {
+		*why = "the first compact sample names no event";
+		return -EBADMSG;
+	}
+	if (flags & PRF_COMPACT_MISC) {
+		uint64_t misc = get_varint(f);
+
+		if (misc > UINT16_MAX)
+			f->bad = 1;
+		s->misc = (uint16_t)misc;
+	}
+	if ((flags & PRF_COMPACT_TID) && (s->type & PERF_SAMPLE_TID)) {
+		s->pid = get_u32(f);
+		s->tid = get_u32(f);
+	}
+	if ((flags & PRF_COMPACT_CPU) && (s->type & PERF_SAMPLE_CPU)) {
+		s->cpu = get_u32(f);
+		s->res = get_u32(f);
+	}
+	if ((flags & PRF_COMPACT_PERIOD) && (s->type & PERF_SAMPLE_PERIOD))
+		s->period = get_varint(f);
+	if ((flags & PRF_COMPACT_ADDR) && (s->type & PERF_SAMPLE_ADDR))
+		s->addr = get_varint(f);
+	if (f->bad) {
+		*why = "compact sample fields run past their column";
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static int expand_sample(const struct prf_reader *reader, uint8_t flags,
+			 struct cursor columns[], const struct compact_buffers *b,
+			 uint32_t stack_count, struct sample_state *s, struct output *o,
+			 const char **why)
+{
+	struct cursor *fields = &columns[PRF_COLUMN_FIELDS];
+	const struct compact_node *node;
+	uint64_t stack = 0, tail = 0, predicted;
+	size_t size;
+	uint8_t *p;
+	int ret;
+
+	ret = read_fields(reader, flags, fields, s, why);
+	if (ret < 0)
+		return ret;
+	if (s->type & PERF_SAMPLE_CALLCHAIN) {
+		stack = get_varint(&columns[PRF_COLUMN_STACKS]);
+		if (columns[PRF_COLUMN_STACKS].bad || stack > stack_count) {
+			*why = "a compact sample names a stack the chunk does not have";
+			return -EBADMSG;
+		}
+	}
+	node = &b->nodes[stack];
+	predicted = node->has_address ? node->first_address : s->ip;
+	if (s->type & PERF_SAMPLE_IP)
+		s->ip = flags & PRF_COMPACT_IP ? predicted + prf_unzigzag(get_varint(fields)) :
+						 predicted;
+	if (s->type & ~(PRF_COMPACT_HEAD_FIELDS | PERF_SAMPLE_CALLCHAIN))
+		tail = get_varint(fields);
+	if (s->type & PERF_SAMPLE_TIME) {
+		s->time += prf_unzigzag(get_varint(&columns[PRF_COLUMN_TIMES]));
+		if (columns[PRF_COLUMN_TIMES].bad)
+			fields->bad = 1;
+	}
+	size = sizeof(struct perf_event_header) +
+	       8 * (size_t)__builtin_popcountll(s->type & PRF_COMPACT_HEAD_FIELDS) +
+	       (s->type & PERF_SAMPLE_CALLCHAIN ? 8 + 8 * (size_t)node->depth : 0);
+	if (fields->bad || tail % 8 || tail > (uint64_t)(columns[PRF_COLUMN_TAILS].end -
+							 columns[PRF_COLUMN_TAILS].p) ||
+	    size + tail > UINT16_MAX) {
+		*why = "a compact sample is malformed";
+		return -EBADMSG;
+	}
+	size += (size_t)tail;
+	ret = output_reserve(o, size, why);
+	if (ret < 0)
+		return ret;
+	p = o->b->records + o->used;
+	memcpy(p, &(struct perf_event_header){ PERF_RECORD_SAMPLE, s->misc, (uint16_t)size },
+	       sizeof(struct perf_event_header));
+	p += sizeof(struct perf_event_header);
+	if (s->type & PERF_SAMPLE_IDENTIFIER)
+		put_u64(&p, s->identifier);
+	if (s->type & PERF_SAMPLE_IP)
+		put_u64(&p, s->ip);
+	if (s->type & PERF_SAMPLE_TID)
+		put_pair(&p, s->pid, s->tid);
+	if (s->type & PERF_SAMPLE_TIME)
+		put_u64(&p, s->time);
+	if (s->type & PERF_SAMPLE_ADDR)
+		put_u64(&p, s->addr);
+	if (s->type & PERF_SAMPLE_ID)
+		put_u64(&p, s->id);
+	if (s->type & PERF_SAMPLE_STREAM_ID)
+		put_u64(&p, s->stream_id);
+	if (s->type & PERF_SAMPLE_CPU)
+		put_pair(&p, s->cpu, s->res);
+	if (s->type & PERF_SAMPLE_PERIOD)
+		put_u64(&p, s->period);
+	if (s->type & PERF_SAMPLE_CALLCHAIN) {
+		put_u64(&p, node->depth);
+		for (uint32_t n = (uint32_t)stack; n; n = b->nodes[n].parent)
+			put_u64(&p, b->nodes[n].frame);
+	}
+	memcpy(p, columns[PRF_COLUMN_TAILS].p, (size_t)tail);
+	columns[PRF_COLUMN_TAILS].p += tail;
+	o->b->refs[o->count++] = (struct prf_stack_ref){
+		.id = (uint32_t)stack,
+		.hash = stack ? node->hash : 0,
+	};
+	o->used += size;
+	return 0;
+}
+
+static int expand_samples(const struct prf_reader *reader, const uint8_t *record, size_t size,
+			  uint32_t stack_count, struct output *o, const char **why)
+{
+	struct prf_compact_samples_record head;
+	struct cursor columns[PRF_COLUMN_COUNT];
+	struct sample_state state = { 0 };
+	const uint8_t *at;
+	uint64_t total = 0;
+	int ret;
+
+	*why = "compact samples are malformed";
+	if (size < sizeof(head))
+		return -EBADMSG;
+	memcpy(&head, record, sizeof(head));
+	for (size_t i = 0; i < PRF_COLUMN_COUNT; i++)
+		total += head.column_size[i];
+	if (total > size - sizeof(head) || head.count != head.column_size[PRF_COLUMN_FLAGS])
+		return -EBADMSG;
+	at = record + sizeof(head);
+	for (size_t i = 0; i < PRF_COLUMN_COUNT; i++) {
+		columns[i] = (struct cursor){ at, at + head.column_size[i], 0 };
+		at += head.column_size[i];
+	}
+	for (uint32_t i = 0; i < head.count; i++) {
+		uint8_t flags = *columns[PRF_COLUMN_FLAGS].p++;
+
+		if (flags & PRF_COMPACT_VERBATIM)
+			ret = flags == PRF_COMPACT_VERBATIM ?
+			      expand_verbatim(&columns[PRF_COLUMN_FIELDS], &columns[PRF_COLUMN_TAILS],
+					      o, why) : -EBADMSG;
+		else
+			ret = expand_sample(reader, flags, columns, o->b, stack_count, &state, o,
+					    why);
+		if (ret < 0)
+			return ret;
+	}
+	for (size_t i = 0; i < PRF_COLUMN_COUNT; i++)
+		if (columns[i].p != columns[i].end) {
+			*why = "compact samples have bytes past their last sample";
+			return -EBADMSG;
+		}
+	return 0;
+}
+
+/* ---- a chunk ----------------------------------------------------------- */
+
+static const uint8_t no_records[8] __attribute__((aligned(8)));
+
+static int is_compact(uint32_t type)
+{
+	return type >= PRF_RECORD_BASE + 0x100 && type <= PRF_RECORD_BASE + 0x1ff;
+}
+
+int compact_expand(const struct prf_reader *reader, const uint8_t *payload, size_t size,
+		   struct compact_buffers *b, struct prf_chunk *out, const char **why)
+{
+	struct output o = { .b = b };
+	uint32_t stack_count = 0, stacks_defined = 0;
+	int found = 0, have_table = 0;
+	size_t position = 0;
+	int ret;
+
+	/* The framing was checked: every record is whole. */
+	for (position = 0; position < size && !found;) {
+		uint32_t type;
+		size_t record_size = 8;
+
+		memcpy(&type, payload + position, 4);
+		found = is_compact(type);
+		prf_record_size(payload + position, size - position, &record_size);
+		position += record_size;
+	}
+	if (!found)
+		return 0;
+	if (reserve((void **)&b->nodes, &b->nodes_capacity, 1, sizeof(*b->nodes)) < 0)
+		return -ENOMEM;
+	b->nodes[0] = (struct compact_node){ 0 };
+	for (position = 0; position < size;) {
+		const uint8_t *record = payload + position;
+		size_t record_size = 8;
+		uint32_t type;
+
+		memcpy(&type, record, 4);
+		prf_record_size(record, size - position, &record_size);
+		position += record_size;
+		if (type == PRF_RECORD_STACKS) {
+			/* One table a chunk: a second would renumber the stacks. */
+			if (have_table) {
+				*why = "a second stack table in a chunk";
+				return -EBADMSG;
+			}
+			have_table = 1;
+			ret = read_stacks(record, record_size, b, &stack_count, why);
+			if (ret < 0)
+				return ret;
+			stacks_defined = stack_count;
+		} else if (type == PRF_RECORD_COMPACT_SAMPLES) {
+			ret = expand_samples(reader, record, record_size, stack_count, &o, why);
+			if (ret < 0)
+				return ret;
+		} else if (!is_compact(type)) {
+			/* Another record (none today): kept where it was. */
+			ret = output_reserve(&o, record_size, why);
+			if (ret < 0)
+				return ret;
+			memcpy(b->records + o.used, record, record_size);
+			b->refs[o.count++] = (struct prf_stack_ref){ 0 };
+			o.used += record_size;
+		}
+		/* A compact record type of a later minor: skipped. */
+	}
+	if (o.count > UINT32_MAX) {
+		*why = "too many records";
+		return -EBADMSG;
+	}
+	out->data = o.used ? b->records : no_records;
+	out->size = o.used;
+	out->record_count = (uint32_t)o.count;
+	out->stacks = b->refs;
+	out->stack_count = stacks_defined;
+	return 1;
+}
