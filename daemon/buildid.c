@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include "bincache.h"
 #include "synth-internal.h"
 
 #define CACHE_MIN_BUCKETS	256
@@ -33,7 +34,13 @@ struct buildid_cache {
 	struct buildid_node **buckets;
 	size_t bucket_count;		/* a power of two */
 	size_t count;
+	struct bincache *binaries;	/* NULL: none kept */
 };
+
+void buildid_cache_keep_binaries(struct buildid_cache *cache, struct bincache *binaries)
+{
+	cache->binaries = binaries;
+}
 
 struct buildid_cache *buildid_cache_new(void)
 {
@@ -302,6 +309,10 @@ struct buildid_entry *buildid_lookup(struct buildid_cache *cache,
 		if (buildid_read_file(fd, node->entry.build_id,
 				      &node->entry.size))
 			node->entry.size = 0;
+		else if (cache->binaries)
+			bincache_consider(cache->binaries, fd, path, major, minor,
+					  inode, node->entry.build_id,
+					  node->entry.size);
 		close(fd);
 	}
 	cache_insert(cache, node);

@@ -22,13 +22,17 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "bincache.h"
 #include "collector.h"
 #include "event-set.h"
 #include "events.h"
+#include "jit.h"
 #include "log.h"
 #include "notify.h"
+#include "ksyms.h"
 #include "output.h"
 #include "synthesize.h"
+#include "task-meta.h"
 #include "user-stack.h"
 
 struct collector_stats {
@@ -47,6 +51,10 @@ struct collector {
 	struct event_set events;
 	struct output *output;
 	struct buildid_cache *buildids;
+	struct task_meta tasks;		/* cgroups, pid namespaces */
+	struct ksyms *ksyms;		/* --kernel-symbols=hit */
+	struct bincache *binaries;	/* --binary-cache; NULL: off */
+	struct jit_maps *jit;		/* NULL: --jit-map-size 0 */
 	unsigned generation;		/* of the current file, for build-ids */
 	struct record_sink sink;
 	struct synth_layout layout;
@@ -201,6 +209,8 @@ static int handle_record(void *context, const struct perf_event_header *record,
 	switch (record->type) {
 	case PERF_RECORD_SAMPLE:
 		c->stats.samples++;
+		ksyms_note_sample(c->ksyms, &c->events.events[0].attr, record, record->size,
+				  &c->sink, time);
 		if (c->trim_buffer) {
 			append_trimmed(c, record, time);
 			return 0;
@@ -223,19 +233,40 @@ static int handle_record(void *context, const struct perf_event_header *record,
 		break;
 	case PERF_RECORD_MMAP2:
 		note_mapping_build_id(c, record, time);
-		break;
+		output_append(c->output, record, record->size, time);
+		jit_maps_note_mmap(c->jit, record, &c->sink);
+		return 0;
+	case PERF_RECORD_EXIT:
+		output_append(c->output, record, record->size, time);
+		jit_maps_note_exit(c->jit, record, &c->sink);
+		return 0;
 	default:
 		break;
 	}
 	output_append(c->output, record, record->size, time);
+	/* After the FORK, so that readers know the task when they meet these. */
+	if (record->type == PERF_RECORD_FORK && record->size >= 32) {
+		uint32_t pid, tid;
+		uint64_t fork_time;
+
+		memcpy(&pid, (const uint8_t *)record + 8, 4);
+		memcpy(&tid, (const uint8_t *)record + 16, 4);
+		/* The FORK's own time, which readers order it by; not its trailer's. */
+		memcpy(&fork_time, (const uint8_t *)record + 24, 8);
+		task_meta_new_task(&c->tasks, (pid_t)pid, (pid_t)tid, fork_time, &c->sink);
+	}
 	return 0;
 }
 
 static int sink_emit(void *context, const void *record, size_t size, uint64_t time)
 {
 	struct collector *c = context;
+	const struct perf_event_header *header = record;
 
 	output_append(c->output, record, size, time);
+	/* The snapshot's maps name the processes already running JIT code. */
+	if (header->type == PERF_RECORD_MMAP2)
+		jit_maps_note_mmap(c->jit, header, &c->sink);
 	return 0;
 }
 
@@ -371,19 +402,26 @@ static void snapshot(struct collector *c)
 	if (ret < 0)
 		log_warning("reading the processes from %s: %s", c->options->proc_root,
 			    strerror(-ret));
-	ret = synthesize_kernel(c->options->proc_root, c->options->sysfs_root,
-				&c->layout, &c->sink, &kernel);
+	ret = task_meta_snapshot(&c->tasks, &c->layout, &c->sink);
+	if (ret < 0)
+		log_warning("reading the cgroups from %s: %s", c->tasks.cgroup_mount,
+			    strerror(-ret));
+	ret = (c->options->kernel_symbols == KERNEL_SYMBOLS_ALL ? synthesize_kernel :
+	       synthesize_kernel_without_symbols)(c->options->proc_root, c->options->sysfs_root,
+						  &c->layout, &c->sink, &kernel);
+	ksyms_file_started(c->ksyms);
 	if (ret < 0)
 		log_warning("reading the kernel's symbols: %s", strerror(-ret));
 	if (kernel.kallsyms_hidden && !c->kallsyms_hidden_said) {
 		log_notice("kernel symbol addresses are hidden (kernel.kptr_restrict, or no CAP_SYSLOG); kernel frames will not resolve");
 		c->kallsyms_hidden_said = 1;
 	}
-	log_debug("snapshot: %llu processes, %llu threads, %llu mappings, %llu build-ids, %llu kernel symbols in %.1f ms",
+	log_debug("snapshot: %llu processes, %llu threads, %llu mappings, %llu build-ids, %llu cgroups, %llu threads in other pid namespaces, %llu kernel symbols in %.1f ms",
 		  (unsigned long long)processes.processes,
 		  (unsigned long long)processes.threads,
 		  (unsigned long long)processes.mappings,
 		  (unsigned long long)processes.build_ids,
+		  (unsigned long long)c->tasks.cgroups, (unsigned long long)c->tasks.nspids,
 		  (unsigned long long)kernel.symbols, (double)(now_ns() - start) / 1e6);
 }
 
@@ -398,6 +436,7 @@ static int start_file(struct collector *c)
 		return ret;
 	c->generation++;
 	snapshot(c);
+	jit_maps_restate(c->jit, &c->sink);
 	return 0;
 }
 
@@ -500,6 +539,7 @@ static void periodic(struct collector *c, uint64_t now)
 	struct prf_stats_record stats;
 
 	drain_all(c);
+	jit_maps_poll(c->jit, &c->sink);
 	fill_stats(c, &stats);
 	output_append(c->output, &stats, sizeof(stats), stats.time);
 	output_flush(c->output, now);
@@ -569,6 +609,11 @@ static int build_attr(struct collector *c, const char *event, struct perf_event_
 	 */
 	if (attr->freq)
 		attr->sample_type |= PERF_SAMPLE_PERIOD;
+	/* Each sample's cgroup, and new cgroups' paths: their units, their containers. */
+	if (c->tasks.kernel_cgroups && c->tasks.have_cgroup2) {
+		attr->sample_type |= PERF_SAMPLE_CGROUP;
+		attr->cgroup = 1;
+	}
 	attr->exclude_kernel |= !!o->exclude_kernel;
 	attr->disabled = 1;
 	attr->mmap = 1;
@@ -948,6 +993,7 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 		log_error("%s", error.message);
 		return ret == -EPERM ? 2 : 1;
 	}
+	task_meta_open(&c->tasks, o->proc_root);
 	for (size_t e = 0; e < count; e++) {
 		ret = build_attr(c, o->event_count ? o->events[e] : NULL, &attrs[e], names[e],
 				 sizeof(names[e]), notice, sizeof(notice));
@@ -1015,6 +1061,7 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 	output_config.retain_size = o->retain_size;
 	output_config.retain_age_s = o->retain_age_s;
 	output_config.zstd_level = o->zstd_level;
+	output_config.sample_encoding = o->sample_encoding;
 	output_config.group = o->group;
 	ret = output_create(&c->output, &output_config, &error);
 	if (ret < 0) {
@@ -1024,7 +1071,22 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 	}
 	describe_file(c);
 	c->buildids = buildid_cache_new();
+	if (c->buildids && o->binary_cache_size) {
+		/* Without it the capture only loses container binaries: not fatal. */
+		ret = bincache_open(&c->binaries, o->output_dir, o->binary_cache_size, o->group);
+		if (ret < 0)
+			log_warning("%s/.build-id: binary cache off: %s", o->output_dir, strerror(-ret));
+		else
+			buildid_cache_keep_binaries(c->buildids, c->binaries);
+	}
+	c->jit = jit_maps_new(o->proc_root, o->jit_map_size);
 	c->sink = (struct record_sink){ sink_emit, c };
+	if (o->kernel_symbols == KERNEL_SYMBOLS_HIT && !o->exclude_kernel) {
+		ret = ksyms_new(&c->ksyms, o->proc_root, o->sysfs_root);
+		if (ret < 0 && ret != -ENOENT)
+			log_warning("reading %s/kallsyms: %s; kernel frames will not be named",
+				    o->proc_root, strerror(-ret));
+	}
 	if (open_signals(c) < 0 || open_loop(c) < 0) {
 		log_error("setting up the event loop: %s", strerror(errno));
 		return 1;
@@ -1043,7 +1105,7 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 int collector_run(const struct perfrecd_options *options)
 {
 	struct collector c = { .options = options, .epoll_fd = -1, .signal_fd = -1,
-			       .timer_fd = -1 };
+			       .timer_fd = -1, .tasks = { .proc_fd = -1 } };
 	int go_fd = -1, failed_fd = -1, status;
 
 	c.watchdog_ns = notify_watchdog_usec() * 1000u;
@@ -1084,6 +1146,7 @@ int collector_run(const struct perfrecd_options *options)
 	notify_send("STOPPING=1");
 	event_set_enable(&c.events, 0);
 	drain_all(&c);
+	jit_maps_poll(c.jit, &c.sink);
 	{
 		struct prf_stats_record stats;
 
@@ -1101,6 +1164,10 @@ out:
 	output_destroy(c.output);
 	event_set_close(&c.events);
 	buildid_cache_free(c.buildids);
+	task_meta_close(&c.tasks);
+	ksyms_free(c.ksyms);
+	bincache_free(c.binaries);
+	jit_maps_free(c.jit);
 	free(c.ring_hung_up);
 	free(c.cpu_online);
 	free(c.trim_buffer);

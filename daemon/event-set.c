@@ -321,6 +321,7 @@ static int alloc_events(struct event_set *set, const struct perf_event_attr *att
 		/* The first event's records describe the processes once for all. */
 		event->attr.mmap = event->attr.mmap2 = 0;
 		event->attr.comm = event->attr.comm_exec = event->attr.task = 0;
+		event->attr.cgroup = 0;
 		event->cpu_fds = malloc(cpu_count * sizeof(*event->cpu_fds));
 		if (!event->cpu_fds)
 			return -ENOMEM;

@@ -147,6 +147,69 @@ static int kallsyms_read(const char *proc_root, struct kallsyms *ks)
 	return 0;
 }
 
+/*
+ * What the kernel's MMAP needs, without the text kept: read in pieces,
+ * the symbols counted, the reference symbols' addresses and whether all
+ * addresses read as zero.  (--kernel-symbols=hit or none: the file gets
+ * no KALLSYMS.)
+ */
+static int kallsyms_scan_file(const char *proc_root, struct kallsyms *ks)
+{
+	enum { PIECE = 64u << 10 };
+	uint64_t text = 0, stext = 0;
+	size_t kept = 0;
+	int all_zero = 1, fd;
+	ssize_t n;
+	char *buf;
+
+	fd = open_at_root(proc_root, "kallsyms");
+	if (fd < 0)
+		return fd;
+	buf = malloc(2 * PIECE);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	do {
+		const char *p = buf, *end;
+
+		n = read(fd, buf + kept, PIECE);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		end = buf + kept + n;
+		while (p < end) {
+			const char *next = memchr(p, '\n', (size_t)(end - p));
+
+			if (!next && n && end - p < PIECE)
+				break;
+			next = next ? next + 1 : end;
+			if (all_zero && !line_address_is_zero(p, next))
+				all_zero = 0;
+			if (!text && next - p > 7 && !memcmp(next - 7, " _text\n", 7))
+				text = strtoull(p, NULL, 16);
+			if (!stext && next - p > 8 && !memcmp(next - 8, " _stext\n", 8))
+				stext = strtoull(p, NULL, 16);
+			ks->symbols++;
+			p = next;
+		}
+		kept = (size_t)(end - p);
+		memmove(buf, p, kept);
+	} while (n > 0);
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	free(buf);
+	if (n < 0)
+		return (int)n;
+	ks->hidden = ks->symbols && all_zero;
+	if (!ks->hidden) {
+		ks->text_symbol = text ? "_text" : "_stext";
+		ks->text_start = text ? text : stext;
+	}
+	return 0;
+}
+
 static int kallsyms_emit(struct kallsyms *ks, const struct record_sink *sink,
 			 uint64_t time)
 {
@@ -317,15 +380,45 @@ static int modules_emit(const char *proc_root, const char *sys_root,
 	return err;
 }
 
+/* The line of /proc/modules for the module name, emitted; -ENOENT if none. */
+int synthesize_kernel_module(const char *proc_root, const char *sys_root,
+			     const char *name, const struct record_sink *sink,
+			     uint64_t time)
+{
+	size_t length = strlen(name);
+	char *buf, *line, *next;
+	ssize_t n;
+	int err = -ENOENT;
+
+	n = read_at_root(proc_root, "modules", &buf);
+	if (n < 0)
+		return (int)n;
+	for (line = buf; line < buf + n; line = next) {
+		next = memchr(line, '\n', (size_t)(buf + n - line));
+		if (next)
+			*next++ = '\0';
+		else
+			next = buf + n;
+		if (!strncmp(line, name, length) && line[length] == ' ') {
+			err = module_emit(line, sys_root, sink, time);
+			break;
+		}
+	}
+	free(buf);
+	return err;
+}
+
 /*
  * Only the sink's errors stop it.  A kallsyms that cannot be read leaves
  * out the KALLSYMS and the MMAP and is returned once the rest is out;
- * none at all (no CONFIG_KALLSYMS) is no error.
+ * none at all (no CONFIG_KALLSYMS) is no error.  Without symbols, the
+ * KALLSYMS and the modules are left out: the collector writes the ones
+ * the samples hit (ksyms.c).
  */
-int synthesize_kernel(const char *proc_root, const char *sys_root,
-		      const struct synth_layout *layout,
-		      const struct record_sink *sink,
-		      struct kernel_stats *stats)
+static int kernel_emit(const char *proc_root, const char *sys_root,
+		       const struct synth_layout *layout,
+		       const struct record_sink *sink,
+		       struct kernel_stats *stats, int with_symbols)
 {
 	struct kernel_stats local;
 	struct kallsyms ks;
@@ -336,20 +429,36 @@ int synthesize_kernel(const char *proc_root, const char *sys_root,
 		stats = &local;
 	memset(stats, 0, sizeof(*stats));
 	memset(&ks, 0, sizeof(ks));
-	read_err = kallsyms_read(proc_root, &ks);
+	read_err = with_symbols ? kallsyms_read(proc_root, &ks) : kallsyms_scan_file(proc_root, &ks);
 	if (read_err == -ENOENT)
 		read_err = 0;
 	else if (!read_err) {
 		stats->kallsyms_hidden = ks.hidden;
 		stats->symbols = ks.symbols;
 	}
-	err = ks.buf && !read_err ? kallsyms_emit(&ks, sink, time) : 0;
+	err = with_symbols && ks.buf && !read_err ? kallsyms_emit(&ks, sink, time) : 0;
 	if (!err)
 		err = kernel_build_id_emit(sys_root, sink, time, stats);
 	if (!err && ks.text_start)
 		err = kernel_mmap_emit(&ks, layout, sink, time);
-	if (!err)
+	if (!err && with_symbols)
 		err = modules_emit(proc_root, sys_root, sink, time, stats);
 	free(ks.buf);
 	return err ? err : read_err;
+}
+
+int synthesize_kernel(const char *proc_root, const char *sys_root,
+		      const struct synth_layout *layout,
+		      const struct record_sink *sink,
+		      struct kernel_stats *stats)
+{
+	return kernel_emit(proc_root, sys_root, layout, sink, stats, 1);
+}
+
+int synthesize_kernel_without_symbols(const char *proc_root, const char *sys_root,
+				      const struct synth_layout *layout,
+				      const struct record_sink *sink,
+				      struct kernel_stats *stats)
+{
+	return kernel_emit(proc_root, sys_root, layout, sink, stats, 0);
 }

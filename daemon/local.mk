@@ -11,8 +11,11 @@ daemon_libperfrec_daemon_a_SOURCES = \
 	daemon/user-stack.c daemon/user-stack.h \
 	daemon/collector.c daemon/collector.h \
 	daemon/output.c daemon/output.h \
-	daemon/synthesize.c daemon/buildid.c daemon/kernel.c daemon/synthesize.h daemon/synth-internal.h \
+	daemon/synthesize.c daemon/buildid.c daemon/kernel.c daemon/ksyms.c daemon/ksyms.h daemon/synthesize.h daemon/synth-internal.h \
+	daemon/cgroup.c daemon/task-meta.c daemon/task-meta.h \
+	daemon/bincache.c daemon/bincache.h \
 	daemon/notify.c daemon/notify.h \
+	daemon/jit.c daemon/jit.h \
 	daemon/sink.h
 daemon_libperfrec_daemon_a_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DPERFRECD_CONFIG_PATH='"$(sysconfdir)/perfrec/perfrecd.conf"'

@@ -25,6 +25,8 @@ enum value_kind {
 	KIND_DURATION,		/* double seconds */
 	KIND_FLAG,		/* yes/no; on the command line: present */
 	KIND_CALL_GRAPH,
+	KIND_KERNEL_SYMBOLS,	/* hit, all, none */
+	KIND_ENCODING,		/* compact or verbatim */
 	KIND_PID,
 	KIND_LEVEL,		/* zstd level 0..19 */
 	KIND_EVENTS,		/* appended to the list; a comma list is several */
@@ -62,7 +64,11 @@ static const struct setting settings[] = {
 	{ "retain-size", 0, KIND_SIZE, AT(retain_size), 1, 0, UINT64_MAX },
 	{ "retain-age", 0, KIND_SECONDS, AT(retain_age_s), 1, 0, UINT64_MAX },
 	{ "compression-level", 0, KIND_LEVEL, AT(zstd_level), 1, 0, 19 },
+	{ "kernel-symbols", 0, KIND_KERNEL_SYMBOLS, AT(kernel_symbols), 1, 0, 0 },
+	{ "sample-encoding", 0, KIND_ENCODING, AT(sample_encoding), 1, 0, 0 },
 	{ "group", 0, KIND_STRING, AT(group), 1, 0, 0 },
+	{ "binary-cache", 0, KIND_SIZE, AT(binary_cache_size), 1, 0, UINT64_MAX },
+	{ "jit-map-size", 0, KIND_SIZE, AT(jit_map_size), 1, 0, UINT64_MAX },
 	{ "duration", 'd', KIND_DURATION, AT(duration_s), 1, 0, 0 },
 	{ "pid", 'p', KIND_PID, AT(pid), 0, 1, INT_MAX },
 	{ "sysfs-root", 0, KIND_STRING, AT(sysfs_root), 0, 0, 0 },
@@ -83,7 +89,10 @@ void options_init(struct perfrecd_options *o)
 	o->rotate_size = 64ull << 20;
 	o->rotate_age_s = 600;
 	o->retain_size = 1ull << 30;
+	o->binary_cache_size = 256ull << 20;
 	o->zstd_level = 3;
+	o->jit_map_size = 16ull << 20;
+	o->sample_encoding = PRF_ENCODING_COMPACT;
 	o->sysfs_root = strdup("/sys");
 	o->proc_root = strdup("/proc");
 }
@@ -178,6 +187,25 @@ static int parse_flag(const char *value, int *out)
 		if (strcasecmp(value, no[i]) == 0)
 			return *out = 0, 0;
 	}
+	return -EINVAL;
+}
+
+static int parse_kernel_symbols(struct perfrecd_options *o, const char *value,
+				char *error, size_t error_size)
+{
+	static const char *const names[] = {
+		[KERNEL_SYMBOLS_HIT] = "hit",
+		[KERNEL_SYMBOLS_ALL] = "all",
+		[KERNEL_SYMBOLS_NONE] = "none",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(value, names[i]) == 0) {
+			o->kernel_symbols = (enum kernel_symbols_mode)i;
+			return 0;
+		}
+	}
+	snprintf(error, error_size, "kernel-symbols: '%s' is not one of hit, all, none", value);
 	return -EINVAL;
 }
 
@@ -362,6 +390,19 @@ static int apply(struct perfrecd_options *o, const struct setting *s,
 		return ret;
 	case KIND_CALL_GRAPH:
 		return parse_call_graph(o, value, error, error_size);
+	case KIND_KERNEL_SYMBOLS:
+		return parse_kernel_symbols(o, value, error, error_size);
+	case KIND_ENCODING:
+		if (strcmp(value, "compact") == 0)
+			*(enum prf_sample_encoding *)field = PRF_ENCODING_COMPACT;
+		else if (strcmp(value, "verbatim") == 0)
+			*(enum prf_sample_encoding *)field = PRF_ENCODING_VERBATIM;
+		else {
+			snprintf(error, error_size, "%s: '%s' is not compact or verbatim",
+				 s->name, value);
+			return -EINVAL;
+		}
+		return 0;
 	case KIND_CPUS:
 		ret = parse_cpus(o, s, value, error, error_size);
 		if (ret == -ENOMEM)
@@ -559,8 +600,15 @@ static void usage(FILE *out)
 "      --retain-size SIZE    delete the oldest files above this total (1G; 0 off)\n"
 "      --retain-age TIME     delete files older than this (default 0: off)\n"
 "      --compression-level N zstd level, 0 for none (default 3)\n"
+"      --kernel-symbols WHAT hit: the kernel symbols the samples hit (default);\n"
+"                            all: /proc/kallsyms whole in each file; none\n"
+"      --sample-encoding ENC compact (interned stacks, the default) or verbatim\n"
 "      --group NAME          files readable by this group (0640); default none (0600)\n"
+"      --binary-cache SIZE   keep binaries of other mount namespaces and deleted\n"
+"                            ones in DIR/.build-id, up to SIZE (256M; 0 off)\n"
 "      --flush-interval TIME write buffered data at least this often (1s)\n"
+"      --jit-map-size SIZE   JIT symbols (perf maps, jitdump) copied per process\n"
+"                            (default 16M; 0: none)\n"
 "  -m, --ring-pages N        ring buffer data pages per CPU (power of 2;\n"
 "                            --mmap-pages N, as perf names it)\n"
 "\n"

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include "perfrec-format.h"
 
 #ifndef PERFRECD_CONFIG_PATH		/* the build sets it from sysconfdir */
 #define PERFRECD_CONFIG_PATH	"/etc/perfrec/perfrecd.conf"
@@ -11,6 +12,8 @@
 #define PERFRECD_OUTPUT_DIR	"/var/lib/perfrec"
 
 enum call_graph_mode { CALL_GRAPH_NONE, CALL_GRAPH_FP, CALL_GRAPH_DWARF };
+/* What each file carries of /proc/kallsyms. */
+enum kernel_symbols_mode { KERNEL_SYMBOLS_HIT, KERNEL_SYMBOLS_ALL, KERNEL_SYMBOLS_NONE };
 
 /*
  * --call-graph dwarf,SIZE: the kernel takes sample_stack_user below
@@ -58,7 +61,11 @@ struct perfrecd_options {
 	uint64_t retain_size;		/* --retain-size bytes (1 GiB), 0 off */
 	uint64_t retain_age_s;		/* --retain-age seconds, 0 off */
 	int zstd_level;			/* --compression-level (3) */
+	enum kernel_symbols_mode kernel_symbols;	/* --kernel-symbols (hit) */
+	enum prf_sample_encoding sample_encoding;	/* --sample-encoding (compact) */
 	char *group;			/* --group: files readable by it; NULL: 0600 */
+	uint64_t binary_cache_size;	/* --binary-cache bytes (256 MiB), 0 off */
+	uint64_t jit_map_size;		/* --jit-map-size: JIT symbols a process (16 MiB), 0 off */
 
 	double duration_s;		/* -d/--duration; 0: until a signal */
 	pid_t pid;			/* -p/--pid: one process tree */

@@ -338,6 +338,7 @@ int output_start_file(struct output *o, const struct prf_file_info *info,
 	}
 	options.zstd_level = o->config.zstd_level > 0 ? o->config.zstd_level : -1;
 	options.name = path;
+	options.sample_encoding = o->config.sample_encoding;
 	ret = prf_writer_open(&writer, fd, info, &options, &error);
 	if (ret < 0) {
 		close(fd);

@@ -16,6 +16,7 @@ struct output_config {
 	uint64_t retain_size;		/* bytes of all files; 0: unlimited */
 	uint64_t retain_age_s;		/* 0: unlimited */
 	int zstd_level;			/* 0: no compression */
+	enum prf_sample_encoding sample_encoding;
 	const char *group;		/* files readable by it (0640); NULL: 0600 */
 };
 

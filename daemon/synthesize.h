@@ -50,6 +50,15 @@ int synthesize_kernel(const char *proc_root, const char *sys_root,
 		      const struct synth_layout *layout,
 		      const struct record_sink *sink,
 		      struct kernel_stats *stats);
+/* The same without the KALLSYMS and the KERNEL_MODULEs (--kernel-symbols=hit, none). */
+int synthesize_kernel_without_symbols(const char *proc_root, const char *sys_root,
+				      const struct synth_layout *layout,
+				      const struct record_sink *sink,
+				      struct kernel_stats *stats);
+/* The PRF_RECORD_KERNEL_MODULE of the loaded module name; -ENOENT if none. */
+int synthesize_kernel_module(const char *proc_root, const char *sys_root,
+			     const char *name, const struct record_sink *sink,
+			     uint64_t time);
 
 /* ---- build-ids of mapped files, cached per (device, inode) --------- */
 
@@ -61,6 +70,12 @@ struct buildid_entry {
 
 struct buildid_cache *buildid_cache_new(void);
 void buildid_cache_free(struct buildid_cache *cache);
+/*
+ * From now on, each file read for its build-id is offered to binaries
+ * (bincache.h), which keeps those not found at their path here.
+ */
+struct bincache;
+void buildid_cache_keep_binaries(struct buildid_cache *cache, struct bincache *binaries);
 
 /*
  * The build-id of the file pid maps at [start, end) from path with this

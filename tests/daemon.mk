@@ -23,7 +23,9 @@ DAEMON_TESTS = \
 	tests/test-daemon-pid.sh \
 	tests/test-daemon-dwarf.sh \
 	tests/test-daemon-hotplug.sh \
-	tests/test-daemon-events.sh
+	tests/test-daemon-events.sh \
+	tests/test-daemon-bincache.sh \
+	tests/test-daemon-jit.sh
 TESTS += $(DAEMON_TESTS)
-EXTRA_DIST += $(DAEMON_TESTS) tests/lib.sh
+EXTRA_DIST += $(DAEMON_TESTS) tests/lib.sh tests/jit-fake.py
 CLEANFILES += tests/.cpu-hotplug.lock

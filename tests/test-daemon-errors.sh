@@ -117,6 +117,8 @@ for size in 0 abc 70000 12 65536 8x ''; do
 done
 run --config /dev/null --call-graph dwarfish -d 1 -o "$out"
 expect 2 "call-graph: 'dwarfish' is not one of fp, dwarf\[,SIZE\], none"
+run --config /dev/null --kernel-symbols=some -d 1 -o "$out"
+expect 2 "^perfrecd: --kernel-symbols: 'some' is not one of hit, all, none\$"
 check "numbers are decimal (a leading 0 is no octal), or hexadecimal with 0x"
 # 01025 read as octal is 533, within --max-stack's 1..1024; as decimal it is not.
 run --config /dev/null --max-stack 01025 --check-config

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef PERFRECD_KSYMS_H
+#define PERFRECD_KSYMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "sink.h"
+
+/*
+ * Kernel symbols as they are hit (--kernel-symbols=hit): /proc/kallsyms
+ * held as a sorted table, and each text symbol a kernel address of the
+ * current file falls in written once to that file, as a
+ * PRF_RECORD_KERNEL_SYMBOL (its module's PRF_RECORD_KERNEL_MODULE first),
+ * before the records that need it.
+ */
+struct ksyms;
+
+struct ksyms_stats {
+	uint64_t symbols;		/* in the table */
+	uint64_t emitted;		/* symbol records, all files */
+	uint64_t loads;			/* reads of /proc/kallsyms */
+	uint64_t lookups, cache_hits, misses;
+};
+
+/* Reads proc_root/kallsyms; 0 or a negative errno (-ENOENT: none). */
+int ksyms_new(struct ksyms **out, const char *proc_root, const char *sys_root);
+void ksyms_free(struct ksyms *ks);
+
+/* A new file: every symbol is written again when it is next hit. */
+void ksyms_file_started(struct ksyms *ks);
+
+/* The kernel added or removed symbols (PERF_RECORD_KSYMBOL): reread at the next miss. */
+void ksyms_invalidate(struct ksyms *ks);
+
+/*
+ * Looks up count kernel addresses and writes the symbols not yet in this
+ * file to sink.  Returns 0 or the sink's error.
+ */
+int ksyms_note_ips(struct ksyms *ks, const uint64_t *ips, size_t count,
+		   const struct record_sink *sink, uint64_t time);
+
+/*
+ * The kernel addresses of a sample through ksyms_note_ips(): ip when misc
+ * says kernel mode (0: none), and of the callchain (PERF_CONTEXT_*
+ * markers kept, as the kernel wrote it) the kernel entries, callers'
+ * less one, as readers look up a call.  For a stack table: once per new
+ * (misc, ip, callchain).
+ */
+int ksyms_note_callchain(struct ksyms *ks, uint16_t misc, uint64_t ip,
+			 const uint64_t *callchain, uint64_t nr,
+			 const struct record_sink *sink, uint64_t time);
+
+/* ksyms_note_callchain() of a PERF_RECORD_SAMPLE laid out by attr. */
+int ksyms_note_sample(struct ksyms *ks, const struct perf_event_attr *attr,
+		      const void *record, size_t size,
+		      const struct record_sink *sink, uint64_t time);
+
+void ksyms_get_stats(const struct ksyms *ks, struct ksyms_stats *stats);
+
+#endif
