@@ -20,6 +20,11 @@
 #   --freq F      sampling frequency per CPU (default 10000)
 #   --timeout S   bound on each perf command (default 600 s); one that
 #                 does not finish shows as "> S"
+#   --programs    instead of tests/workload and the background load, run
+#                 real programs in turn for the capture's length: xz,
+#                 gzip, bzip2 over 30 MB of base64 text, a python3 JSON
+#                 and regex script, a sqlite3 join (with --samples 90000
+#                 --freq 4000: the issue's ~90k-sample capture)
 #   --no-build    use the programs already built in DIR (a tree being
 #                 edited may not build); with --keep, a capture can be made
 #                 before perfrec-report builds again
@@ -57,6 +62,9 @@
 #             perf script report stackcollapse
 #   samples   perfrec-report --view=samples  vs  perf script (every sample
 #             with its frames; also the lower bound of any perf script | X)
+# Then perfrec-report's flat and tree views of the capture's directory
+# (about eight files) under taskset -c 0 and taskset -c 0,1: the files
+# read on one CPU and on two (-j).
 # Each with /usr/bin/time -v: wall-clock, user + system, and peak RSS
 # ("Maximum resident set size"; for a pipeline, the sum of its members').
 # The machine's other load is not controlled: the CPU-time speedup is
@@ -82,6 +90,7 @@ runs=2
 freq=10000
 limit=600
 make_it=1
+programs=0
 
 usage() {
 	sed -n '2,/^$/s/^# \{0,1\}//p' "$0" | sed -n '1,/^$/p'
@@ -97,6 +106,7 @@ while [ $# -gt 0 ]; do
 	--freq) freq=${2:-}; shift 2 || usage ;;
 	--timeout) limit=${2:-}; shift 2 || usage ;;
 	--no-build) make_it=0; shift ;;
+	--programs) programs=1; shift ;;
 	-h|--help) usage 0 ;;
 	*) usage ;;
 	esac
@@ -201,6 +211,20 @@ background_load() {
 	wait
 }
 
+# --programs: real programs one after another, until killed.
+real_programs() {
+	head -c 30000000 /dev/urandom | base64 >"$tmp/text"
+	while :; do
+		xz -3 -c "$tmp/text" >/dev/null
+		gzip -6 -c "$tmp/text" >/dev/null
+		bzip2 -c "$tmp/text" >/dev/null
+		python3 -c 'import json, re
+d = [{"a": i, "b": str(i) * 3} for i in range(200000)]
+s = json.dumps(d); json.loads(s); sorted(re.findall(r"\d+", s[:2000000]))'
+		sqlite3 :memory: "create table t(a, b); with recursive c(x) as (select 1 union all select x + 1 from c limit 300000) insert into t select x, hex(randomblob(8)) from c; select count(*) from t x join t y on x.a = y.a where x.b like '%AB%';"
+	done >/dev/null 2>&1
+}
+
 if [ -n "$(ls "$prf"/*.prf 2>/dev/null)" ] && [ -s "$pdata" ]; then
 	echo "reusing the capture in $cap"
 else
@@ -218,17 +242,26 @@ else
 		-o "$pdata" >"$cap/perf-record.out" 2>"$cap/perf-record.err" &
 	perf_pid=$!
 	started_pids="$started_pids $perf_pid"
+	# eight files or so, as a directory of them is read on all cores
 	setsid "$perfrecd" --config "$tmp/empty.conf" -e cpu-clock -F "$freq" -o "$prf" \
+		--rotate-age "$(( (seconds + 7) / 8 ))s" \
 		>"$cap/perfrecd.out" 2>"$cap/perfrecd.err" &
 	perfrecd_pid=$!
 	started_pids="$started_pids $perfrecd_pid"
 	sleep 2
 	kill -0 "$perf_pid" 2>/dev/null || { cat "$cap/perf-record.err"; die "perf record did not start"; }
 	kill -0 "$perfrecd_pid" 2>/dev/null || { cat "$cap/perfrecd.err"; die "perfrecd did not start"; }
-	setsid bash -c "$(declare -f background_load); tmp=$tmp top=$top background_load" &
-	load_pid=$!
-	started_pids="$started_pids $load_pid"
-	"$workload" --seconds "$seconds" --threads 2 >/dev/null
+	if [ "$programs" = 1 ]; then
+		setsid bash -c "$(declare -f real_programs); tmp=$tmp real_programs" &
+		load_pid=$!
+		started_pids="$started_pids $load_pid"
+		sleep "$seconds"
+	else
+		setsid bash -c "$(declare -f background_load); tmp=$tmp top=$top background_load" &
+		load_pid=$!
+		started_pids="$started_pids $load_pid"
+		"$workload" --seconds "$seconds" --threads 2 >/dev/null
+	fi
 	kill -TERM -- "-$load_pid" 2>/dev/null
 	wait "$load_pid" 2>/dev/null
 	# stop both at once
@@ -359,6 +392,11 @@ else
 fi
 measure script-prf "$prf_samples" "${R[@]}" --view=samples "$prf"
 measure script-perf "$perf_samples" perf script -i "$pdata"
+# The directory on one CPU and on two (-j defaults to the CPUs it may run on).
+measure tree1cpu-prf "$prf_samples" taskset -c 0 "${R[@]}" --view=tree "$prf"
+measure tree2cpu-prf "$prf_samples" taskset -c 0,1 "${R[@]}" --view=tree "$prf"
+measure flat1cpu-prf "$prf_samples" taskset -c 0 "${R[@]}" "$prf"
+measure flat2cpu-prf "$prf_samples" taskset -c 0,1 "${R[@]}" "$prf"
 echo "load after the runs: $(cat /proc/loadavg)"
 
 # ---- the table ---------------------------------------------------------
@@ -399,6 +437,14 @@ awk -v limit="$limit" -v cname="$collapse_name" '
 		row("samples", "script", "perf script (perfrec: --view=samples)")
 	}' "$tmp/results"
 echo "(s: wall-clock; cpu: user+sys s; speedup and cpu x: perf / perfrec; RSS x: perfrec / perf)"
+awk -v files="$(echo "$prf_files" | wc -l)" '
+	{ w[$1] = $2 }
+	function line(v) {
+		if ((v "1cpu-prf") in w && w[v "2cpu-prf"] > 0)
+			printf "perfrec-report %s, %d files: taskset -c 0 %.2f s, taskset -c 0,1 %.2f s: %.2fx\n",
+				v, files, w[v "1cpu-prf"], w[v "2cpu-prf"], w[v "1cpu-prf"] / w[v "2cpu-prf"]
+	}
+	END { line("flat"); line("tree") }' "$tmp/results"
 
 # ---- agreement ---------------------------------------------------------
 

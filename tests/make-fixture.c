@@ -11,7 +11,8 @@
  *      KERNEL_MODULE, SNAPSHOT_END
  *   1  FORK, samples 0 to 3
  *   2  samples 4 to 7, LOST
- *   3  STATS, LOST_NOTE, EXIT, a kernel and a perfrec record of unknown type
+ *   3  STATS, LOST_NOTE, EXIT, a kernel and a perfrec record of unknown type,
+ *      CGROUP, TASK_CGROUP, NSPID
  * then the trailer, unless --unfinished.  The values are repeated in
  * test-dump.sh; change both together.
  */
@@ -373,6 +374,33 @@ static void append_unknown(struct fixture *f)
 	append(f, &r, 0);
 }
 
+/* A cgroup as the kernel names it, a process's cgroup, a thread's ids in a container. */
+static void append_cgroups(struct fixture *f, uint64_t time)
+{
+	struct prf_task_cgroup_record task = { .time = time, .pid = FIXTURE_PID };
+	struct prf_nspid_record nspid = {
+		.time = time, .pid = FIXTURE_PID, .tid = FIXTURE_CHILD,
+		.ns_pid = 1, .ns_tid = 2, .ns_level = 1,
+	};
+	struct record r;
+
+	kernel_start(&r);
+	put_u64(&r, 4711);
+	put_string(&r, "/system.slice/fixture.service");
+	put_sample_id(&r, (uint32_t)-1, (uint32_t)-1, time, 0);
+	kernel_finish(&r, PERF_RECORD_CGROUP, 0);
+	append(f, &r, time);
+
+	perfrec_start(&r, &task, sizeof(task));
+	put_string(&r, "/system.slice/fixture.service");
+	perfrec_finish(&r, PRF_RECORD_TASK_CGROUP);
+	append(f, &r, time);
+
+	perfrec_start(&r, &nspid, sizeof(nspid));
+	perfrec_finish(&r, PRF_RECORD_NSPID);
+	append(f, &r, time);
+}
+
 static void write_records(struct fixture *f)
 {
 	uint64_t end = sample_time(FIXTURE_SAMPLES);
@@ -400,6 +428,7 @@ static void write_records(struct fixture *f)
 	append_lost_note(f, end);
 	append_task(f, PERF_RECORD_EXIT, end);
 	append_unknown(f);
+	append_cgroups(f, end);
 	flush(f);
 }
 

@@ -29,6 +29,12 @@
  *   unknown-types    kernel and perfrec record types nobody knows
  *   time-backwards   side-band and samples going back in time, time 0 and
  *                    2^64 - 1, maps that begin after the samples they cover
+ *   kernel-symbols   KERNEL_SYMBOL records (--kernel-symbols=hit) and no
+ *                    KALLSYMS: names without their NUL, no module string,
+ *                    names of 600 and modules of 100 characters, start 0,
+ *                    size 0 and 2^32 - 1 at the top of the address space,
+ *                    overlaps, one address twice, escapes in names; kernel
+ *                    samples in, between and past them
  *   kallsyms-*       one garbage KALLSYMS each (only the first counts):
  *                    random bytes, no newlines, unsorted, huge lines, NULs,
  *                    hidden addresses, an empty text
@@ -945,6 +951,57 @@ static void odd_build_id_paths(struct out *o, uint64_t t)
 	free(long_path);
 }
 
+/* One KERNEL_SYMBOL: fixed part, then bytes as given (NULs and all), padded. */
+static void kernel_symbol(struct out *o, uint64_t start, uint32_t size, const char *tail,
+			  size_t tail_size)
+{
+	struct prf_kernel_symbol_record k = { .start = start, .size = size, .type = 'T' };
+
+	begin_perfrec(&o->r, PRF_RECORD_KERNEL_SYMBOL);
+	put(&o->r, (uint8_t *)&k + sizeof(k.header), sizeof(k) - sizeof(k.header));
+	put(&o->r, tail, tail_size);
+	pad8(&o->r);
+	finish(&o->r);
+	emit(o);
+}
+
+static void odd_kernel_symbols(struct out *o, uint64_t t)
+{
+	const uint32_t pid = 10101;
+	char long_name[700], long_module[140];
+
+	memset(long_name, 'n', sizeof(long_name));
+	long_name[600] = '\0';
+	long_name[601] = '\0';
+	memset(long_module, 'm', sizeof(long_module));
+	memcpy(long_module, "x\0", 2);
+	long_module[102] = '\0';
+	kernel_symbol(o, KERNEL_TEXT + 0x100, 0x100, "hit_entry\0", 10);
+	kernel_symbol(o, KERNEL_TEXT + 0x100, 0x80, "hit_entry_again\0", 16);
+	kernel_symbol(o, KERNEL_TEXT + 0x180, 0x1000, "hit_overlapping\0", 16);
+	/* 16 bytes: the record ends where the NUL would be */
+	kernel_symbol(o, KERNEL_TEXT + 0x300, 0x40, "no_nul_at_all_16", 16);
+	kernel_symbol(o, KERNEL_TEXT + 0x400, 0x40, "no_module_str_x", 16);
+	kernel_symbol(o, KERNEL_TEXT + 0x500, 0x40, long_name, 602);
+	kernel_symbol(o, KERNEL_TEXT + 0x600, 0x40, long_module, 103);
+	kernel_symbol(o, KERNEL_TEXT + 0x700, 0x40, "\0\0", 2);
+	kernel_symbol(o, KERNEL_TEXT + 0x800, 0x40, "esc\x1b[31m\tname\0mod\x1b]0;\0", 22);
+	kernel_symbol(o, 0, 0x40, "at_zero\0\0", 9);
+	kernel_symbol(o, KERNEL_TEXT + 0x900, 0, "size_zero\0\0", 11);
+	kernel_symbol(o, ~0ull - 0x10, UINT32_MAX, "wraps\0mod\0", 10);
+	kernel_symbol(o, 0xffffffffc0000000ull, 0x100, "in_module\0hostile_mod\0", 22);
+	kernel_symbol(o, KERNEL_TEXT + 0xa00, 0x40, "", 0);
+	process(o, pid, "hit", "/usr/bin/hit", 0x400000, t);
+	for (uint64_t i = 0; i < 48; i++) {
+		uint64_t ip = i < 40 ? KERNEL_TEXT + i * 0x40 + 0x20 : ~0ull - i,
+			 chain[4] = { PERF_CONTEXT_KERNEL, ip, 0xffffffffc0000080ull, ip + 1 };
+
+		sample(o, &(struct sample_spec){ .pid = pid, .tid = pid, .time = t + 10 + i,
+						 .misc = PERF_RECORD_MISC_KERNEL, .ip = ip,
+						 .chain = chain, .nr = 4 });
+	}
+}
+
 static void odd_kernel_in_user(struct out *o, uint64_t t)
 {
 	const uint32_t pid = 10001;
@@ -1123,6 +1180,65 @@ static void odd_many_addresses(struct out *o, uint64_t t)
 
 /* ---- the files ----------------------------------------------------- */
 
+static void jit_record(struct out *o, uint32_t type, uint32_t pid, uint64_t time, uint32_t flags,
+		       uint64_t offset, const char *text, size_t size, uint64_t claimed)
+{
+	struct prf_jit_map_record j = { .time = time, .pid = pid, .flags = flags,
+					.offset = offset, .text_size = claimed };
+
+	begin_perfrec(&o->r, type);
+	put(&o->r, (uint8_t *)&j + sizeof(j.header), sizeof(j) - sizeof(j.header));
+	put(&o->r, text, size);
+	o->r.time = time;
+	finish(&o->r);
+	emit(o);
+}
+
+/*
+ * JIT symbols (JIT_MAP, JIT_DUMP) that lie: names with escapes and
+ * newlines' neighbours, a 100000-byte name, sizes that wrap or span the
+ * address space, thousands of nested overlaps, a text_size past its
+ * record, lines that are no symbols, a pid that never lived, the same
+ * lines restated; samples in the anonymous map and in no map at all.
+ */
+static void odd_jit(struct out *o, uint64_t t)
+{
+	const uint32_t pid = 12001;
+	static char text[1 << 20];
+	size_t n = 0;
+
+	comm(o, pid, pid, "jit", 1, t);
+	mmap2(o, pid, pid, &(struct map_spec){ .start = 0x7f0000000000, .length = 0x100000,
+					       .path = "//anon" }, t + 1);
+	n += (size_t)snprintf(text + n, sizeof(text) - n,
+			      "7f0000001000 40 \x1b[31mred\x1b[0m\r\n"
+			      "0x7f0000001040 0x40 tab\there \xff\xfe\n"
+			      "7f0000001080 ffffffffffffffff wraps\n"
+			      "0 8000000000000000 everything\n"
+			      "7f00000010c0 40\n"
+			      "7f00000010c0 0 empty\n"
+			      "zz 40 not-hex\n"
+			      "7f0000001140 40 ");
+	memcpy(text + n, "nul\0inside\n7f0000001180 40 ", 27);	/* a NUL in a name */
+	n += 27;
+	memset(text + n, 'x', 100000);
+	n += 100000;
+	text[n++] = '\n';
+	for (unsigned i = 0; i < 5000 && n + 64 < sizeof(text); i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%llx %x nested_%u\n",
+				      0x7f0000010000ULL + i * 8, 0x10000 - i * 16, i);
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "7f0000002000 40 no-newline");
+	jit_record(o, PRF_RECORD_JIT_MAP, pid, t + 2, 0, 0, text, n, n);
+	jit_record(o, PRF_RECORD_JIT_MAP, pid, t + 3, PRF_JIT_RESTATED, 0, text, n, n);
+	jit_record(o, PRF_RECORD_JIT_MAP, pid, t + 4, 0, n, text, 64, 1u << 30);	/* lies */
+	jit_record(o, PRF_RECORD_JIT_DUMP, pid, t + 5, PRF_JIT_CUT, 0, "7f0000003000 40 dumped\n", 23, 23);
+	jit_record(o, PRF_RECORD_JIT_MAP, 77777, t + 6, 0, 0, "1000 10 nobody\n", 15, 15);
+	for (uint64_t k = 0; k < 8; k++) {
+		user_sample(o, pid, t + 10 + k, 0x7f0000001000 + k * 0x40, 0x7f0000012345);
+		user_sample(o, pid, t + 20 + k, 0x7f0000003000 + k, 0x6000000);	/* no map */
+	}
+}
+
 typedef void (*oddity_fn)(struct out *o, uint64_t t);
 
 static const struct {
@@ -1138,9 +1254,11 @@ static const struct {
 	{ "time-backwards", odd_time_backwards },
 	{ "build-id-paths", odd_build_id_paths },
 	{ "kernel-in-user", odd_kernel_in_user },
+	{ "kernel-symbols", odd_kernel_symbols },
 	{ "names", odd_names },
 	{ "numbers", odd_numbers },
 	{ "many-addresses", odd_many_addresses },
+	{ "jit", odd_jit },
 };
 
 #define KALLSYMS_VARIANTS 7
@@ -1231,8 +1349,9 @@ static void write_fixed(const char *dir)
 
 		path_in(path, sizeof(path), dir, oddities[i].name);
 		out_open_default(&o, path);
-		/* The kallsyms files bring their own; so does kernel-in-user. */
-		preamble(&o, oddities[i].fn != odd_kernel_in_user);
+		/* The kallsyms files bring their own; so does kernel-in-user; kernel-symbols has none. */
+		preamble(&o, oddities[i].fn != odd_kernel_in_user &&
+			     oddities[i].fn != odd_kernel_symbols);
 		oddities[i].fn(&o, t);
 		out_close(&o, 1);
 		/* Bulk is not an oddity: it stays in its own file. */

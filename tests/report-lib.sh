@@ -34,6 +34,10 @@
 #   elf_load_segments FILE
 #                    "offset vaddr filesz flags" (hex offset/vaddr/filesz)
 #                    of each PT_LOAD of FILE, from eu-readelf -l
+#   build_pprof      Go's pprof, built offline from Debian's
+#                    golang-github-google-pprof-dev once per build tree
+#                    (tests/pprof-go/, removed by make clean), in $pprof;
+#                    skips the test without go or that source
 #   start_debuginfod DIR BUILD-ID
 #                    a real `debuginfod -F DIR` on a free port of 127.0.0.1
 #                    (its log in $work/debuginfod.log), killed at exit; waits
@@ -162,4 +166,33 @@ start_debuginfod() {
 		fail "debuginfod -F $1 did not serve $debuginfod_probe within 20 s"
 	}
 	rm -rf "$work/probe-cache"
+}
+
+build_pprof() {
+	pprof_source=/usr/share/gocode/src/github.com/google/pprof
+	command -v go >/dev/null 2>&1 || skip "no go (apt-get install golang-go)"
+	[ -f "$pprof_source/pprof.go" ] ||
+		skip "no pprof source in $pprof_source (apt-get install golang-github-google-pprof-dev)"
+	# Offline: Debian's sources only, no proxy, no toolchain download;
+	# GOCACHE in the build tree (HOME may be unset).  Two tests at once
+	# build it once.
+	pprof_dir=$(cd "$top_builddir" && pwd)/tests/pprof-go
+	pprof=$pprof_dir/pprof
+	mkdir -p "$pprof_dir"
+	(
+		flock 9
+		if [ ! -x "$pprof" ]; then
+			env GOPATH=/usr/share/gocode GO111MODULE=off GOPROXY=off GOFLAGS= \
+				GOTOOLCHAIN=local GOCACHE="$pprof_dir/cache" \
+				go build -o "$pprof.new" github.com/google/pprof >"$work/go-build.log" 2>&1 || {
+				tail -n 20 "$work/go-build.log" >&2
+				exit 1
+			}
+			mv "$pprof.new" "$pprof"
+		fi
+	) 9>"$pprof_dir/.lock" || fail "go build github.com/google/pprof failed"
+	# pprof never asks a server here, nor reads a user's settings.
+	unset PPROF_TMPDIR PPROF_TOOLS
+	HOME=$work
+	export HOME
 }

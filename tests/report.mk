@@ -3,7 +3,8 @@
 # accounting, eu-addr2line, /proc/kallsyms, c++filt and perf report; and
 # odd captures (report-hostile) and the fuzz seeds, which the reader must
 # survive (CI runs these under ASan too).  Helpers in tests/report-lib.sh;
-# each test-report-*.sh says what it checks.
+# each test-report-*.sh says what it checks; test-report-jobs the same
+# reports from a directory read on several threads as on one.
 check_PROGRAMS += tests/report-hostile
 tests_report_hostile_SOURCES = tests/report-hostile.c
 tests_report_hostile_LDADD = $(FORMAT_LIBS)
@@ -23,17 +24,29 @@ tests_unwind_fixture_SOURCES = tests/unwind-fixture.c
 tests_unwind_fixture_CFLAGS = -O1 -g -fno-omit-frame-pointer
 tests_unwind_fixture_LDADD = $(FORMAT_LIBS)
 
+# A copy of a capture under another hostname (test-report-hosts).
+check_PROGRAMS += tests/rehost
+tests_rehost_SOURCES = tests/rehost.c
+tests_rehost_LDADD = $(FORMAT_LIBS)
+
 REPORT_TESTS = \
 	tests/test-report-accuracy.sh \
 	tests/test-report-symbols.sh \
 	tests/test-report-debugdir.sh \
+	tests/test-report-stripped.sh \
 	tests/test-report-debuginfod.sh \
 	tests/test-report-kernel.sh \
+	tests/test-report-ksyms.sh \
 	tests/test-report-cxx.sh \
 	tests/test-report-perf.sh \
 	tests/test-report-hostile.sh \
 	tests/test-report-dwarf.sh \
 	tests/test-report-unwind.sh \
-	tests/test-report-baseline.sh
+	tests/test-report-baseline.sh \
+	tests/test-report-hosts.sh \
+	tests/test-report-jit-node.sh \
+	tests/test-report-jit-java.sh \
+	tests/test-report-jobs.sh
 TESTS += $(REPORT_TESTS)
-EXTRA_DIST += $(REPORT_TESTS) tests/report-lib.sh tests/cxx-workload.cc
+EXTRA_DIST += $(REPORT_TESTS) tests/report-lib.sh tests/cxx-workload.cc \
+	tests/jit-workload.js tests/JitWorkload.java

@@ -27,3 +27,12 @@ tests_symbolize_target_v2_SOURCES = tests/symbolize-target.c
 tests_symbolize_target_v2_CFLAGS = $(SYMBOLIZE_FIXTURE_CFLAGS) -DVARIANT=1
 tests_symbolize_target_v2_LDFLAGS =
 tests_symbolize_target_v2_LDADD = tests/libsymbolize-lib.so$(EXEEXT)
+
+# Kernel symbols as hit: perfrecd's records name every address as the
+# whole kallsyms does (synthetic, and this host's /proc/kallsyms).
+check_PROGRAMS += tests/test-ksyms
+tests_test_ksyms_SOURCES = tests/test-ksyms.c
+tests_test_ksyms_CPPFLAGS = $(AM_CPPFLAGS) $(DAEMON_CPPFLAGS) $(SYMBOLIZE_CPPFLAGS)
+tests_test_ksyms_CFLAGS = $(TEST_CFLAGS)
+tests_test_ksyms_LDADD = $(DAEMON_LIBS) $(SYMBOLIZE_LIBS) $(CHECK_LIBS)
+TESTS += tests/test-ksyms

@@ -7,7 +7,8 @@
 #   - the odd captures of tests/report-hostile (overlapping maps, samples
 #     before any mmap, reused pids, 8000-frame and lying callchains,
 #     unknown record types, time going backwards, garbage KALLSYMS, odd
-#     BUILD_ID paths, kernel addresses in user context, hostile names, ...:
+#     BUILD_ID paths, kernel addresses in user context, hostile names, JIT
+#     symbols that lie, ...:
 #     see report-hostile.c), each alone and all merged, and 70 files of 70
 #     hosts; maps of odd files of this host (a FIFO, a directory, a
 #     truncated ELF, /dev/null, real ELFs at absurd offsets).  All are

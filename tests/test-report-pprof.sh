@@ -31,37 +31,10 @@
 test_name=test-report-pprof
 . "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
 
-pprof_source=/usr/share/gocode/src/github.com/google/pprof
-command -v go >/dev/null 2>&1 || skip "no go (apt-get install golang-go)"
-[ -f "$pprof_source/pprof.go" ] ||
-	skip "no pprof source in $pprof_source (apt-get install golang-github-google-pprof-dev)"
 for tool in strip eu-readelf; do
 	command -v "$tool" >/dev/null 2>&1 || skip "no $tool"
 done
-
-# ---- pprof, built once per build tree ------------------------------------
-
-# Offline: Debian's sources only, no proxy, no toolchain download; GOCACHE
-# in the build tree (HOME may be unset).  Two tests at once build it once.
-pprof_dir=$(cd "$top_builddir" && pwd)/tests/pprof-go
-pprof=$pprof_dir/pprof
-mkdir -p "$pprof_dir"
-(
-	flock 9
-	if [ ! -x "$pprof" ]; then
-		env GOPATH=/usr/share/gocode GO111MODULE=off GOPROXY=off GOFLAGS= \
-			GOTOOLCHAIN=local GOCACHE="$pprof_dir/cache" \
-			go build -o "$pprof.new" github.com/google/pprof >"$work/go-build.log" 2>&1 || {
-			tail -n 20 "$work/go-build.log" >&2
-			exit 1
-		}
-		mv "$pprof.new" "$pprof"
-	fi
-) 9>"$pprof_dir/.lock" || fail "go build github.com/google/pprof failed"
-# pprof never asks a server here, nor reads a user's settings.
-unset PPROF_TMPDIR PPROF_TOOLS
-HOME=$work
-export HOME
+build_pprof
 
 # pprof's output lines "flat flat% sum% cum cum% NAME": "NAME<TAB>flat<TAB>flat%".
 pprof_top() {

@@ -30,7 +30,10 @@
 #     __GI__IO_setb / _IO_setb), or another symbol at the same address (an
 #     alias: nm), with the symbol offset -S gives;
 #   - an address the report leaves [unknown] is one eu-addr2line cannot
-#     name either.
+#     name either;
+#   - so is one the report names after its function's CFI extent,
+#     [DSO+0xSTART], and an FDE that readelf --debug-dump=frames lists
+#     starts at START (as a vaddr) and holds it.
 # All must match.
 test_name=test-report-symbols
 . "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
@@ -38,6 +41,7 @@ test_name=test-report-symbols
 cc=${CC:-cc}
 command -v "$cc" >/dev/null 2>&1 || skip "no C compiler ($cc) to build the driver"
 command -v eu-addr2line >/dev/null 2>&1 || skip "no eu-addr2line (elfutils)"
+command -v readelf >/dev/null 2>&1 || skip "no readelf (binutils)"
 
 # ---- the programs -------------------------------------------------------
 #
@@ -223,6 +227,12 @@ function flush_group(    key) {
 	off = substr(where, plus + 3)
 	if (head == "[unknown]") {
 		frame = "[unknown]"
+	} else if (!inlined && head ~ /^\[[^]]*\+0x[0-9a-f]+\](\+0x[0-9a-f]+)?$/) {
+		# Named after its CFI extent: "[cfi]" and the start offset.
+		name = head
+		sub(/\](\+0x[0-9a-f]+)?$/, "", name)
+		sub(/.*\+0x/, "", name)
+		frame = "[cfi]" name
 	} else {
 		name = head
 		if (!inlined)
@@ -290,7 +300,11 @@ compare() {
 		[ -f "$debug" ] && symtab=$debug
 	fi
 	nm -C --defined-only "$symtab" 2>/dev/null | awk 'NF >= 3 { $2 = ""; print }' >"$work/$name.nm"
+	# The FDEs of the file, "start end" (vaddrs), for [DSO+0xSTART] names.
+	readelf --debug-dump=frames "$file" 2>/dev/null |
+		sed -n 's/.* FDE cie=.* pc=\([0-9a-f]*\)\.\.\([0-9a-f]*\)$/\1 \2/p' >"$work/$name.fdes"
 	awk -v todo="$work/$name.todo" -v sym="$work/$name.sym" -v nm="$work/$name.nm" \
+		-v fdes="$work/$name.fdes" \
 		-v name="$name" -v detail="$work/$name.mismatches" "$awk_hex"'
 	function base(path) { sub(/.*\//, "", path); return path }
 	# "path:line:column" or "path:line" to "path:line".
@@ -324,6 +338,10 @@ compare() {
 				expect = 0
 			}
 		}
+		while ((getline line < fdes) > 0) {
+			split(line, f, " ")
+			fde_end[hex(f[1])] = hex(f[2])
+		}
 		while ((getline line < nm) > 0) {
 			a = substr(line, 1, index(line, " ") - 1)
 			n = substr(line, index(line, " ") + 2)
@@ -355,6 +373,17 @@ compare() {
 		for (c = 1; c <= count; c++) {
 			addr = order[c]
 			n = split(report[addr], frames, "^")
+			# Named after the FDE holding it: one eu-addr2line cannot name.
+			if (report[addr] ~ /^\[cfi\]/) {
+				start = hex(substr(report[addr], 6)) - hex(offset_of[addr]) + addr
+				if (a2l_name[addr, 1] != "??" || symname[addr] != "??")
+					explain(addr, "the report named it after its CFI extent")
+				else if (!(start in fde_end) || addr >= fde_end[start])
+					explain(addr, sprintf("no FDE from 0x%x holds it (readelf --debug-dump=frames)", start))
+				else
+					good++
+				continue
+			}
 			if (report[addr] == "[unknown]") {
 				if (a2l_name[addr, 1] != "??" || symname[addr] != "??")
 					explain(addr, "the report left it [unknown]")

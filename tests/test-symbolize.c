@@ -470,6 +470,19 @@ static const char *ref_name(struct symbolizer *s, const char *name)
 }
 
 /*
+ * An answer that is only a name after the CFI extent, "[DSO+0xSTART]":
+ * what eu-addr2line calls ??.  (test-report-stripped.sh checks the
+ * extents against the symbols of the unstripped binary.)
+ */
+static int cfi_only(const struct symbol_answer *answer)
+{
+	const struct symbol_frame *f = answer->frames;
+
+	return answer->frame_count == 1 && f->cfi_extent && !f->file && f->function &&
+	       f->function[0] == '[' && strstr(f->function, "+0x");
+}
+
+/*
  * Inlined frames: name and position as eu-addr2line -f -i.  The last
  * frame: position as eu-addr2line, name and offset as eu-addr2line -S
  * (the symbol table), or the DWARF name when no symbol covers it.
@@ -485,7 +498,7 @@ static int matches(struct symbolizer *s, const struct symbol_answer *answer,
 	const struct symbol_frame *last;
 
 	if (!expect_last && count == 1 && (!lines || !ref_last->file))
-		return answer->frame_count == 0;
+		return answer->frame_count == 0 || cfi_only(answer);
 	if (answer->frame_count != count)
 		return 0;
 	for (size_t i = 0; i + 1 < count; i++) {
@@ -499,7 +512,8 @@ static int matches(struct symbolizer *s, const struct symbol_answer *answer,
 	last = &answer->frames[count - 1];
 	if (last->inlined || (lines ? !same_position(last, ref_last) : last->file != NULL))
 		return 0;
-	if (!same_string(last->function, expect_last))
+	/* What nothing names may have a name after its CFI extent. */
+	if (last->cfi_extent ? expect_last != NULL : !same_string(last->function, expect_last))
 		return 0;
 	return !r->symbol || last->symbol_offset == r->symbol_offset;
 }
@@ -552,7 +566,7 @@ static int matches_at_address(struct symbolizer *s, const char *file, uint64_t v
 			*in = '\0';
 		parse_location(inlined + strlen(" inlined at "), &call);
 	}
-	if (!answer->frame_count)
+	if (!answer->frame_count || cfi_only(answer))
 		ok = !strcmp(name, "??") && !here.file;
 	else if (inlined)
 		ok = same_position(f, &here) && f->inlined && answer->frame_count >= 2 &&
@@ -1156,13 +1170,17 @@ START_TEST(stripped_with_gnu_debugdata)
 }
 END_TEST
 
-/* Stripped, nothing else: static functions resolve to nothing, never to a neighbour. */
+/*
+ * Stripped, nothing else: no static function is named, never after a
+ * neighbour; each of its addresses is named after its function's extent
+ * in .eh_frame, "[target+0xSTART]", START the file offset of the symbol
+ * nm gives in the unstripped binary, and symbol_offset from there.
+ */
 START_TEST(stripped_alone_claims_nothing_wrong)
 {
 	const char *dirs[] = { temp_path("empty") };
 	const char *target = fixture("symbolize-target");
-	static const char *const names[] = { "local_sum.constprop.0", "mix_outer", "main", NULL };
-	struct addresses a = { 0 };
+	static const char *const names[] = { "local_sum.constprop.0", "mix_outer", "main" };
 	struct layout layout;
 	struct symbolizer *s;
 	struct dso *dso;
@@ -1172,16 +1190,29 @@ START_TEST(stripped_alone_claims_nothing_wrong)
 	s = new_symbolizer(NULL, dirs, 1, 1, 1);
 	dso = dso_with_id_of(s, temp_path("bin/target"), target);
 	read_layout(target, &layout);
-	ck_assert_uint_eq(add_functions(&a, target, names, 1), 3);
-	for (size_t i = 0; i < a.count; i++) {
-		struct symbol_answer answer;
-		uint64_t offset;
+	for (size_t n = 0; n < sizeof(names) / sizeof(names[0]); n++) {
+		const char *one[] = { names[n], NULL };
+		struct addresses a = { 0 };
+		uint64_t start;
+		char expect[64];
 
-		ck_assert_int_eq(vaddr_to_offset(&layout, a.vaddrs[i], &offset), 0);
-		symbolizer_lookup(s, dso, offset, &answer);
-		ck_assert_uint_eq(answer.frame_count, 0);
+		ck_assert_uint_eq(add_functions(&a, target, one, 1), 1);
+		ck_assert_int_eq(vaddr_to_offset(&layout, a.vaddrs[0], &start), 0);
+		snprintf(expect, sizeof(expect), "[target+%#llx]", (unsigned long long)start);
+		for (size_t i = 0; i < a.count; i++) {
+			struct symbol_answer answer;
+			uint64_t offset;
+
+			ck_assert_int_eq(vaddr_to_offset(&layout, a.vaddrs[i], &offset), 0);
+			symbolizer_lookup(s, dso, offset, &answer);
+			ck_assert_uint_eq(answer.frame_count, 1);
+			ck_assert_int_eq(answer.frames[0].cfi_extent, 1);
+			ck_assert_str_eq(answer.frames[0].function, expect);
+			ck_assert_uint_eq(answer.frames[0].symbol_offset, offset - start);
+			ck_assert_ptr_null(answer.frames[0].file);
+		}
+		free(a.vaddrs);
 	}
-	free(a.vaddrs);
 	symbolizer_free(s);
 }
 END_TEST

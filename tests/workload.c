@@ -37,7 +37,9 @@
  *                    the CPU time of this process's threads (not the
  *                    child's), as lines "burn_hot=0.60"; with
  *                    --touch-pages also "touch_pages=N", the pages it wrote
- *                    to (the page faults it made there)
+ *                    to (the page faults it made there); and
+ *                    "cpu_ns=N", the CPU time of the whole process (all its
+ *                    threads, not the child's), in nanoseconds
  * The child, if any, is waited for before the program exits 0.
  */
 #include <errno.h>
@@ -287,6 +289,8 @@ int main(int argc, char **argv)
 		printf("burn_cold=%.2f\n", (double)cold / (double)total);
 		if (touch)
 			printf("touch_pages=%llu\n", (unsigned long long)touched);
+		printf("cpu_ns=%llu\n",
+		       (unsigned long long)clock_ns(CLOCK_PROCESS_CPUTIME_ID));
 	}
 	return 0;
 }

@@ -4,7 +4,8 @@
  * replay resolves every leaf and callchain address), each found with the
  * build-id the capture recorded, read through /proc/PID/root while the
  * process still runs (containers see other files at the same path), then
- * at its host path; plus its separate debug file from the debug
+ * at its host path, then in perfrecd's binary cache next to the capture
+ * (DIR/.build-id); plus its separate debug file from the debug
  * directories' .build-id trees.  Kernel modules are found under
  * /lib/modules/$(uname -r) by name, uncompressed only.
  */
@@ -64,7 +65,7 @@ static void note_address(struct collection *c, const struct session_sample *samp
 	struct resolved_address where;
 
 	session_resolve(c->session, sample, address, kernel, &where);
-	if (!where.dso)
+	if (!where.dso || dso_is_jit(where.dso))	/* JIT symbols are in the capture */
 		return;
 	if (dso_is_kernel(where.dso)) {
 		struct symbol_answer answer;
@@ -239,8 +240,41 @@ static int find_module(const char *name, char *path, size_t size)
 	return 0;
 }
 
+/*
+ * The binary in perfrecd's binary cache next to a capture (an input
+ * directory's .build-id tree, or the tree next to an input file); fd or
+ * -1, candidate set to its path.
+ */
+static int open_cached(char **inputs, int input_count, const char *id, char *candidate,
+		       size_t size)
+{
+	char found[128];
+
+	for (int i = 0; i < input_count; i++) {
+		const char *slash = strrchr(inputs[i], '/');
+		struct stat st;
+		int dir_len, fd;
+
+		if (stat(inputs[i], &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			dir_len = (int)strlen(inputs[i]);
+		else
+			dir_len = slash ? (int)(slash - inputs[i]) : -1;
+		if (dir_len < 0)
+			snprintf(candidate, size, ".build-id/%.2s/%s", id, id + 2);
+		else
+			snprintf(candidate, size, "%.*s/.build-id/%.2s/%s", dir_len, inputs[i], id,
+				 id + 2);
+		fd = open_matching(candidate, id, found, sizeof(found));
+		if (fd >= 0)
+			return fd;
+	}
+	return -1;
+}
+
 static int add_dso(const struct archive_options *o, struct archive_set *set,
-		   const struct hit *hit)
+		   const struct hit *hit, char **inputs, int input_count)
 {
 	const char *id = dso_build_id_hex(hit->dso), *path = dso_path(hit->dso);
 	char candidate[4096 + 64], found[128] = "", debug[4096 + 128];
@@ -300,6 +334,16 @@ static int add_dso(const struct archive_options *o, struct archive_set *set,
 	} else {
 		return 0;	/* [vdso] and the like: no file */
 	}
+	/* Containers' and deleted binaries: what perfrecd kept of them. */
+	if (fd < 0 && !module) {
+		char cached[sizeof(candidate)];
+		int cached_fd = open_cached(inputs, input_count, id, cached, sizeof(cached));
+
+		if (cached_fd >= 0) {
+			fd = cached_fd;
+			memcpy(candidate, cached, sizeof(candidate));
+		}
+	}
 	if (fd == -2) {
 		fprintf(stderr, "perfrec-archive: %s: build-id %s expected, %s found: left out\n",
 			candidate, id, found[0] ? found : "none");
@@ -357,7 +401,7 @@ int archive_collect(const struct archive_options *o, char **inputs, int input_co
 		goto out;
 	}
 	for (size_t i = 0; i < c.hit_count; i++) {
-		int err = add_dso(o, set, &c.hits[i]);
+		int err = add_dso(o, set, &c.hits[i], inputs, input_count);
 
 		if (err < 0) {
 			fprintf(stderr, "perfrec-archive: %s: %s\n", dso_path(c.hits[i].dso), strerror(-err));

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* String interning: open addressing over an arena of copies. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "intern.h"
@@ -14,6 +15,8 @@ struct string_table {
 	const char **slots;
 	size_t capacity, count;
 	struct arena_block *blocks;
+	int shared;			/* string_table_shared(): lock */
+	pthread_mutex_t lock;
 };
 
 struct string_table *string_table_new(void)
@@ -22,6 +25,7 @@ struct string_table *string_table_new(void)
 
 	if (!t)
 		return NULL;
+	pthread_mutex_init(&t->lock, NULL);
 	t->capacity = 1024;
 	t->slots = calloc(t->capacity, sizeof(*t->slots));
 	if (!t->slots) {
@@ -42,7 +46,13 @@ void string_table_free(struct string_table *t)
 		t->blocks = next;
 	}
 	free(t->slots);
+	pthread_mutex_destroy(&t->lock);
 	free(t);
+}
+
+void string_table_shared(struct string_table *t, int shared)
+{
+	t->shared = shared;
 }
 
 static uint64_t hash_bytes(const char *s, size_t length)
@@ -101,7 +111,7 @@ static int grow(struct string_table *t)
 	return 0;
 }
 
-const char *string_intern_n(struct string_table *t, const char *s, size_t length)
+static const char *intern(struct string_table *t, const char *s, size_t length)
 {
 	size_t k;
 
@@ -119,6 +129,18 @@ const char *string_intern_n(struct string_table *t, const char *s, size_t length
 	if (t->slots[k])
 		t->count++;
 	return t->slots[k];
+}
+
+const char *string_intern_n(struct string_table *t, const char *s, size_t length)
+{
+	const char *interned;
+
+	if (!t->shared)
+		return intern(t, s, length);
+	pthread_mutex_lock(&t->lock);
+	interned = intern(t, s, length);
+	pthread_mutex_unlock(&t->lock);
+	return interned;
 }
 
 const char *string_intern(struct string_table *t, const char *s)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "intern.h"
 #include "report.h"
+#include "stacks.h"
 #include "symbolize.h"
 #include "unwind.h"
 
@@ -19,6 +20,20 @@ struct address_frames {
 	const struct report_symbol *with_line;	/* leaf symbol with its file:line */
 	/* tree_lines: the frames again, each with the line it is at (NULL otherwise) */
 	const struct report_symbol **lines;
+};
+
+/*
+ * A resolved stack, leaf first: three words a frame, the DSO, the address
+ * in it (the raw address where no map covers it) and a tag.  It is what
+ * phase 1 counts samples by: two samples with the same resolved frames
+ * get the same symbols, whatever process or time they are of.
+ */
+enum frame_tag { FRAME_USER, FRAME_KERNEL, FRAME_MARKER };
+#define FRAME_WORDS 3
+
+struct resolved_stack {
+	uint64_t *words;
+	size_t count, capacity;		/* in words */
 };
 
 struct flat_slot {
@@ -53,7 +68,9 @@ struct aggregator {
 	size_t tree_count, tree_capacity;
 	struct call_node root;
 
-	const struct report_symbol **stack;	/* the current sample, leaf first */
+	struct stack_table *raw;	/* phase 1: the samples by resolved stack */
+	struct resolved_stack scratch;	/* phase 1: the current sample's */
+	const struct report_symbol **stack;	/* the current stack, leaf first */
 	size_t stack_capacity;
 	uint64_t sample_number;
 	uint64_t total_period, total_samples;
@@ -80,7 +97,8 @@ struct aggregator *aggregator_new(struct session *session, struct symbolizer *sy
 	a->tree = calloc(a->tree_capacity, sizeof(*a->tree));
 	a->stack_capacity = a->options.max_frames * 4;
 	a->stack = calloc(a->stack_capacity, sizeof(*a->stack));
-	if (!a->symbols || !a->addresses || !a->flat || !a->tree || !a->stack) {
+	a->raw = stack_table_new();
+	if (!a->symbols || !a->addresses || !a->flat || !a->tree || !a->stack || !a->raw) {
 		aggregator_free(a);
 		return NULL;
 	}
@@ -117,6 +135,8 @@ void aggregator_free(struct aggregator *a)
 	free(a->flat_sorted);
 	free(a->tree);
 	free(a->stack);
+	stack_table_free(a->raw);
+	free(a->scratch.words);
 	free(a);
 }
 
@@ -274,39 +294,46 @@ static void symbolize_into(struct aggregator *a, struct address_frames *slot,
 	slot->with_line = symbol_intern(a, &s);
 }
 
-static const struct address_frames *frames_of(struct aggregator *a,
-					      const struct session_sample *sample,
+static const struct address_frames *frames_of(struct aggregator *a, struct dso *dso,
 					      uint64_t address, int kernel)
 {
-	struct resolved_address where;
+	struct resolved_address where = { .dso = dso, .address = address, .kernel = kernel };
 	size_t k;
 
-	session_resolve(a->session, sample, address, kernel, &where);
-	if (!where.dso && !kernel)
-		where.address = address;	/* no map: key on the raw address */
 	if (a->address_count * 2 >= a->address_capacity && grow_addresses(a) < 0) {
 		a->out_of_memory = 1;
 		return NULL;
 	}
-	k = address_hash(where.dso, where.address, kernel) & (a->address_capacity - 1);
+	k = address_hash(dso, address, kernel) & (a->address_capacity - 1);
 	while (a->addresses[k].frames) {
 		struct address_frames *slot = &a->addresses[k];
 
-		if (slot->dso == where.dso && slot->address == where.address &&
-		    slot->kernel == kernel)
+		if (slot->dso == dso && slot->address == address && slot->kernel == kernel)
 			return slot;
 		k = (k + 1) & (a->address_capacity - 1);
 	}
 	struct address_frames *slot = &a->addresses[k];
 
-	slot->dso = where.dso;
-	slot->address = where.address;
+	slot->dso = dso;
+	slot->address = address;
 	slot->kernel = kernel;
 	symbolize_into(a, slot, &where, address);
 	if (!slot->frames)
 		return NULL;
 	a->address_count++;
 	return slot;
+}
+
+/* A flat profile of self time needs only where the sample hit. */
+static int wants_chain(const struct aggregator *a)
+{
+	return a->options.want_tree || a->options.children || a->options.focus;
+}
+
+/* Only comm, pid or tid rows of self time: no address matters. */
+static int wants_symbols(const struct aggregator *a)
+{
+	return wants_chain(a) || (a->options.sort_keys & (SORT_SYM | SORT_DSO | SORT_SRCLINE));
 }
 
 /* ---- a sample's stack ------------------------------------------------ */
@@ -319,13 +346,10 @@ static int push(struct aggregator *a, size_t *depth, const struct report_symbol 
 	return 1;
 }
 
-static void push_address(struct aggregator *a, const struct session_sample *sample,
-			 uint64_t address, int kernel, int first, size_t *depth,
-			 const struct report_symbol **leaf)
+static void push_address(struct aggregator *a, struct dso *dso, uint64_t address, int kernel,
+			 size_t *depth, const struct report_symbol **leaf)
 {
-	/* Callers' entries are return addresses: look up the call itself. */
-	const struct address_frames *f = frames_of(a, sample, first ? address : address - 1,
-						   kernel);
+	const struct address_frames *f = frames_of(a, dso, address, kernel);
 
 	if (!f)
 		return;
@@ -365,28 +389,56 @@ static int sample_is_kernel(const struct session_sample *sample)
 	return mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL;
 }
 
-/* Leaf first; returns the depth and the flat view's leaf symbol. */
-static size_t build_stack(struct aggregator *a, const struct session_sample *sample,
-			  const struct report_symbol **leaf)
+static int add_frame(struct resolved_stack *r, uint64_t dso, uint64_t address,
+		     enum frame_tag tag)
 {
-	size_t depth = 0, frames = 0;
-	int kernel = sample_is_kernel(sample), first = 1;
+	if (r->count + FRAME_WORDS > r->capacity) {
+		size_t capacity = r->capacity ? 2 * r->capacity : 64 * FRAME_WORDS;
+		uint64_t *words = reallocarray(r->words, capacity, sizeof(*words));
 
-	*leaf = NULL;
-	/* A flat profile of self time needs only where the sample hit. */
-	if (!a->options.want_tree && !a->options.children && !a->options.focus) {
-		push_address(a, sample, sample->ip, kernel, 1, &depth, leaf);
-		return depth;
+		if (!words)
+			return -ENOMEM;
+		r->words = words;
+		r->capacity = capacity;
 	}
-	if (!sample->callchain_nr) {
-		push_address(a, sample, sample->ip, kernel, 1, &depth, leaf);
-		return depth;
-	}
+	r->words[r->count++] = dso;
+	r->words[r->count++] = address;
+	r->words[r->count++] = tag;
+	return 0;
+}
+
+static int add_address(const struct aggregator *a, struct resolved_stack *r,
+		       const struct session_sample *sample, uint64_t address, int kernel)
+{
+	struct resolved_address where;
+
+	session_resolve(a->session, sample, address, kernel, &where);
+	if (!where.dso && !kernel)
+		where.address = address;	/* no map: key on the raw address */
+	return add_frame(r, (uintptr_t)where.dso, where.address,
+			 kernel ? FRAME_KERNEL : FRAME_USER);
+}
+
+/*
+ * The frames of a sample's stack as the report walks them: a flat
+ * profile of self time needs only where the sample hit; callers'
+ * entries are return addresses, so the call itself is looked up.
+ */
+static int resolve_stack(const struct aggregator *a, const struct session_sample *sample,
+			 struct resolved_stack *r)
+{
+	size_t frames = 0;
+	int kernel = sample_is_kernel(sample), first = 1, any = 0;
+
+	r->count = 0;
+	if (!wants_chain(a) || !sample->callchain_nr)
+		return add_address(a, r, sample, sample->ip, kernel);
 	for (size_t i = 0; i < sample->callchain_nr && frames < a->options.max_frames; i++) {
 		uint64_t address = sample->callchain[i];
 
 		if (address == UNWIND_FRAME_TRUNCATED || address == UNWIND_FRAME_UNKNOWN) {
-			push(a, &depth, marker_symbol(a, address));
+			if (add_frame(r, 0, address, FRAME_MARKER) < 0)
+				return -ENOMEM;
 			continue;
 		}
 		if (address >= PERF_CONTEXT_MAX) {
@@ -397,12 +449,33 @@ static size_t build_stack(struct aggregator *a, const struct session_sample *sam
 		}
 		if (!address)
 			continue;
-		push_address(a, sample, address, kernel, first, &depth, leaf);
+		if (add_address(a, r, sample, first ? address : address - 1, kernel) < 0)
+			return -ENOMEM;
 		first = 0;
+		any = 1;
 		frames++;
 	}
-	if (!*leaf)
-		push_address(a, sample, sample->ip, kernel, 1, &depth, leaf);
+	if (!any)
+		return add_address(a, r, sample, sample->ip, kernel);
+	return 0;
+}
+
+/* Phase 2: a resolved stack's symbols, leaf first; the depth, and the flat view's leaf. */
+static size_t build_stack(struct aggregator *a, const uint64_t *words, size_t count,
+			  const struct report_symbol **leaf)
+{
+	size_t depth = 0;
+
+	*leaf = NULL;
+	for (size_t i = 0; i + FRAME_WORDS <= count; i += FRAME_WORDS) {
+		struct dso *dso = (struct dso *)(uintptr_t)words[i];
+
+		if (words[i + 2] == FRAME_MARKER)
+			push(a, &depth, marker_symbol(a, words[i + 1]));
+		else
+			push_address(a, dso, words[i + 1], words[i + 2] == FRAME_KERNEL, &depth,
+				     leaf);
+	}
 	return depth;
 }
 
@@ -427,7 +500,10 @@ static const struct report_symbol *flat_symbol(struct aggregator *a,
 static uint64_t flat_hash(const struct flat_entry *e)
 {
 	return hash_mix((uintptr_t)e->symbol ^ hash_mix((uintptr_t)e->comm) ^
-			hash_mix(((uint64_t)e->pid << 32) | e->tid));
+			hash_mix((uintptr_t)e->host + 1) ^
+			hash_mix(((uint64_t)e->pid << 32) | e->tid) ^
+			hash_mix((uintptr_t)e->unit ^ (uintptr_t)e->container << 1 ^
+				 (uintptr_t)e->cgroup << 2));
 }
 
 #define FLAT_HASH(x) flat_hash(&(x)->entry)
@@ -445,9 +521,13 @@ static struct flat_slot *flat_slot_for(struct aggregator *a, const struct sessio
 	unsigned keys = a->options.sort_keys;
 	size_t k;
 
+	key.host = keys & SORT_HOST ? sample->host : NULL;
 	key.comm = keys & SORT_COMM ? sample->comm : NULL;
 	key.pid = keys & SORT_PID ? sample->pid : 0;
 	key.tid = keys & SORT_TID ? sample->tid : 0;
+	key.unit = keys & SORT_UNIT ? sample->unit : NULL;
+	key.container = keys & SORT_CONTAINER ? sample->container : NULL;
+	key.cgroup = keys & SORT_CGROUP ? sample->cgroup : NULL;
 	key.symbol = flat_symbol(a, symbol);
 	if (a->flat_count * 2 >= a->flat_capacity && grow_flat(a) < 0)
 		return NULL;
@@ -455,8 +535,10 @@ static struct flat_slot *flat_slot_for(struct aggregator *a, const struct sessio
 	while (a->flat[k]) {
 		struct flat_entry *e = &a->flat[k]->entry;
 
-		if (e->symbol == key.symbol && e->comm == key.comm && e->pid == key.pid &&
-		    e->tid == key.tid)
+		if (e->symbol == key.symbol && e->comm == key.comm && e->host == key.host &&
+		    e->pid == key.pid &&
+		    e->tid == key.tid && e->unit == key.unit && e->container == key.container &&
+		    e->cgroup == key.cgroup)
 			return a->flat[k];
 		k = (k + 1) & (a->flat_capacity - 1);
 	}
@@ -464,13 +546,16 @@ static struct flat_slot *flat_slot_for(struct aggregator *a, const struct sessio
 	if (!a->flat[k])
 		return NULL;
 	a->flat[k]->entry = key;
+	/* Not keys: a pid is one task at a time, with one pid in its namespace. */
+	a->flat[k]->entry.ns_pid = keys & SORT_PID ? sample->ns_pid : 0;
+	a->flat[k]->entry.ns_tid = keys & SORT_TID ? sample->ns_tid : 0;
 	a->flat[k]->last_sample = UINT64_MAX;
 	a->flat_count++;
 	return a->flat[k];
 }
 
 static void count_flat(struct aggregator *a, const struct session_sample *sample,
-		       const struct report_symbol *leaf, size_t depth)
+		       const struct report_symbol *leaf, size_t depth, uint64_t samples)
 {
 	struct flat_slot *slot = flat_slot_for(a, sample, leaf);
 
@@ -479,9 +564,9 @@ static void count_flat(struct aggregator *a, const struct session_sample *sample
 		return;
 	}
 	slot->entry.self_period += sample->period;
-	slot->entry.self_samples++;
+	slot->entry.self_samples += samples;
 	slot->entry.total_period += sample->period;
-	slot->entry.total_samples++;
+	slot->entry.total_samples += samples;
 	slot->last_sample = a->sample_number;
 	/* Total: each function on the stack once, however often it recurs. */
 	for (size_t i = 0; i < depth && a->options.children; i++) {
@@ -494,7 +579,7 @@ static void count_flat(struct aggregator *a, const struct session_sample *sample
 			continue;
 		slot->last_sample = a->sample_number;
 		slot->entry.total_period += sample->period;
-		slot->entry.total_samples++;
+		slot->entry.total_samples += samples;
 	}
 }
 
@@ -540,21 +625,40 @@ static struct call_node *child_of(struct aggregator *a, struct call_node *parent
 	return node;
 }
 
-static void count_tree(struct aggregator *a, const struct session_sample *sample,
-		       size_t depth)
+/*
+ * The process name, or with --sort unit (container, cgroup) that: the
+ * tree then answers "which service" before "which function".  Interned,
+ * so that it keys the first level.
+ */
+static const char *tree_first_level(struct aggregator *a, const struct session_sample *sample)
 {
-	const char *comm = sample->comm ? sample->comm : "[unknown]";
+	unsigned keys = a->options.sort_keys;
+	const char *name = sample->comm;
+
+	if (keys & SORT_UNIT)
+		name = sample->unit;
+	else if (keys & SORT_CONTAINER)
+		name = sample->container ? sample->container : "-";
+	else if (keys & SORT_CGROUP)
+		name = sample->cgroup;
+	return name ? name : "[unknown]";
+}
+
+static void count_tree(struct aggregator *a, const struct session_sample *sample,
+		       size_t depth, uint64_t samples)
+{
+	const char *comm = tree_first_level(a, sample);
 	struct call_node *node = child_of(a, &a->root, comm, NULL, comm);
 
 	a->root.total_period += sample->period;
-	a->root.total_samples++;
+	a->root.total_samples += samples;
 	for (size_t i = 0; node; i++) {
 		node->total_period += sample->period;
-		node->total_samples++;
+		node->total_samples += samples;
 		/* Self belongs to the sample's leaf: the top frame when inverted. */
 		if (a->options.callee ? i == 1 : i == depth) {
 			node->self_period += sample->period;
-			node->self_samples++;
+			node->self_samples += samples;
 		}
 		if (i == depth)
 			break;
@@ -574,22 +678,145 @@ static int stack_has(const struct aggregator *a, size_t depth, const char *name)
 	return 0;
 }
 
+/* ---- phase 1: samples by raw stack ---------------------------------- */
+
+/* The sample's stack counted into table: 0 or -ENOMEM. */
+static int count_raw(const struct aggregator *a, struct stack_table *table,
+		     struct resolved_stack *scratch, const struct session_sample *sample)
+{
+	unsigned keys = a->options.sort_keys;
+	struct raw_stack key = {
+		.comm = keys & SORT_COMM || a->options.want_tree ? sample->comm : NULL,
+		.pid = keys & SORT_PID ? sample->pid : 0,
+		.tid = keys & SORT_TID ? sample->tid : 0,
+		.ns_pid = keys & SORT_PID ? sample->ns_pid : 0,
+		.ns_tid = keys & SORT_TID ? sample->ns_tid : 0,
+		.host = keys & SORT_HOST ? sample->host : NULL,
+		/* The tree's first level may be one of these. */
+		.unit = keys & SORT_UNIT ? sample->unit : NULL,
+		.container = keys & SORT_CONTAINER ? sample->container : NULL,
+		.cgroup = keys & SORT_CGROUP ? sample->cgroup : NULL,
+	};
+
+	scratch->count = 0;
+	if (wants_symbols(a) && resolve_stack(a, sample, scratch) < 0)
+		return -ENOMEM;
+	if (scratch->count > UINT32_MAX)
+		return -ENOMEM;
+	key.chain_nr = (uint32_t)scratch->count;
+	return stack_table_add(table, &key, scratch->words, sample->period, 1);
+}
+
 void aggregator_add(void *context, const struct session_sample *sample)
 {
 	struct aggregator *a = context;
-	const struct report_symbol *leaf;
-	size_t depth = build_stack(a, sample, &leaf);
 
+	if (count_raw(a, a->raw, &a->scratch, sample) < 0)
+		a->out_of_memory = 1;
+}
+
+struct aggregator_part {
+	const struct aggregator *aggregator;
+	struct stack_table *raw;
+	struct resolved_stack scratch;
+	int out_of_memory;
+};
+
+struct aggregator_part *aggregator_part_new(struct aggregator *a)
+{
+	struct aggregator_part *part = calloc(1, sizeof(*part));
+
+	if (!part)
+		return NULL;
+	part->aggregator = a;
+	part->raw = stack_table_new();
+	if (!part->raw) {
+		free(part);
+		return NULL;
+	}
+	return part;
+}
+
+void aggregator_part_add(void *context, const struct session_sample *sample)
+{
+	struct aggregator_part *part = context;
+
+	if (count_raw(part->aggregator, part->raw, &part->scratch, sample) < 0)
+		part->out_of_memory = 1;
+}
+
+void aggregator_merge(struct aggregator *a, struct aggregator_part *part)
+{
+	if (!part)
+		return;
+	if (part->out_of_memory || stack_table_merge(a->raw, part->raw) < 0)
+		a->out_of_memory = 1;
+	stack_table_free(part->raw);
+	free(part->scratch.words);
+	free(part);
+}
+
+int aggregator_read(struct aggregator *a, const struct session_filter *filter, unsigned jobs)
+{
+	struct aggregator_part **parts = calloc(jobs ? jobs : 1, sizeof(*parts));
+	int ret;
+
+	if (!parts) {
+		a->out_of_memory = 1;
+		return 0;
+	}
+	for (unsigned t = 0; t < jobs; t++)
+		if (!(parts[t] = aggregator_part_new(a)))
+			a->out_of_memory = 1;
+	ret = a->out_of_memory ? 0 :
+	      session_for_each_sample_parallel(a->session, filter, jobs, aggregator_part_add,
+					       (void *const *)parts);
+	if (ret == -ENOMEM)
+		a->out_of_memory = 1;
+	for (unsigned t = 0; t < jobs; t++)
+		aggregator_merge(a, parts[t]);
+	free(parts);
+	return ret == -EIO ? -EIO : 0;
+}
+
+/* ---- phase 2: each distinct stack symbolized and counted once -------- */
+
+static void count_stack(struct aggregator *a, const struct raw_stack *raw,
+			const uint64_t *words)
+{
+	struct session_sample sample = {
+		.pid = raw->pid, .tid = raw->tid, .period = raw->period, .comm = raw->comm,
+		.ns_pid = raw->ns_pid, .ns_tid = raw->ns_tid, .host = raw->host,
+		.unit = raw->unit, .container = raw->container, .cgroup = raw->cgroup,
+	};
+	static const struct report_symbol no_symbol;
+	const struct report_symbol *leaf = &no_symbol;
+	size_t depth = 1;
+
+	if (wants_symbols(a))
+		depth = build_stack(a, words, raw->chain_nr, &leaf);
 	if (!leaf || !depth)
 		return;
 	if (a->options.focus && !stack_has(a, depth, a->options.focus))
 		return;
 	a->sample_number++;
-	a->total_period += sample->period;
-	a->total_samples++;
-	count_flat(a, sample, leaf, depth);
+	a->total_period += raw->period;
+	a->total_samples += raw->samples;
+	count_flat(a, &sample, leaf, depth, raw->samples);
 	if (a->options.want_tree)
-		count_tree(a, sample, depth);
+		count_tree(a, &sample, depth, raw->samples);
+}
+
+static void count_stacks(struct aggregator *a)
+{
+	size_t n = stack_table_count(a->raw);
+
+	for (size_t i = 0; i < n && !a->out_of_memory; i++) {
+		const uint64_t *chain;
+		const struct raw_stack *raw = stack_table_at(a->raw, i, &chain);
+
+		count_stack(a, raw, chain);
+	}
 }
 
 /* ---- finishing ------------------------------------------------------- */
@@ -634,7 +861,11 @@ static int compare_flat(const void *x, const void *y)
 	if (a->total_period != b->total_period)
 		return a->total_period > b->total_period ? -1 : 1;
 	if ((order = compare_symbols(a->symbol, b->symbol)) ||
-	    (order = compare_strings(a->comm, b->comm)))
+	    (order = compare_strings(a->host, b->host)) ||
+	    (order = compare_strings(a->comm, b->comm)) ||
+	    (order = compare_strings(a->unit, b->unit)) ||
+	    (order = compare_strings(a->container, b->container)) ||
+	    (order = compare_strings(a->cgroup, b->cgroup)))
 		return order;
 	if (a->pid != b->pid)
 		return a->pid < b->pid ? -1 : 1;
@@ -688,6 +919,8 @@ int aggregator_finish(struct aggregator *a, struct report_data *data)
 {
 	size_t n = 0;
 
+	if (!a->out_of_memory)
+		count_stacks(a);
 	if (a->out_of_memory)
 		return -ENOMEM;
 	a->flat_sorted = calloc(a->flat_count + 1, sizeof(*a->flat_sorted));

@@ -69,6 +69,32 @@ static int time_text(const struct session_summary *h, char **text)
 			h->start_ns, span / 1000000000, span % 1000000000 / 1000000);
 }
 
+/* Captures of many hosts: "N: a, b, ..." (the Host fact is the first file's). */
+static int hosts_fact(const struct session_summary *h, struct flame_fact *facts, int *count)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	if (h->host_count < 2)
+		return 0;
+	f = open_memstream(&text, &size);
+	if (!f)
+		return -1;
+	fprintf(f, "%zu: ", h->host_count);
+	for (size_t i = 0; i < h->host_count; i++)
+		fprintf(f, "%s%s", i ? ", " : "", h->hosts[i]);
+	if (fclose(f)) {
+		free(text);
+		return -1;
+	}
+	facts[*count].label = "Hosts";
+	facts[*count].warn = 0;
+	facts[*count].value = text;
+	(*count)++;
+	return 0;
+}
+
 int flame_facts(const struct session_summary *h, struct flame_fact *facts)
 {
 	char *time = NULL;
@@ -76,6 +102,7 @@ int flame_facts(const struct session_summary *h, struct flame_fact *facts)
 
 	ok &= !fact(facts, &count, "Host", 0, "%s (%s)", or_unknown(h->hostname),
 		    or_unknown(h->machine));
+	ok &= !hosts_fact(h, facts, &count);
 	ok &= !fact(facts, &count, "Kernel", 0, "%s", or_unknown(h->kernel_release));
 	ok &= !fact(facts, &count, "Event", 0, "%s%s%s", or_unknown(h->event),
 		    h->sampling && *h->sampling ? ", " : "", h->sampling ? h->sampling : "");

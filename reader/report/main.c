@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +46,13 @@ struct report_options {
 	size_t pid_count, pid_capacity, tid_count, tid_capacity;
 	const char **comms;
 	size_t comm_count, comm_capacity;
-	char **comm_args;		/* the --comm arguments, split in place */
+	const char **hosts;		/* --host, as given */
+	size_t host_count, host_capacity;
+	const char **units;
+	size_t unit_count, unit_capacity;
+	const char **cgroups;
+	size_t cgroup_count, cgroup_capacity;
+	char **comm_args;		/* the --comm, --unit and --host arguments, split in place */
 	size_t comm_arg_count, comm_arg_capacity;
 	int *cpus;
 	size_t cpu_count, cpu_capacity;
@@ -59,6 +66,7 @@ struct report_options {
 	int no_debuginfod;
 	int quiet;
 	size_t max_stack;		/* frames a sample; 0: the aggregator's default */
+	unsigned jobs;			/* threads reading the files */
 };
 
 static void warn_line(void *context, const char *message)
@@ -90,7 +98,10 @@ static void usage(FILE *out)
 "                                view's shares and their change, sorted by size;\n"
 "                                the folded view's counts of both, per stack;\n"
 "                                html and svg: frames coloured by the change\n"
-"  -s, --sort KEYS               flat keys: comm,pid,tid,dso,sym,srcline (default sym)\n"
+"  -s, --sort KEYS               flat keys: host,comm,pid,tid,dso,sym,srcline, and\n"
+"                                unit,container,cgroup (default sym); with one\n"
+"                                of the last three, the tree, the flame graphs\n"
+"                                and pprof start from it, not from the process\n"
 "      --lines                   attribute to file:line (same as adding srcline)\n"
 "      --inline                  flat: charge the innermost inlined function\n"
 "      --no-inline               tree: no inlined frames of their own\n"
@@ -106,7 +117,8 @@ static void usage(FILE *out)
 "      --since TIME, --until TIME  10s / +2.5 (from the capture start), or\n"
 "                                 2026-12-02T17:30:00 / 17:30:00 (UTC)\n"
 "      --pid PID[,PID], --tid TID[,TID], --comm NAME[,NAME], --cpu N[-M][,N]\n"
-"      --event NAME\n"
+"      --event NAME, --unit NAME[,NAME], --cgroup PATH (and below it),\n"
+"      --host NAME[,NAME]\n"
 "\n"
 "Symbols:\n"
 "      --symfs DIR               look for the captured paths under DIR\n"
@@ -117,6 +129,8 @@ static void usage(FILE *out)
 "      --no-debuginfod           do not ask the servers of DEBUGINFOD_URLS for\n"
 "                                binaries and debug files found nowhere here\n"
 "\n"
+"  -j, --jobs N                  read the files on N threads (default: the CPUs\n"
+"                                this may run on)\n"
 "      --no-unwind               callchains as recorded: no DWARF unwinding of\n"
 "                                the user stacks of --call-graph dwarf captures\n"
 "  -q, --quiet                   no warnings\n"
@@ -129,7 +143,9 @@ static int parse_sort(struct report_options *o, const char *text)
 	static const struct { const char *name; unsigned bit; } keys[] = {
 		{ "comm", SORT_COMM }, { "pid", SORT_PID }, { "tid", SORT_TID },
 		{ "dso", SORT_DSO }, { "sym", SORT_SYM }, { "symbol", SORT_SYM },
-		{ "srcline", SORT_SRCLINE },
+		{ "srcline", SORT_SRCLINE }, { "unit", SORT_UNIT },
+		{ "container", SORT_CONTAINER }, { "cgroup", SORT_CGROUP },
+		{ "host", SORT_HOST },
 	};
 	char copy[256], *saveptr = NULL;
 
@@ -142,7 +158,7 @@ static int parse_sort(struct report_options *o, const char *text)
 			if (strcmp(k, keys[i].name) == 0)
 				break;
 		if (i == sizeof(keys) / sizeof(keys[0])) {
-			fprintf(stderr, "perfrec-report: --sort: unknown key '%s' (have comm, pid, tid, dso, sym, srcline)\n", k);
+			fprintf(stderr, "perfrec-report: --sort: unknown key '%s' (have host, comm, pid, tid, dso, sym, srcline, unit, container, cgroup)\n", k);
 			return -EINVAL;
 		}
 		o->sort_keys |= keys[i].bit;
@@ -288,8 +304,10 @@ bad:
 enum {
 	OPT_VIEW = 0x100, OPT_JSON, OPT_LINES, OPT_INLINE, OPT_NO_INLINE, OPT_CHILDREN,
 	OPT_CALLEE, OPT_FOCUS, OPT_PERCENT, OPT_TOP, OPT_SINCE, OPT_UNTIL, OPT_PID,
-	OPT_TID, OPT_COMM, OPT_CPU, OPT_EVENT, OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_UNWIND,
+	OPT_TID, OPT_COMM, OPT_HOST, OPT_CPU, OPT_EVENT, OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_UNWIND,
 	OPT_SYMBOLS, OPT_NO_DEBUGINFOD, OPT_FORMAT, OPT_BASELINE, OPT_MAX_STACK, OPT_STDIO,
+	OPT_UNIT, OPT_CGROUP,
+	OPT_JOBS,
 };
 
 static const struct option long_options[] = {
@@ -302,6 +320,7 @@ static const struct option long_options[] = {
 	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 	{ "show-nr-samples", no_argument, NULL, 'n' },
 	{ "stdio", no_argument, NULL, OPT_STDIO },
+	{ "jobs", required_argument, NULL, 'j' },
 	{ "sort", required_argument, NULL, 's' },
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "inline", no_argument, NULL, OPT_INLINE },
@@ -317,6 +336,9 @@ static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "tid", required_argument, NULL, OPT_TID },
 	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "unit", required_argument, NULL, OPT_UNIT },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "cpu", required_argument, NULL, OPT_CPU },
 	{ "event", required_argument, NULL, OPT_EVENT },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
@@ -456,10 +478,24 @@ static int parse_option(struct report_options *o, int c, const char *arg)
 		o->max_stack = v;
 		return 0;
 	}
+	case 'j': {
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (*end || end == arg || errno || v < 1 || v > 1024 || !isdigit((unsigned char)*arg)) {
+			fprintf(stderr, "perfrec-report: --jobs: '%s' is not a number from 1 to 1024\n", arg);
+			return -EINVAL;
+		}
+		o->jobs = (unsigned)v;
+		return 0;
+	}
 	case 'n':		/* the Samples column is always there */
 	case OPT_STDIO:		/* text is the default */
 		return 0;
-	case OPT_COMM: {
+	case OPT_COMM:
+	case OPT_HOST:
+	case OPT_UNIT: {
 		/* Kept as given; split on commas in place. */
 		char *copy = strdup(arg), *saveptr = NULL;
 
@@ -468,13 +504,17 @@ static int parse_option(struct report_options *o, int c, const char *arg)
 			return out_of_memory();
 		}
 		for (char *k = strtok_r(copy, ",", &saveptr); k; k = strtok_r(NULL, ",", &saveptr)) {
-			const char *comm = k;
+			const char *name = k;
 
-			if (LIST_APPEND(o, comm, comm) < 0)
+			if ((c == OPT_COMM ? LIST_APPEND(o, comm, name) :
+			     c == OPT_UNIT ? LIST_APPEND(o, unit, name) :
+			     LIST_APPEND(o, host, name)) < 0)
 				return out_of_memory();
 		}
 		return 0;
 	}
+	case OPT_CGROUP:
+		return LIST_APPEND(o, cgroup, arg) < 0 ? out_of_memory() : 0;
 	case OPT_EVENT: o->event = arg; return 0;
 	case OPT_SYMFS: o->symfs = arg; return 0;
 	case OPT_DEBUG_DIR:
@@ -554,12 +594,13 @@ static int print_diff(const struct report_options *o, struct report_data *base,
 
 /* Where --symbols bundles are extracted (bundle_scratch_dir()), removed at exit. */
 static char *scratch_dir;
-static char **extracted;		/* a directory of it for each bundle */
+static char **extracted;		/* a directory of it for each bundle; capture dirs */
 static size_t extracted_count, extracted_capacity;
 
 static void remove_scratch_dir(void)
 {
-	bundle_remove_tree(scratch_dir);
+	if (scratch_dir)
+		bundle_remove_tree(scratch_dir);
 	for (size_t i = 0; i < extracted_count; i++)
 		free(extracted[i]);
 	free(extracted);
@@ -567,17 +608,64 @@ static void remove_scratch_dir(void)
 }
 
 /*
+ * perfrecd's binary cache: the .build-id tree of each capture's directory
+ * (an input directory, or the directory of an input file), if it has one.
+ */
+static int add_capture_trees(const char **inputs, size_t input_count, const char ***dirs,
+			     size_t *count, size_t *capacity)
+{
+	for (size_t i = 0; i < input_count; i++) {
+		const char *slash = strrchr(inputs[i], '/');
+		struct stat st;
+		char *dir, *tree;
+		int dup = 0;
+
+		if (stat(inputs[i], &st) < 0)
+			continue;	/* said when it is read */
+		if (S_ISDIR(st.st_mode))
+			dir = strdup(inputs[i]);
+		else
+			dir = slash ? strndup(inputs[i], (size_t)(slash - inputs[i]) + 1) : strdup(".");
+		if (!dir || asprintf(&tree, "%s/.build-id", dir) < 0) {
+			free(dir);
+			return out_of_memory();
+		}
+		if (lstat(tree, &st) < 0 || !S_ISDIR(st.st_mode))
+			dup = 1;
+		free(tree);
+		for (size_t k = 0; k < *count && !dup; k++)
+			dup = !strcmp((*dirs)[k], dir);
+		if (dup || list_append(&extracted, &extracted_count, &extracted_capacity,
+				       sizeof(*extracted), &dir) < 0) {
+			free(dir);
+			if (!dup)
+				return out_of_memory();
+			continue;
+		}
+		if (list_append(dirs, count, capacity, sizeof(**dirs), &dir) < 0)
+			return out_of_memory();
+	}
+	return 0;
+}
+
+/*
  * The debug directories in *dirs: --debug-dir's (or /usr/lib/debug),
  * then each bundle's .build-id tree: a directory as it is, a tar
- * extracted into the scratch directory.  0, or -1 after a message.
+ * extracted into the scratch directory; then the captures' own trees.
+ * 0, or -1 after a message.
  */
-static int debug_dirs_with_bundles(struct report_options *o, const char ***dirs, size_t *count)
+static int debug_dirs_with_bundles(struct report_options *o, const char **inputs,
+				   size_t input_count, const char ***dirs, size_t *count)
 {
 	size_t capacity = 0;
 	char why[512];
 
+	static int cleanup_registered;
+
 	*dirs = NULL;
 	*count = 0;
+	if (!cleanup_registered++)
+		atexit(remove_scratch_dir);
 	if (!o->debug_dir_count) {
 		const char *dir = "/usr/lib/debug";
 
@@ -606,7 +694,6 @@ static int debug_dirs_with_bundles(struct report_options *o, const char ***dirs,
 				fprintf(stderr, "perfrec-report: --symbols %s: %s\n", bundle, why);
 				return -1;
 			}
-			atexit(remove_scratch_dir);
 		}
 		if (asprintf(&dir, "%s/%zu", scratch_dir, i) < 0)
 			return out_of_memory();
@@ -627,6 +714,9 @@ static int debug_dirs_with_bundles(struct report_options *o, const char ***dirs,
 		if (list_append(dirs, count, &capacity, sizeof(**dirs), &dir) < 0)
 			return out_of_memory();
 	}
+	if (add_capture_trees(inputs, input_count, dirs, count, &capacity) < 0 ||
+	    add_capture_trees(o->baselines, o->baseline_count, dirs, count, &capacity) < 0)
+		return -1;
 	return 0;
 }
 
@@ -720,6 +810,8 @@ struct profile {
 	struct unwinder *unwinder;
 	struct aggregator *aggregator;
 	struct session_filter filter;
+	const char **hosts;		/* --host's, as the session interned them */
+	size_t host_count;
 	struct report_data data;
 	int read_error;			/* pass 2 could not read a file to its end */
 };
@@ -745,6 +837,44 @@ static void profile_release(struct profile *p)
 }
 
 /*
+ * --host: the session's names of the hosts given; a name no capture has
+ * is said, and none at all is an error.  0, or an exit status.
+ */
+static int choose_hosts(const struct report_options *o, struct profile *p)
+{
+	if (!o->host_count)
+		return 0;
+	p->hosts = calloc(o->host_count, sizeof(*p->hosts));
+	if (!p->hosts)
+		return out_of_memory(), 1;
+	for (size_t i = 0; i < o->host_count; i++) {
+		const char *host = session_host(p->session, o->hosts[i]);
+
+		if (host)
+			p->hosts[p->host_count++] = host;
+		else if (!o->quiet)
+			fprintf(stderr, "perfrec-report: --host %s: no capture of that host\n",
+				o->hosts[i]);
+	}
+	if (!p->host_count) {
+		fprintf(stderr, "perfrec-report: --host: none of the hosts named is in the captures\n");
+		return 1;
+	}
+	p->filter.hosts = p->hosts;
+	p->filter.host_count = p->host_count;
+	return 0;
+}
+
+/* The header lists the hosts the report is of: --host's when given. */
+static void header_hosts(struct profile *p)
+{
+	if (!p->host_count)
+		return;
+	p->data.header.hosts = p->hosts;
+	p->data.header.host_count = p->host_count;
+}
+
+/*
  * The first pass over inputs: symbols, the session, the event, the
  * filter.  0, or an exit status after a message.
  */
@@ -762,6 +892,7 @@ static int profile_load(struct report_options *o, const char **inputs, size_t in
 	struct session_options session_options = {
 		.warn = warn_line,
 		.warn_context = o,
+		.jobs = o->jobs,
 	};
 	struct prf_error error = { 0 };
 	int status;
@@ -770,6 +901,8 @@ static int profile_load(struct report_options *o, const char **inputs, size_t in
 		.pids = o->pids, .pid_count = o->pid_count,
 		.tids = o->tids, .tid_count = o->tid_count,
 		.comms = o->comms, .comm_count = o->comm_count,
+		.units = o->units, .unit_count = o->unit_count,
+		.cgroups = o->cgroups, .cgroup_count = o->cgroup_count,
 		.cpus = o->cpus, .cpu_count = o->cpu_count,
 	};
 	sym_options.debug_dirs = debug_dirs;
@@ -794,7 +927,11 @@ static int profile_load(struct report_options *o, const char **inputs, size_t in
 		fprintf(stderr, "perfrec-report: %s\n", error.message);
 		return 1;
 	}
+	status = choose_hosts(o, p);
+	if (status)
+		return status;
 	session_get_summary(p->session, &p->data.header);
+	header_hosts(p);
 	status = choose_event(o, &p->data.header);
 	if (status)
 		return status;
@@ -812,12 +949,17 @@ static int profile_aggregate(struct report_options *o, struct profile *p,
 	p->aggregator = aggregator_new(p->session, p->symbolizer, options);
 	if (!p->aggregator)
 		return out_of_memory(), 1;
-	p->read_error = for_each_sample(p->session, p->unwinder, &p->filter, aggregator_add,
-					p->aggregator) < 0;
+	/* Files on several threads, unless libdwfl (one thread) unwinds their stacks. */
+	if (o->jobs > 1 && (!p->unwinder || !p->data.header.user_stacks))
+		p->read_error = aggregator_read(p->aggregator, &p->filter, o->jobs) < 0;
+	else
+		p->read_error = for_each_sample(p->session, p->unwinder, &p->filter,
+						aggregator_add, p->aggregator) < 0;
 	if (aggregator_finish(p->aggregator, &p->data) < 0)
 		return out_of_memory(), 1;
 	/* Again: pass 2 may have found more damage. */
 	session_get_summary(p->session, &p->data.header);
+	header_hosts(p);
 	choose_event(o, &p->data.header);
 	p->data.header.samples = p->data.total_samples;
 	return 0;
@@ -859,7 +1001,7 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 		return 1;
 	}
 	status = 1;
-	if (debug_dirs_with_bundles(o, &debug_dirs, &debug_dir_count) < 0)
+	if (debug_dirs_with_bundles(o, inputs, input_count, &debug_dirs, &debug_dir_count) < 0)
 		goto out;
 	if (o->baseline_count) {
 		base = &report_kept[1];
@@ -936,6 +1078,9 @@ static void options_free(struct report_options *o)
 		free(o->comm_args[i]);
 	free(o->comm_args);
 	free(o->comms);
+	free(o->hosts);
+	free(o->units);
+	free(o->cgroups);
 	free(o->pids);
 	free(o->tids);
 	free(o->cpus);
@@ -953,14 +1098,25 @@ static int usage_error(const char *message)
 	return 2;
 }
 
+/* The CPUs this process may run on (fewer than online under taskset). */
+static unsigned default_jobs(void)
+{
+	cpu_set_t set;
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return (unsigned)CPU_COUNT(&set);
+	return online > 0 ? (unsigned)(online < 1024 ? online : 1024) : 1;
+}
+
 int main(int argc, char **argv)
 {
-	struct report_options options = { .sort_keys = SORT_SYM };
+	struct report_options options = { .sort_keys = SORT_SYM, .jobs = default_jobs() };
 	int c, status = -1;
 
 	/* A report piped into head(1) just stops. */
 	signal(SIGPIPE, SIG_DFL);
-	while (status < 0 && (c = getopt_long(argc, argv, "s:w:o:i:nqhV", long_options, NULL)) != -1) {
+	while (status < 0 && (c = getopt_long(argc, argv, "s:w:o:i:j:nqhV", long_options, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			status = 0;
@@ -997,3 +1153,4 @@ int main(int argc, char **argv)
 	options_free(&options);
 	return status;
 }
+

@@ -3,7 +3,9 @@
  * perfrec-report -o FILE: the report goes to a temporary file beside FILE
  * and is renamed over it only when complete, so a failed or interrupted
  * report never leaves half a profile where a browser or pprof would read
- * it, and never truncates the previous one first.
+ * it, and never truncates the previous one first.  What exists and is
+ * not a regular file (/dev/null, a FIFO, a terminal) is written in
+ * place: a rename would replace the device with a file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,9 +21,26 @@ int report_output_open(struct report_output *output, const char *path)
 	mode_t mask;
 	int fd;
 
+	struct stat st;
+
 	memset(output, 0, sizeof(*output));
 	if (!path) {
 		output->file = stdout;
+		return 0;
+	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (!(output->file = fdopen(fd, "w"))) {
+			int err = -errno;
+
+			close(fd);
+			return err;
+		}
+		output->path = path;
 		return 0;
 	}
 	if (asprintf(&output->temp_path, "%s.XXXXXX", path) < 0) {
@@ -56,8 +75,13 @@ int report_output_close(struct report_output *output, int complete)
 {
 	int err = 0;
 
-	if (!output->temp_path)
+	if (!output->path)
 		return fflush(output->file) ? -errno : 0;
+	if (!output->temp_path) {
+		err = fclose(output->file) ? -errno : 0;
+		output->file = NULL;
+		return err;
+	}
 	if (fflush(output->file) || fsync(fileno(output->file)))
 		err = -errno;
 	if (fclose(output->file) && !err)

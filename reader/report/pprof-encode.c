@@ -208,7 +208,9 @@ static int deflate_bytes(struct pprof_stream *s, const void *data, size_t size, 
 
 		s->z.next_in = (Bytef *)(uintptr_t)data;
 		s->z.avail_in = (uInt)piece;
-		data = (const uint8_t *)data + piece;
+		/* Not NULL + 0: the final flush passes no data (undefined behaviour). */
+		if (piece)
+			data = (const uint8_t *)data + piece;
 		size -= piece;
 		do {
 			int z_status = deflate(&s->z, size ? Z_NO_FLUSH : flush);

@@ -83,7 +83,8 @@ static void new_mapping(struct pprof_builder *b, struct pprof_mapping *m,
 
 	memset(m, 0, sizeof(*m));
 	m->dso = dso;
-	m->kernel = kernel || dso_is_kernel(dso);
+	/* JIT code, like the kernel's, has no file: its addresses are absolute. */
+	m->kernel = kernel || dso_is_kernel(dso) || dso_is_jit(dso);
 	if (m->kernel) {
 		m->start = address;
 		m->limit = address + 1;
@@ -170,8 +171,12 @@ static void symbolize_location(struct pprof_builder *b, struct pprof_location *l
 	struct pprof_mapping *m = l->mapping ? &b->t.mappings[l->mapping - 1] : NULL;
 	int files = 1, lines = 1;
 
-	/* An address whose function is unknown stays an address: a server may know it. */
-	if (!answer->frame_count || !answer->frames[answer->frame_count - 1].function) {
+	/*
+	 * An address whose function is unknown stays an address: a server may
+	 * know it.  So does one named only after its CFI extent.
+	 */
+	if (!answer->frame_count || !answer->frames[answer->frame_count - 1].function ||
+	    answer->frames[answer->frame_count - 1].cfi_extent) {
 		if (m)
 			m->all_functions = m->all_filenames = m->all_lines = 0;
 		return;

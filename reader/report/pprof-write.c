@@ -40,6 +40,7 @@ enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FI
 struct profile_strings {
 	uint32_t samples, count, type, unit;
 	uint32_t comm, pid, tid, event;
+	uint32_t unit_label, container, ns_pid, ns_tid;
 	uint32_t comments[4];
 	size_t comment_count;
 };
@@ -136,6 +137,10 @@ static int intern_strings(struct pprof_builder *b, const struct session_summary 
 	ret |= pprof_string(b, "pid", &s->pid);
 	ret |= pprof_string(b, "tid", &s->tid);
 	ret |= pprof_string(b, "event", &s->event);
+	ret |= pprof_string(b, "unit", &s->unit_label);
+	ret |= pprof_string(b, "container", &s->container);
+	ret |= pprof_string(b, "ns_pid", &s->ns_pid);
+	ret |= pprof_string(b, "ns_tid", &s->ns_tid);
 	/* What the text views' header says, for pprof -comments and the UIs. */
 	s->comment_count = 0;
 	snprintf(text, sizeof(text), "host %s, kernel %s, %s", h->hostname ? h->hostname : "?",
@@ -221,6 +226,15 @@ static void encode_sample(struct pprof_buffer *out, struct pprof_buffer *m,
 	put_label(out, m, s->tid, 0, sample->tid);
 	if (sample->event)
 		put_label(out, m, s->event, sample->event, 0);
+	/* pprof -tagroot=unit starts the graph from the systemd unit. */
+	if (sample->unit)
+		put_label(out, m, s->unit_label, sample->unit, 0);
+	if (sample->container)
+		put_label(out, m, s->container, sample->container, 0);
+	if (sample->ns_pid) {
+		put_label(out, m, s->ns_pid, 0, sample->ns_pid);
+		put_label(out, m, s->ns_tid, 0, sample->ns_tid);
+	}
 }
 
 /* A shared library by pprof's rule: ".so" at the end, or ".so." and a digit. */

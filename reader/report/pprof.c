@@ -140,6 +140,7 @@ static int stack_has(const struct pprof_builder *b, size_t depth, const char *na
 struct sample_key {
 	const uint32_t *stack;
 	uint32_t depth, comm, event, pid, tid;
+	uint32_t unit, container, ns_pid, ns_tid;
 };
 
 static int sample_equal(const struct pprof_builder *b, uint32_t id, const void *key)
@@ -148,7 +149,8 @@ static int sample_equal(const struct pprof_builder *b, uint32_t id, const void *
 	const struct sample_key *k = key;
 
 	return s->depth == k->depth && s->comm == k->comm && s->event == k->event &&
-	       s->pid == k->pid && s->tid == k->tid &&
+	       s->pid == k->pid && s->tid == k->tid && s->unit == k->unit &&
+	       s->container == k->container && s->ns_pid == k->ns_pid && s->ns_tid == k->ns_tid &&
 	       memcmp(b->t.stacks + s->stack, k->stack, k->depth * sizeof(*k->stack)) == 0;
 }
 
@@ -177,6 +179,10 @@ static struct pprof_sample *new_sample(struct pprof_builder *b, struct pprof_slo
 	s->event = key->event;
 	s->pid = key->pid;
 	s->tid = key->tid;
+	s->unit = key->unit;
+	s->container = key->container;
+	s->ns_pid = key->ns_pid;
+	s->ns_tid = key->ns_tid;
 	b->stack_size += key->depth;
 	pprof_insert(&b->sample_index, slot, hash, (uint32_t)b->t.sample_count);
 	return s;
@@ -185,7 +191,8 @@ static struct pprof_sample *new_sample(struct pprof_builder *b, struct pprof_slo
 void pprof_add(void *context, const struct session_sample *sample)
 {
 	struct pprof_builder *b = context;
-	struct sample_key key = { b->stack, 0, 0, 0, sample->pid, sample->tid };
+	struct sample_key key = { .stack = b->stack, .pid = sample->pid, .tid = sample->tid,
+				  .ns_pid = sample->ns_pid, .ns_tid = sample->ns_tid };
 	struct pprof_sample *s;
 	struct pprof_slot *slot;
 	uint64_t hash;
@@ -201,8 +208,13 @@ void pprof_add(void *context, const struct session_sample *sample)
 	key.comm = sample->comm ? pprof_string_of(b, sample->comm) : b->unknown_string;
 	if (b->options.event_label && sample->event && sample->event->name)
 		key.event = pprof_string_of(b, sample->event->name);
+	if (sample->unit)
+		key.unit = pprof_string_of(b, sample->unit);
+	if (sample->container)
+		key.container = pprof_string_of(b, sample->container);
 	hash = pprof_hash_bytes(key.stack, key.depth * sizeof(*key.stack)) ^
 	       hash_mix((uint64_t)key.comm << 32 | key.event) ^
+	       hash_mix((uint64_t)key.unit << 32 | key.container) ^
 	       hash_mix(((uint64_t)key.pid << 32 | key.tid) + 1);
 	slot = pprof_find(&b->sample_index, hash, sample_equal, b, &key);
 	if (slot && !slot->id)

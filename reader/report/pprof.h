@@ -50,7 +50,9 @@ struct pprof_sample {
 	size_t stack;			/* into the stack arena: location ids */
 	uint32_t depth;
 	uint32_t comm, event;		/* strings; event 0: no label */
+	uint32_t unit, container;	/* strings; 0: unknown, none */
 	uint32_t pid, tid;
+	uint32_t ns_pid, ns_tid;	/* in its pid namespace; 0: the host's */
 	uint64_t count, period;
 };
 

@@ -27,8 +27,11 @@ struct report_symbol {
 
 /* Flat profile keys chosen with --sort; unused keys are NULL/0. */
 struct flat_entry {
+	const char *host;
 	const char *comm;
 	uint32_t pid, tid;
+	const char *unit, *container, *cgroup;	/* session_sample's; NULL: unknown */
+	uint32_t ns_pid, ns_tid;	/* with pid, tid: in the task's pid namespace; 0: the host's */
 	const struct report_symbol *symbol;	/* when sorting by sym, dso or srcline */
 	uint64_t self_period, total_period;
 	uint64_t self_samples, total_samples;
@@ -41,11 +44,19 @@ enum sort_key {
 	SORT_DSO = 1u << 3,
 	SORT_SYM = 1u << 4,
 	SORT_SRCLINE = 1u << 5,
+	SORT_UNIT = 1u << 6,
+	SORT_CONTAINER = 1u << 7,
+	SORT_CGROUP = 1u << 8,
+	SORT_HOST = 1u << 9,
 };
+
+/* The keys that group by where a sample ran: the tree's first level then too. */
+#define SORT_GROUPS	(SORT_UNIT | SORT_CONTAINER | SORT_CGROUP)
 
 struct call_node {
 	const struct report_symbol *symbol;	/* NULL at the root */
-	const char *comm;		/* for the first level: the process name */
+	const char *comm;		/* for the first level: the process name, or
+					   with --sort unit, container or cgroup that */
 	uint64_t total_period, self_period;
 	uint64_t total_samples, self_samples;
 	struct call_node **children;	/* sorted by total_period, descending */
@@ -166,7 +177,10 @@ int view_html(const struct report_data *data, const struct view_options *options
 int view_svg(const struct report_data *data, const struct view_options *options,
 	     FILE *out);
 
-/* The header lines every text view starts with ("# host: ..."), then "#". */
+/*
+ * The header lines every text view starts with ("# host: ..."; with more
+ * than one host, "# hosts: N: a, b, ..." lists them all), then "#".
+ */
 void view_print_header(const struct session_summary *header, FILE *out);
 
 /*
@@ -196,7 +210,7 @@ int view_terminal_width(FILE *out);
 struct report_output {
 	FILE *file;
 	const char *path;		/* NULL: stdout */
-	char *temp_path;
+	char *temp_path;		/* NULL with path: written in place */
 };
 
 int report_output_open(struct report_output *output, const char *path);
@@ -246,8 +260,11 @@ int pprof_write(struct pprof_builder *builder, const struct session_summary *hea
 /*
  * Aggregation: each sample's callchain becomes a stack of symbolized
  * frames (inlined frames of their own), counted into the flat profile and
- * the call tree.  Symbolization is cached per (DSO, address), so the cost
- * grows with the unique addresses of a capture, not with its samples.
+ * the call tree.  Samples are first counted by their raw stack (what the
+ * report's rows of it depend on: stacks.h), then each distinct stack is
+ * symbolized and counted once, and symbolization is cached per (DSO,
+ * address): the cost of symbols grows with the distinct stacks and
+ * addresses of a capture, not with its samples.
  */
 struct aggregator;
 
@@ -271,7 +288,32 @@ void aggregator_free(struct aggregator *aggregator);
 /* A session_sample_fn: pass the aggregator as context. */
 void aggregator_add(void *aggregator, const struct session_sample *sample);
 
-/* Sorts and fills data; it points into the aggregator, which must live on. */
+/*
+ * For files read on several threads (session_for_each_sample_parallel()):
+ * a part counts one thread's samples as aggregator_add() does, and is
+ * merged into its aggregator (and freed) before aggregator_finish(); the
+ * report is the same as of aggregator_add() alone, whatever thread read
+ * which file.  aggregator_part_add() only reads the aggregator.
+ */
+struct aggregator_part;
+
+struct aggregator_part *aggregator_part_new(struct aggregator *aggregator);
+/* A session_sample_fn: pass the part as context. */
+void aggregator_part_add(void *part, const struct session_sample *sample);
+/* Without memory, aggregator_finish() says -ENOMEM. */
+void aggregator_merge(struct aggregator *aggregator, struct aggregator_part *part);
+/*
+ * The session's samples (as recorded: no unwinding) read on up to jobs
+ * threads into parts, merged.  -EIO when a file could not be read to its
+ * end (warned about), else 0; no memory shows in aggregator_finish().
+ */
+int aggregator_read(struct aggregator *aggregator, const struct session_filter *filter,
+		    unsigned jobs);
+
+/*
+ * Symbolizes each distinct stack once and counts it with its weight,
+ * sorts and fills data; it points into the aggregator, which must live on.
+ */
 int aggregator_finish(struct aggregator *aggregator, struct report_data *data);
 
 #endif

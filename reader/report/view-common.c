@@ -359,6 +359,20 @@ static void print_counts(const struct session_summary *header, FILE *out)
 	fputc('\n', out);
 }
 
+/* Captures of many hosts: all of them, the line above being the first file's. */
+static void print_hosts(const struct session_summary *header, FILE *out)
+{
+	if (header->host_count < 2)
+		return;
+	fprintf(out, "# hosts: %zu: ", header->host_count);
+	for (size_t i = 0; i < header->host_count; i++) {
+		if (i)
+			fputs(", ", out);
+		view_put(out, header->hosts[i], 0);
+	}
+	fputc('\n', out);
+}
+
 /* Lost data skews every percentage: say so where nobody can miss it. */
 static void print_warnings(const struct session_summary *header, FILE *out)
 {
@@ -381,6 +395,7 @@ void view_print_header(const struct session_summary *header, FILE *out)
 	fputs(", ", out);
 	view_put(out, or_unknown(header->machine), 0);
 	fputc('\n', out);
+	print_hosts(header, out);
 	print_field(out, "event", header->event);
 	if (header->sampling && *header->sampling) {
 		fputs(", ", out);

@@ -42,6 +42,8 @@ static char *entry_key(const struct flat_entry *e, unsigned keys)
 	if (!f)
 		return NULL;
 	/* 0x1f, the unit separator, cannot be in a name a view prints. */
+	if (keys & SORT_HOST)
+		fprintf(f, "%s\x1f", e->host ? e->host : "");
 	if (keys & SORT_COMM)
 		fprintf(f, "%s\x1f", e->comm ? e->comm : "");
 	if (keys & SORT_PID)
@@ -164,6 +166,10 @@ static void put_label(FILE *out, const struct diff_row *row, unsigned keys, size
 	const struct report_symbol *symbol = e->symbol;
 	size_t columns = 0;
 
+	if (keys & SORT_HOST) {
+		view_put(out, e->host && *e->host ? e->host : "[unknown]", 0);
+		fputs("  ", out);
+	}
 	if (keys & SORT_COMM) {
 		view_put(out, e->comm && *e->comm ? e->comm : "[unknown]", 0);
 		fputs("  ", out);
@@ -227,6 +233,8 @@ int view_flat_diff(const struct report_data *base, const struct report_data *dat
 			align = columns;
 	}
 	fputs("#  Base%    New%   Delta  ", out);
+	if (keys & SORT_HOST)
+		fputs("Host  ", out);
 	if (keys & SORT_COMM)
 		fputs("Command  ", out);
 	if (keys & SORT_PID)

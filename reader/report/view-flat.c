@@ -20,12 +20,12 @@
 #define ALIGN_MAX	60	/* longer symbols push their DSO right */
 
 enum column {
-	COL_SELF, COL_TOTAL, COL_SAMPLES, COL_COMM, COL_PID, COL_TID,
-	COL_SYMBOL, COL_DSO, COL_SOURCE, COL_COUNT
+	COL_SELF, COL_TOTAL, COL_SAMPLES, COL_HOST, COL_UNIT, COL_CONTAINER, COL_CGROUP,
+	COL_COMM, COL_PID, COL_TID, COL_SYMBOL, COL_DSO, COL_SOURCE, COL_COUNT
 };
 
 static const char *const titles[COL_COUNT] = {
-	"Self%", "Total%", "Samples", "Command", "Pid", "Tid",
+	"Self%", "Total%", "Samples", "Host", "Unit", "Container", "Cgroup", "Command", "Pid", "Tid",
 	"Symbol", "DSO", "Source",
 };
 
@@ -81,9 +81,25 @@ static const char *entry_source(const struct flat_entry *e)
 	return e->symbol && e->symbol->srcline ? e->symbol->srcline : "[unknown]";
 }
 
+static const char *entry_host(const struct flat_entry *e)
+{
+	return e->host && *e->host ? e->host : "[unknown]";
+}
+
 static const char *entry_comm(const struct flat_entry *e)
 {
 	return e->comm && *e->comm ? e->comm : "[unknown]";
+}
+
+/* A unit or cgroup the file does not tell is unknown; no container is "-". */
+static const char *entry_text(const struct flat_entry *e, enum column column)
+{
+	switch (column) {
+	case COL_UNIT:		return e->unit ? e->unit : "[unknown]";
+	case COL_CONTAINER:	return e->container ? e->container : "-";
+	case COL_CGROUP:	return e->cgroup ? e->cgroup : "[unknown]";
+	default:		return entry_comm(e);
+	}
 }
 
 /* An unresolved address is worth its offset, next to the DSO it is in. */
@@ -117,7 +133,11 @@ static size_t cell_columns(const struct layout *layout, const struct flat_entry 
 {
 	switch (column) {
 	case COL_SAMPLES:	return digits(e->self_samples);
-	case COL_COMM:		return view_columns(entry_comm(e));
+	case COL_HOST:		return view_columns(entry_host(e));
+	case COL_COMM:
+	case COL_UNIT:
+	case COL_CONTAINER:
+	case COL_CGROUP:	return view_columns(entry_text(e, column));
 	case COL_PID:		return digits(e->pid);
 	case COL_TID:		return digits(e->tid);
 	case COL_SYMBOL:	return view_symbol_columns(e->symbol);
@@ -137,7 +157,11 @@ static void choose_columns(struct layout *layout, const struct report_data *data
 	layout->present[COL_SELF] = 1;
 	layout->present[COL_TOTAL] = options->show_children;
 	layout->present[COL_SAMPLES] = 1;
+	layout->present[COL_HOST] = !!(keys & SORT_HOST);
 	layout->present[COL_COMM] = !!(keys & SORT_COMM);
+	layout->present[COL_UNIT] = !!(keys & SORT_UNIT);
+	layout->present[COL_CONTAINER] = !!(keys & SORT_CONTAINER);
+	layout->present[COL_CGROUP] = !!(keys & SORT_CGROUP);
 	layout->present[COL_PID] = !!(keys & SORT_PID);
 	layout->present[COL_TID] = !!(keys & SORT_TID);
 	layout->present[COL_SYMBOL] = !!(keys & SORT_SYM);
@@ -247,8 +271,13 @@ static size_t print_cell(FILE *out, const struct layout *layout,
 		return fprintf(out, "%*" PRIu32, width, e->pid);
 	case COL_TID:
 		return fprintf(out, "%*" PRIu32, width, e->tid);
+	case COL_HOST:
+		return view_put(out, entry_host(e), width);
 	case COL_COMM:
-		return view_put(out, entry_comm(e), width);
+	case COL_UNIT:
+	case COL_CONTAINER:
+	case COL_CGROUP:
+		return view_put(out, entry_text(e, column), width);
 	case COL_SYMBOL:
 		return view_put_symbol(out, e->symbol, room(layout, column, used));
 	case COL_DSO:

@@ -11,7 +11,8 @@
  *   "view":          "flat" | "tree"
  *   "version":       1
  *   "header": {
- *     "hostname", "kernel_release", "machine":   string | null
+ *     "hostname", "kernel_release", "machine":   string | null  (the first file's)
+ *     "hosts":       [string, ...]      every host of the files, by name
  *     "event":       string | null      as the user wrote it: "cpu-clock"
  *     "sampling":    string | null      "97 Hz", "period 100000"
  *     "start_ns", "end_ns":             the capture clock (CLOCK_MONOTONIC)
@@ -30,9 +31,15 @@
  *
  * Flat (view_flat_json), heaviest self first, limited like the text view:
  *   "sort_keys":     [string, ...]      of "comm" "pid" "tid" "dso" "sym" "srcline"
+ *                                       "unit" "container" "cgroup" "host"
  *   "entries": [ {
+ *     "host":        string             only with the host sort key
  *     "comm":        string | null      null unless a sort key
+ *     "unit", "container", "cgroup": string | null   only when a sort key;
+ *                                       null: unknown, or no container
  *     "pid", "tid":  integer | null     null unless a sort key
+ *     "ns_pid", "ns_tid": integer       with pid, tid, for a task in another
+ *                                       pid namespace: its ids there
  *     "symbol":      string | null      function, "[unknown]"; the DSO's
  *                                       name when sorting by DSO alone
  *     "dso":         string | null      short name: "libc.so.6"
@@ -50,7 +57,8 @@
  *   "children":      [node, ...]           one per comm, heaviest first
  *   "hidden_nodes":                        subtrees left out by the limit
  *   node: {
- *     "kind":        "comm" | "frame"
+ *     "kind":        "comm" | "frame"  "comm" for the first level, also
+ *                                       when it is the unit (--sort unit)
  *     "name":        string             comm, function or "[unknown]"
  *     "dso", "srcline":  string | null  null for a comm
  *     "kernel", "inlined", "resolved":  boolean
@@ -190,6 +198,13 @@ static void json_header(FILE *out, const struct session_summary *header)
 	json_u64(out, "dropped", header->dropped);
 	json_u64(out, "files", header->files);
 	json_u64(out, "damaged_files", header->damaged_files);
+	fputs("\"hosts\":[", out);
+	for (size_t i = 0; header->hosts && i < header->host_count; i++) {
+		if (i)
+			fputc(',', out);
+		json_string(out, header->hosts[i]);
+	}
+	fputs("],", out);
 	fputs("\"file_names\":[", out);
 	for (size_t i = 0; header->file_names && i < header->files; i++) {
 		if (i)
@@ -230,7 +245,9 @@ static void json_symbol(FILE *out, const struct report_symbol *symbol)
 
 static void json_sort_keys(FILE *out, unsigned keys)
 {
-	static const char *const names[] = { "comm", "pid", "tid", "dso", "sym", "srcline" };
+	/* By bit: enum sort_key. */
+	static const char *const names[] = { "comm", "pid", "tid", "dso", "sym", "srcline",
+					     "unit", "container", "cgroup", "host" };
 	int first = 1;
 
 	fputs("\"sort_keys\":[", out);
@@ -248,7 +265,15 @@ static void json_entry(FILE *out, const struct report_data *data,
 	unsigned keys = data->sort_keys;
 
 	fputc('{', out);
+	if (keys & SORT_HOST)
+		json_text(out, "host", e->host);
 	json_text(out, "comm", keys & SORT_COMM ? e->comm : NULL);
+	if (keys & SORT_UNIT)
+		json_text(out, "unit", e->unit);
+	if (keys & SORT_CONTAINER)
+		json_text(out, "container", e->container);
+	if (keys & SORT_CGROUP)
+		json_text(out, "cgroup", e->cgroup);
 	if (keys & SORT_PID)
 		json_u64(out, "pid", e->pid);
 	else
@@ -257,6 +282,10 @@ static void json_entry(FILE *out, const struct report_data *data,
 		json_u64(out, "tid", e->tid);
 	else
 		fputs("\"tid\":null,", out);
+	if ((keys & SORT_PID) && e->ns_pid)
+		json_u64(out, "ns_pid", e->ns_pid);
+	if ((keys & SORT_TID) && e->ns_tid)
+		json_u64(out, "ns_tid", e->ns_tid);
 	json_text(out, "symbol", e->symbol ? e->symbol->name : NULL);
 	json_symbol(out, e->symbol);
 	json_percent(out, "self_percent", e->self_period, data->total_period);

@@ -48,10 +48,23 @@ void view_sample(void *context, const struct session_sample *sample)
 
 	/* Names come from the capture: printed safely, like every view's. */
 	view_put(v->out, sample->comm ? sample->comm : "[unknown]", 0);
-	fprintf(v->out, " %u/%u [%03u] %llu.%09llu: %llu\n", sample->pid, sample->tid,
+	fprintf(v->out, " %u/%u", sample->pid, sample->tid);
+	/* In a container: its own pid too, as its logs and its people know it. */
+	if (sample->ns_pid)
+		fprintf(v->out, " (ns %u/%u)", sample->ns_pid, sample->ns_tid);
+	fprintf(v->out, " [%03u] %llu.%09llu: %llu",
 		sample->cpu, (unsigned long long)(sample->time / 1000000000u),
 		(unsigned long long)(sample->time % 1000000000u),
 		(unsigned long long)sample->period);
+	if (sample->unit) {
+		fputs(" unit=", v->out);
+		view_put(v->out, sample->unit, 0);
+	}
+	if (sample->container) {
+		fputs(" container=", v->out);
+		view_put(v->out, sample->container, 0);
+	}
+	fputc('\n', v->out);
 	if (!sample->callchain_nr)
 		print_frame(v, sample, sample->ip, kernel, 1);
 	for (size_t i = 0; i < sample->callchain_nr; i++) {

@@ -23,33 +23,39 @@ void session_process_free(struct process *p)
 		free(p->maps);
 		free(p->changes);
 		free(p->names);
+		free(p->cgroups);
+		free(p->ns);
+		session_jit_free_process(p);
 		free(p);
 		p = older;
 	}
 }
 
-static struct process **table_slot(struct session *s, uint32_t pid)
+static struct process **table_slot(struct session *s, uint32_t host, uint32_t pid)
 {
-	struct process **slot = &s->table[hash_mix(pid) & (s->table_capacity - 1)];
+	uint64_t key = (uint64_t)host << 32 | pid;
+	struct process **slot = &s->table[hash_mix(key) & (s->table_capacity - 1)];
 
-	while (*slot && (*slot)->pid != pid)
+	while (*slot && ((*slot)->pid != pid || (*slot)->host != host))
 		slot = &(*slot)->next_in_table;
 	return slot;
 }
 
-static struct process *process_current(struct session *s, uint32_t pid)
+static struct process *process_current(struct session *s, uint32_t host, uint32_t pid)
 {
-	return *table_slot(s, pid);
+	return *table_slot(s, host, pid);
 }
 
 /* A new process takes the pid's place in the table; the old one stays. */
-static struct process *process_new(struct session *s, uint32_t pid, uint64_t born)
+static struct process *process_new(struct session *s, uint32_t host, uint32_t pid,
+				   uint64_t born)
 {
-	struct process **slot = table_slot(s, pid);
+	struct process **slot = table_slot(s, host, pid);
 	struct process *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return NULL;
+	p->host = host;
 	p->pid = pid;
 	p->born = born;
 	if (*slot) {
@@ -61,11 +67,11 @@ static struct process *process_new(struct session *s, uint32_t pid, uint64_t bor
 	return p;
 }
 
-static struct process *process_get(struct session *s, uint32_t pid)
+static struct process *process_get(struct session *s, uint32_t host, uint32_t pid)
 {
-	struct process *p = process_current(s, pid);
+	struct process *p = process_current(s, host, pid);
 
-	return p ? p : process_new(s, pid, 0);
+	return p ? p : process_new(s, host, pid, 0);
 }
 
 static int map_add(struct process *p, const struct map *m)
@@ -138,7 +144,7 @@ static int same_live_map(const struct process *p, const struct sideband *e,
 
 static void apply_mmap(struct session *s, const struct sideband *e)
 {
-	struct process *p = process_get(s, e->pid);
+	struct process *p = process_get(s, e->host, e->pid);
 	struct dso *dso;
 	uint64_t time = e->time;
 
@@ -166,15 +172,15 @@ static void apply_fork(struct session *s, const struct sideband *e)
 	struct process *parent, *child;
 
 	if (e->pid == e->ppid) {
-		process_get(s, e->pid);		/* a new thread */
+		process_get(s, e->host, e->pid);		/* a new thread */
 		return;
 	}
 	if (e->snapshot) {
-		process_get(s, e->pid);
+		process_get(s, e->host, e->pid);
 		return;
 	}
-	parent = process_current(s, e->ppid);
-	child = process_new(s, e->pid, e->time);
+	parent = process_current(s, e->host, e->ppid);
+	child = process_new(s, e->host, e->pid, e->time);
 	if (!child || !parent)
 		return;
 	for (size_t i = 0; i < parent->map_count; i++) {
@@ -195,13 +201,61 @@ static void apply_fork(struct session *s, const struct sideband *e)
 
 static void apply_comm(struct session *s, const struct sideband *e)
 {
-	struct process *p = process_get(s, e->pid);
+	struct process *p = process_get(s, e->host, e->pid);
 
 	if (!p)
 		return;
 	if (e->exec && !e->snapshot)
 		maps_end_all(p, e->time);
 	name_add(p, e->snapshot ? 0 : e->time, e->tid, e->name);
+}
+
+static void apply_cgroup(struct session *s, const struct sideband *e)
+{
+	struct process *p = process_get(s, e->host, e->pid);
+	/* As the replay orders them: a snapshot's hold from the start. */
+	struct task_cgroup c = { .time = e->snapshot ? 0 : e->time };
+
+	if (!p || GROW(p->cgroups, p->cgroup_capacity, p->cgroup_count + 1) < 0)
+		return;
+	session_cgroup_names(s, e->name, &c.names);
+	p->cgroups[p->cgroup_count++] = c;
+}
+
+/* Sorted by tid when the process is finished (finish_ns()). */
+static void apply_nspid(struct session *s, const struct sideband *e)
+{
+	struct process *p = process_get(s, e->host, e->pid);
+
+	if (!p || p->ns_count >= UINT32_MAX || GROW(p->ns, p->ns_capacity, p->ns_count + 1) < 0)
+		return;
+	p->ns[p->ns_count] = (struct ns_ids){ e->tid, e->ppid, e->ptid, (uint32_t)p->ns_count };
+	p->ns_count++;
+}
+
+static int compare_ns_ids(const void *a, const void *b)
+{
+	const struct ns_ids *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* One entry per tid, the last one replayed: a tid is one thread for its life. */
+static void finish_ns(struct process *p)
+{
+	size_t n = 0;
+
+	if (!p->ns_count)
+		return;
+	qsort(p->ns, p->ns_count, sizeof(*p->ns), compare_ns_ids);
+	for (size_t i = 0; i < p->ns_count; i++) {
+		if (n && p->ns[n - 1].tid == p->ns[i].tid)
+			n--;
+		p->ns[n++] = p->ns[i];
+	}
+	p->ns_count = n;
 }
 
 static int compare_maps(const void *a, const void *b)
@@ -257,6 +311,7 @@ static void finish_process(struct process *p)
 		if (p->maps[i].end - p->maps[i].start > p->longest_map)
 			p->longest_map = p->maps[i].end - p->maps[i].start;
 	note_map_changes(p);
+	finish_ns(p);
 	/* Stable enough: names of one time come from one record stream. */
 	if (p->name_count)
 		qsort(p->names, p->name_count, sizeof(*p->names), compare_name_changes);
@@ -280,6 +335,12 @@ void session_replay(struct session *s)
 		case SIDEBAND_COMM:
 			apply_comm(s, e);
 			break;
+		case SIDEBAND_CGROUP:
+			apply_cgroup(s, e);
+			break;
+		case SIDEBAND_NSPID:
+			apply_nspid(s, e);
+			break;
 		}
 	}
 	for (size_t i = 0; i < s->table_capacity; i++)
@@ -293,9 +354,10 @@ void session_replay(struct session *s)
 
 /* ---- for the samples -------------------------------------------------- */
 
-const struct process *session_process_at(struct session *s, uint32_t pid, uint64_t time)
+const struct process *session_process_at(struct session *s, uint32_t host, uint32_t pid,
+					 uint64_t time)
 {
-	const struct process *p = process_current(s, pid);
+	const struct process *p = process_current(s, host, pid);
 
 	while (p && p->older && p->born > time)
 		p = p->older;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "intern.h"
 #include "session-internal.h"
 
 static int in_list_u32(const uint32_t *list, size_t count, uint32_t value)
@@ -14,6 +15,32 @@ static int in_list_u32(const uint32_t *list, size_t count, uint32_t value)
 	for (size_t i = 0; i < count; i++)
 		if (list[i] == value)
 			return 1;
+	return 0;
+}
+
+static int in_list_string(const char *const *list, size_t count, const char *value)
+{
+	for (size_t i = 0; i < count && value; i++)
+		if (strcmp(list[i], value) == 0)
+			return 1;
+	return 0;
+}
+
+/* path is one of cgroups or below one; "/" and a missing leading '/' alike. */
+static int under_cgroup(const char *const *cgroups, size_t count, const char *path)
+{
+	if (!path)
+		return 0;
+	path += strspn(path, "/");
+	for (size_t i = 0; i < count; i++) {
+		const char *c = cgroups[i] + strspn(cgroups[i], "/");
+		size_t len = strlen(c);
+
+		while (len && c[len - 1] == '/')
+			len--;
+		if (!len || (strncmp(path, c, len) == 0 && (path[len] == '\0' || path[len] == '/')))
+			return 1;
+	}
 	return 0;
 }
 
@@ -37,6 +64,19 @@ static int passes(const struct session_filter *f, const struct session_sample *s
 	}
 	if (f->event && (!sample->event || strcmp(sample->event->name, f->event) != 0))
 		return 0;
+	if (f->host_count) {
+		int found = 0;
+
+		/* Both interned by the session: compared by pointer. */
+		for (size_t i = 0; i < f->host_count; i++)
+			found |= f->hosts[i] == sample->host;
+		if (!found)
+			return 0;
+	}
+	if (f->unit_count && !in_list_string(f->units, f->unit_count, sample->unit))
+		return 0;
+	if (f->cgroup_count && !under_cgroup(f->cgroups, f->cgroup_count, sample->cgroup))
+		return 0;
 	if (f->comm_count) {
 		int found = 0;
 
@@ -48,7 +88,7 @@ static int passes(const struct session_filter *f, const struct session_sample *s
 	return 1;
 }
 
-static void sample_from_record(struct session *s, const struct prf_event *event,
+static void sample_from_record(struct session *s, uint32_t host, const struct prf_event *event,
 			       const struct prf_sample *decoded,
 			       struct session_sample *out)
 {
@@ -72,34 +112,118 @@ static void sample_from_record(struct session *s, const struct prf_event *event,
 	out->callchain = decoded->callchain;
 	out->callchain_nr = decoded->callchain ? (size_t)decoded->callchain_nr : 0;
 	out->record = decoded;
-	out->process = session_process_at(s, out->pid, out->time);
+	out->process = session_process_at(s, host, out->pid, out->time);
+	out->host = s->hosts[host];
 	out->comm = session_comm_at(out->process, out->tid, out->time);
+	/* The idle task is in no /proc: perf calls it swapper, as the kernel does. */
+	if (!out->comm && out->pid == 0 && out->tid == 0)
+		out->comm = s->swapper;
+	/*
+	 * A task that ended between perfrecd's start and its snapshot left no
+	 * name anywhere: perf's ":TID", which says at least which one it was.
+	 */
+	if (!out->comm) {
+		char name[16];
+
+		snprintf(name, sizeof(name), ":%u", out->tid);
+		out->comm = string_intern(s->strings, name);
+	}
+}
+
+/*
+ * One file's samples, read on any thread: what went wrong is kept in
+ * result and said by session_samples_told() afterwards, in file order,
+ * so that the warnings and the summary do not depend on the threads.
+ */
+void session_read_samples(struct session *s, size_t i, const struct session_filter *filter,
+			  session_sample_fn fn, void *context, struct samples_result *result)
+{
+	struct input *in = &s->inputs[i];
+	struct prf_reader *reader;
+	struct prf_error error;
+	struct prf_chunk chunk;
+	struct prf_read_stats stats;
+	int ret;
+
+	memset(result, 0, sizeof(*result));
+	/* The fd pass 1 read; it said what is damaged, so this pass reads quietly. */
+	if (prf_reader_open_fd(&reader, in->fd, in->path, &error) < 0) {
+		result->unread = 1;
+		snprintf(result->cause, sizeof(result->cause), "%s", error.message);
+		return;
+	}
+	/* Decompressing on the other core; without a thread, on this one. */
+	prf_reader_read_ahead(reader);
+	while ((ret = prf_reader_next_chunk(reader, &chunk)) == 1) {
+		struct prf_record record;
+
+		if (filter->until_ns && chunk.first_time > filter->until_ns)
+			continue;
+		if (filter->since_ns && chunk.last_time && chunk.last_time < filter->since_ns)
+			continue;
+		while (prf_chunk_next_record(&chunk, &record) == 1) {
+			const struct prf_event *event;
+			struct prf_sample decoded;
+			struct session_sample sample;
+
+			if (record.type != PERF_RECORD_SAMPLE)
+				continue;
+			event = prf_reader_event_for(reader, record.data, record.size);
+			if (!event || prf_decode_sample(&event->attr, record.data,
+							record.size, &decoded) < 0) {
+				result->undecodable++;
+				continue;
+			}
+			sample_from_record(s, in->host, event, &decoded, &sample);
+			sample.file_index = i;
+			session_sample_cgroup(s, &sample);
+			if (!passes(filter, &sample))
+				continue;
+			fn(context, &sample);
+		}
+	}
+	if (ret < 0) {
+		result->unread = 1;
+		snprintf(result->cause, sizeof(result->cause), "%s", strerror(-ret));
+	}
+	prf_reader_get_stats(reader, &stats);
+	result->damaged_chunks = stats.damaged_chunks;
+	prf_reader_close(reader);
 }
 
 /* Pass 1 checked the samples' chunks against their checksums only. */
-static void damage_in_samples(struct session *s, struct input *in, struct prf_reader *reader)
+static void damage_in_samples(struct session *s, struct input *in, uint64_t damaged_chunks)
 {
-	struct prf_read_stats stats;
-
-	prf_reader_get_stats(reader, &stats);
-	if (stats.damaged_chunks <= in->damaged_chunks || in->samples_damage_told)
+	if (damaged_chunks <= in->damaged_chunks || in->samples_damage_told)
 		return;
 	in->samples_damage_told = 1;
 	session_warn(s, "%s: skipped %llu more damaged chunk%s of samples (they do not decompress)",
-	     in->path, (unsigned long long)(stats.damaged_chunks - in->damaged_chunks),
-	     stats.damaged_chunks - in->damaged_chunks == 1 ? "" : "s");
+	     in->path, (unsigned long long)(damaged_chunks - in->damaged_chunks),
+	     damaged_chunks - in->damaged_chunks == 1 ? "" : "s");
 }
 
 /* A file pass 2 could not read to its end: said, counted, never silent. */
-static int unread(struct session *s, struct input *in, const char *cause)
+int session_samples_told(struct session *s, size_t i, const struct samples_result *result)
 {
-	session_warn(s, "%s: reading its samples: %s; the rest of them are left out", in->path,
-		     cause);
-	if (!in->damaged) {
-		in->damaged = 1;
-		s->facts.damaged_files++;
+	struct input *in = &s->inputs[i];
+
+	if (result->unread) {
+		session_warn(s, "%s: reading its samples: %s; the rest of them are left out",
+			     in->path, result->cause);
+		if (!in->damaged) {
+			in->damaged = 1;
+			s->facts.damaged_files++;
+		}
 	}
-	return -EIO;
+	damage_in_samples(s, in, result->damaged_chunks);
+	return result->unread ? -EIO : 0;
+}
+
+void session_undecodable_told(struct session *s, uint64_t undecodable)
+{
+	if (undecodable)
+		session_warn(s, "%llu samples could not be decoded (malformed records) and were skipped",
+		     (unsigned long long)undecodable);
 }
 
 int session_for_each_sample(struct session *s, const struct session_filter *filter,
@@ -109,54 +233,14 @@ int session_for_each_sample(struct session *s, const struct session_filter *filt
 	int status = 0;
 
 	for (size_t i = 0; i < s->input_count; i++) {
-		struct input *in = &s->inputs[i];
-		struct prf_reader *reader;
-		struct prf_error error;
-		struct prf_chunk chunk;
-		int ret;
+		struct samples_result result;
 
-		/* The fd pass 1 read; it said what is damaged, so this pass reads quietly. */
-		if (prf_reader_open_fd(&reader, in->fd, in->path, &error) < 0) {
-			status = unread(s, in, error.message);
-			continue;
-		}
-		/* Decompressing on the other core; without a thread, on this one. */
-		prf_reader_read_ahead(reader);
-		while ((ret = prf_reader_next_chunk(reader, &chunk)) == 1) {
-			struct prf_record record;
-
-			if (filter->until_ns && chunk.first_time > filter->until_ns)
-				continue;
-			if (filter->since_ns && chunk.last_time && chunk.last_time < filter->since_ns)
-				continue;
-			while (prf_chunk_next_record(&chunk, &record) == 1) {
-				const struct prf_event *event;
-				struct prf_sample decoded;
-				struct session_sample sample;
-
-				if (record.type != PERF_RECORD_SAMPLE)
-					continue;
-				event = prf_reader_event_for(reader, record.data, record.size);
-				if (!event || prf_decode_sample(&event->attr, record.data,
-								record.size, &decoded) < 0) {
-					undecodable++;
-					continue;
-				}
-				sample_from_record(s, event, &decoded, &sample);
-				sample.file_index = i;
-				if (!passes(filter, &sample))
-					continue;
-				fn(context, &sample);
-			}
-		}
-		if (ret < 0)
-			status = unread(s, in, strerror(-ret));
-		damage_in_samples(s, in, reader);
-		prf_reader_close(reader);
+		session_read_samples(s, i, filter, fn, context, &result);
+		undecodable += result.undecodable;
+		if (session_samples_told(s, i, &result) < 0)
+			status = -EIO;
 	}
-	if (undecodable)
-		session_warn(s, "%llu samples could not be decoded (malformed records) and were skipped",
-		     (unsigned long long)undecodable);
+	session_undecodable_told(s, undecodable);
 	return status;
 }
 
@@ -175,8 +259,10 @@ void session_resolve(struct session *s, const struct session_sample *sample,
 		out->address = address;
 		return;
 	}
-	if (!p || !p->map_count)
+	if (!p || !p->map_count) {
+		session_jit_resolve(p, NULL, address, out);
 		return;
+	}
 	/* The last map starting at or before address, then back from there. */
 	hi = p->map_count;
 	while (lo < hi) {
@@ -193,11 +279,15 @@ void session_resolve(struct session *s, const struct session_sample *sample,
 		if (address - m->start >= p->longest_map)
 			break;
 		if (address < m->end && map_live(m, sample->time)) {
-			out->dso = m->dso;
-			out->address = address - m->start + m->pgoff;
+			/* Anonymous memory the runtime named: its JIT symbol. */
+			if (!session_jit_resolve(p, m->dso, address, out)) {
+				out->dso = m->dso;
+				out->address = address - m->start + m->pgoff;
+			}
 			return;
 		}
 	}
+	session_jit_resolve(p, NULL, address, out);
 }
 
 /* ---- for the unwinder ------------------------------------------------ */

@@ -61,7 +61,9 @@ int session_create(struct session **out, const struct session_options *options)
 	s->strings = string_table_new();
 	s->table_capacity = 4096;
 	s->table = calloc(s->table_capacity, sizeof(*s->table));
-	if (!s->strings || !s->table) {
+	if (s->strings)
+		s->swapper = string_intern(s->strings, "swapper");
+	if (!s->strings || !s->table || !s->swapper) {
 		session_free(s);
 		return -ENOMEM;
 	}
@@ -89,11 +91,17 @@ void session_free(struct session *s)
 			close(s->inputs[i].fd);
 	}
 	free(s->inputs);
+	session_jit_free(s);
 	free(s->hosts);
+	free(s->host_slots);
+	free(s->sorted_hosts);
 	free(s->kernels);
+	free(s->ksyms);
+	free(s->kernel_claims);
 	free(s->input_names);
 	free(s->sideband);
 	free(s->build_ids);
+	free(s->cgroup_ids);
 	free(s->events);
 	free(s->table);
 	string_table_free(s->strings);
@@ -182,28 +190,64 @@ int session_add_input(struct session *s, const char *path, struct prf_error *err
 
 /* ---- the files' headers ----------------------------------------------- */
 
-static int host_index(struct session *s, const char *hostname)
+/*
+ * Hosts have no limit but memory: a report may read a fleet's captures.
+ * Their names are interned, so the index is found by pointer in a small
+ * open-addressing table (kept at most half full).
+ */
+static int host_slots_grow(struct session *s)
+{
+	size_t capacity = s->host_slot_capacity ? s->host_slot_capacity * 2 : 64;
+	uint32_t *slots = calloc(capacity, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->host_count; i++) {
+		size_t k = hash_mix((uintptr_t)s->hosts[i]) & (capacity - 1);
+
+		while (slots[k])
+			k = (k + 1) & (capacity - 1);
+		slots[k] = (uint32_t)i + 1;
+	}
+	free(s->host_slots);
+	s->host_slots = slots;
+	s->host_slot_capacity = capacity;
+	return 0;
+}
+
+static int host_index(struct session *s, const char *hostname, uint32_t *index)
 {
 	const char *name = string_intern(s->strings, hostname);
+	size_t k;
 
 	if (!name)
 		return -ENOMEM;
-	for (size_t i = 0; i < s->host_count; i++)
-		if (s->hosts[i] == name)
-			return (int)i;
-	if (s->host_count == UINT16_MAX)
+	if ((s->host_count + 1) * 2 > s->host_slot_capacity && host_slots_grow(s) < 0)
+		return -ENOMEM;
+	k = hash_mix((uintptr_t)name) & (s->host_slot_capacity - 1);
+	for (; s->host_slots[k]; k = (k + 1) & (s->host_slot_capacity - 1))
+		if (s->hosts[s->host_slots[k] - 1] == name) {
+			*index = s->host_slots[k] - 1;
+			return 0;
+		}
+	if (s->host_count >= UINT32_MAX - 1)
 		return -E2BIG;
 	if (GROW(s->hosts, s->host_capacity, s->host_count + 1) < 0 ||
 	    GROW(s->kernels, s->kernel_capacity, s->host_count + 1) < 0)
 		return -ENOMEM;
 	s->hosts[s->host_count] = name;
 	s->kernels[s->host_count] = NULL;
-	return (int)s->host_count++;
+	s->host_slots[k] = (uint32_t)s->host_count + 1;
+	*index = (uint32_t)s->host_count++;
+	return 0;
 }
 
 /* The events of a file not yet met, by name; 0 or -ENOMEM. */
 static int note_events(struct session *s, const struct prf_file_info *info)
 {
+	for (size_t i = 0; i < info->event_count; i++)
+		if (info->events[i].attr.sample_type & PERF_SAMPLE_STACK_USER)
+			s->facts.user_stacks = 1;
 	for (size_t i = 0; i < info->event_count && s->event_count < SESSION_EVENTS_MAX; i++) {
 		const struct prf_event *event = &info->events[i];
 		const char *name = string_intern(s->strings, event->name);
@@ -280,7 +324,6 @@ int session_load(struct session *s, struct prf_error *error)
 	for (size_t i = 0; i < s->input_count; i++) {
 		struct input *in = &s->inputs[i];
 		struct prf_reader *reader;
-		int host;
 
 		in->fd = prf_open_regular(in->path);
 		if (in->fd < 0)
@@ -290,41 +333,65 @@ int session_load(struct session *s, struct prf_error *error)
 		if (ret < 0)
 			return ret;
 		in->start_ns = prf_reader_info(reader)->start_time_ns;
-		host = host_index(s, prf_reader_info(reader)->hostname);
-		if (host >= 0) {
+		ret = host_index(s, prf_reader_info(reader)->hostname, &in->host);
+		if (ret >= 0) {
 			note_file_facts(s, prf_reader_info(reader));
-			if (note_events(s, prf_reader_info(reader)) < 0)
-				host = -ENOMEM;
+			ret = note_events(s, prf_reader_info(reader));
 		}
 		prf_reader_close(reader);
-		if (host < 0)
-			return load_error(error, host, "%s: %s", in->path,
-					     host == -E2BIG ? "more than 65535 hosts in one report" :
-					     strerror(-host));
-		in->host = (uint16_t)host;
+		if (ret < 0)
+			return load_error(error, ret, "%s: %s", in->path, strerror(-ret));
 	}
 	if (s->input_count)
 		qsort(s->inputs, s->input_count, sizeof(*s->inputs), compare_inputs);
 	s->input_names = calloc(s->input_count + 1, sizeof(*s->input_names));
 	if (!s->input_names)
 		return -ENOMEM;
-	for (size_t i = 0; i < s->input_count; i++) {
+	for (size_t i = 0; i < s->input_count; i++)
 		s->input_names[i] = s->inputs[i].path;
-		ret = session_read_sideband(s, i, error);
-		if (ret < 0)
-			return ret;
-		s->facts.damaged_files += (size_t)s->inputs[i].damaged;
-	}
+	free(s->kernel_claims);
+	s->kernel_claims = malloc((s->host_count ? s->host_count : 1) * sizeof(*s->kernel_claims));
+	if (!s->kernel_claims)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->host_count; i++)
+		s->kernel_claims[i] = SIZE_MAX;
+	ret = session_read_sidebands(s, error);
+	if (ret == -ENOMEM && !error->code)
+		return load_error(error, ret, "out of memory");
+	if (ret < 0)
+		return ret;
+	ret = session_make_hit_kernels(s);
+	if (ret < 0)
+		return load_error(error, ret, "the kernel symbols of the captures: %s", strerror(-ret));
 	s->facts.files = s->input_count;
 	s->facts.file_names = s->input_names;
 	s->facts.events = s->events;
 	s->facts.event_count = s->event_count;
+	if (s->host_count) {
+		s->sorted_hosts = malloc(s->host_count * sizeof(*s->sorted_hosts));
+		if (!s->sorted_hosts)
+			return -ENOMEM;
+		memcpy(s->sorted_hosts, s->hosts, s->host_count * sizeof(*s->sorted_hosts));
+		qsort(s->sorted_hosts, s->host_count, sizeof(*s->sorted_hosts), compare_names);
+	}
+	s->facts.hosts = s->sorted_hosts;
+	s->facts.host_count = s->host_count;
 	if (s->event_count) {
 		s->facts.event = s->events[0].name;
 		s->facts.sampling = s->events[0].sampling;
 	}
 	session_replay(s);
+	session_finish_cgroups(s);
+	session_jit_attach(s);
 	return 0;
+}
+
+const char *session_host(struct session *s, const char *name)
+{
+	for (size_t i = 0; i < s->host_count; i++)
+		if (strcmp(s->hosts[i], name) == 0)
+			return s->hosts[i];
+	return NULL;
 }
 
 void session_get_summary(const struct session *s, struct session_summary *summary)

@@ -48,9 +48,12 @@ struct session_summary {
 	uint64_t samples_total;		/* in the files */
 	uint64_t lost;			/* PERF_RECORD_LOST + LOST_SAMPLES */
 	uint64_t dropped;		/* records the collector could not write */
+	const char *const *hosts;	/* every host of the inputs, by name */
+	size_t host_count;
 	size_t files;
 	size_t damaged_files;		/* cut short or with damaged chunks */
 	const char *const *file_names;
+	int user_stacks;		/* samples with user stack copies (dwarf mode) */
 };
 
 struct session_filter {
@@ -64,12 +67,23 @@ struct session_filter {
 	const int *cpus;
 	size_t cpu_count;
 	const char *event;		/* event name, or NULL */
+	const char *const *hosts;	/* session_host()'s names: any other matches none */
+	size_t host_count;
+	const char *const *units;	/* session_sample's unit is one of these */
+	size_t unit_count;
+	const char *const *cgroups;	/* its cgroup is one of these or below one */
+	size_t cgroup_count;
 };
 
 struct session_options {
 	struct symbolizer *symbolizer;	/* names the DSOs of the maps */
 	void (*warn)(void *context, const char *message);
 	void *warn_context;
+	/*
+	 * Threads for the files' side-band (0 or 1: this one).  The
+	 * symbolizer is used on this thread only, after the files are read.
+	 */
+	unsigned jobs;
 };
 
 /* One sample as the views need it; valid during the callback only. */
@@ -78,6 +92,7 @@ struct session_sample {
 	uint32_t pid, tid, cpu;
 	uint64_t period;
 	const char *comm;		/* interned; the thread's name at that time */
+	const char *host;		/* interned; the capture's hostname */
 	const struct prf_event *event;
 	const uint64_t *callchain;	/* with PERF_CONTEXT_* markers */
 	size_t callchain_nr;		/* as recorded; the unwinder may replace them */
@@ -86,6 +101,15 @@ struct session_sample {
 	const void *process;		/* for session_resolve() */
 	size_t file_index;
 	const struct prf_sample *record;	/* all its fields: registers, stack copy */
+	/*
+	 * Its cgroup v2 path ("/system.slice/nginx.service"), the systemd
+	 * unit and the container that path names (session_cgroup_unit(),
+	 * session_cgroup_container()); interned, NULL where the file does
+	 * not tell (older files) or, for container, where it is none.
+	 */
+	const char *cgroup, *unit, *container;
+	/* Its pid and tid in its own pid namespace, where that is not the host's; else 0. */
+	uint32_t ns_pid, ns_tid;
 };
 
 /* Where an address of a sample lives. */
@@ -124,6 +148,20 @@ int session_for_each_sample(struct session *session,
 			    const struct session_filter *filter,
 			    session_sample_fn fn, void *context);
 
+/*
+ * The same on up to jobs threads, whole files each: fn is called on
+ * thread t (0 the caller's) with contexts[t], so contexts must hold jobs
+ * of them, each used by one thread.  The files' samples are not in time
+ * order across threads: for counting into per-thread tables that are
+ * merged afterwards.  fn may use session_resolve(),
+ * session_maps_generation() and session_for_each_map(), which read the
+ * replay only; nothing else of the session.  Warnings come after, in file
+ * order, as session_for_each_sample() says them.
+ */
+int session_for_each_sample_parallel(struct session *session,
+				     const struct session_filter *filter, unsigned jobs,
+				     session_sample_fn fn, void *const *contexts);
+
 void session_resolve(struct session *session, const struct session_sample *sample,
 		     uint64_t address, int kernel, struct resolved_address *out);
 
@@ -138,6 +176,31 @@ typedef void (*session_map_fn)(void *context, uint64_t start, uint64_t end,
 			       uint64_t page_offset, struct dso *dso);
 void session_for_each_map(const struct session_sample *sample, session_map_fn fn,
 			  void *context);
+
+/*
+ * The session's interned copy of a host name of its inputs, for a
+ * filter's hosts; NULL when no input is of that host.  After session_load().
+ */
+const char *session_host(struct session *session, const char *name);
+
+/*
+ * The systemd unit a cgroup v2 path stands for: its innermost *.service
+ * or *.scope ("/user.slice/user-1000.slice/session-3.scope" is
+ * "session-3.scope"), else its innermost *.slice, "-.slice" for the root
+ * ("/" or ""); a path with none of these (not made by systemd) is its
+ * own name.  Written to out (cut to size); returns out.
+ */
+const char *session_cgroup_unit(const char *path, char *out, size_t size);
+
+/*
+ * The container a cgroup path belongs to, from the names the usual
+ * runtimes give their cgroups: "docker:ID", "containerd:ID",
+ * "crio:ID", "podman:ID", "lxc:NAME", "machine:NAME" (systemd-nspawn,
+ * libvirt), a Kubernetes pod as "pod:UID/" before its container's (or
+ * alone); IDs cut to 12 hex digits as `docker ps` shows them.  NULL
+ * when the path names none; else out.
+ */
+const char *session_cgroup_container(const char *path, char *out, size_t size);
 
 /* What the inputs are; summary->samples is the caller's to fill. */
 void session_get_summary(const struct session *session, struct session_summary *summary);

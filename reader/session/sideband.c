@@ -5,6 +5,7 @@
  * told once.  Sample chunks are checked against their checksums only.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,16 +71,22 @@ struct dso *session_mapping_dso(struct session *s, const struct sideband *m)
 
 /* ---- the records ---------------------------------------------------- */
 
+static void sideband_warn(struct sideband_part *part, const char *format, ...)
+	__attribute__((format(printf, 2, 3)));
+
 struct pass_one {
 	struct session *s;
+	struct sideband_part *part;	/* what the file brings, merged afterwards */
 	struct prf_reader *reader;
 	size_t file_index;
-	uint16_t host;
+	uint32_t host;
 	int in_snapshot;
 	uint64_t position;
 	uint64_t stats_dropped;
 	uint64_t taken, limit;		/* side-band records, SIDEBAND_* */
 	int full;			/* the limit or memory ran out: no more */
+	uint64_t jit_room;		/* JIT symbol lines, up to limit */
+	int jit_full;
 };
 
 /* Whether one more side-band record may be taken; says once why not. */
@@ -95,7 +102,7 @@ static int room_for_one(struct pass_one *p)
 	}
 	p->full = 1;
 	in->damaged = 1;
-	session_warn(p->s, "%s: more than %llu maps, forks, names and build-ids for its %s: "
+	sideband_warn(p->part, "%s: more than %llu maps, forks, names and build-ids for its %s: "
 		     "a hostile or broken file; the rest of them are skipped",
 		     in->path, (unsigned long long)p->limit,
 		     p->limit == SIDEBAND_MAX ? "limit" : "size");
@@ -108,13 +115,13 @@ static void out_of_memory(struct pass_one *p)
 		return;
 	p->full = 1;
 	p->s->inputs[p->file_index].damaged = 1;
-	session_warn(p->s, "%s: out of memory for its maps, forks and names; the rest are skipped",
+	sideband_warn(p->part, "%s: out of memory for its maps, forks and names; the rest are skipped",
 		     p->s->inputs[p->file_index].path);
 }
 
 static int sideband_push(struct pass_one *p, const struct sideband *entry)
 {
-	struct session *s = p->s;
+	struct sideband_part *s = p->part;
 
 	if (GROW(s->sideband, s->sideband_capacity, s->sideband_count + 1) < 0) {
 		out_of_memory(p);
@@ -139,11 +146,12 @@ static void take_kernel_record(struct pass_one *p, const struct prf_record *reco
 
 	attr = event ? &event->attr : NULL;
 	if (record->type == PERF_RECORD_SAMPLE) {
-		s->facts.samples_total++;
+		p->part->samples_total++;
 		return;
 	}
 	if ((record->type == PERF_RECORD_MMAP || record->type == PERF_RECORD_MMAP2 ||
-	     record->type == PERF_RECORD_FORK || record->type == PERF_RECORD_COMM) &&
+	     record->type == PERF_RECORD_FORK || record->type == PERF_RECORD_COMM ||
+	     record->type == PERF_RECORD_CGROUP) &&
 	    !room_for_one(p))
 		return;
 	if (prf_decode_record(attr, record->data, record->size, &d) != 1)
@@ -184,11 +192,16 @@ static void take_kernel_record(struct pass_one *p, const struct prf_record *reco
 		entry.exec = (uint8_t)d.comm.exec;
 		entry.name = string_intern(s->strings, d.comm.comm);
 		break;
+	case PERF_RECORD_CGROUP:
+		if (session_add_cgroup(s, p->host, ((uint64_t)p->file_index << 40) | p->position++,
+				       d.cgroup.id, string_intern(s->strings, d.cgroup.path)) < 0)
+			out_of_memory(p);
+		return;
 	case PERF_RECORD_LOST:
-		s->facts.lost += d.lost.lost;
+		p->part->lost += d.lost.lost;
 		return;
 	case PERF_RECORD_LOST_SAMPLES:
-		s->facts.lost += d.lost.lost;
+		p->part->lost += d.lost.lost;
 		return;
 	default:
 		return;
@@ -203,7 +216,7 @@ static void take_build_id(struct pass_one *p, const struct prf_record *record)
 	const char *path = (const char *)record->data + sizeof(r);
 	size_t room = record->size - sizeof(r);
 	struct build_id_entry e = { 0 };
-	struct session *s = p->s;
+	struct sideband_part *s = p->part;
 
 	if (record->size < sizeof(r))
 		return;
@@ -225,18 +238,90 @@ static void take_build_id(struct pass_one *p, const struct prf_record *record)
 	s->build_ids[s->build_id_count++] = e;
 }
 
+/* perfrec-format(5), "cgroups and namespaces". */
+static void take_task_cgroup(struct pass_one *p, const struct prf_record *record)
+{
+	struct prf_task_cgroup_record r;
+	const char *path = (const char *)record->data + sizeof(r);
+	struct sideband entry = { .kind = SIDEBAND_CGROUP };
+
+	if (record->size <= sizeof(r))
+		return;
+	memcpy(&r, record->data, sizeof(r));
+	if (!memchr(path, '\0', record->size - sizeof(r)) || !room_for_one(p))
+		return;
+	entry.time = r.time;
+	entry.pid = r.pid;
+	entry.name = string_intern(p->s->strings, path);
+	if (entry.name)
+		sideband_push(p, &entry);
+}
+
+static void take_nspid(struct pass_one *p, const struct prf_record *record)
+{
+	struct prf_nspid_record r;
+	struct sideband entry = { .kind = SIDEBAND_NSPID };
+
+	if (record->size < sizeof(r) || !room_for_one(p))
+		return;
+	memcpy(&r, record->data, sizeof(r));
+	entry.time = r.time;
+	entry.pid = r.pid;
+	entry.tid = r.tid;
+	entry.ppid = r.ns_pid;
+	entry.ptid = r.ns_tid;
+	sideband_push(p, &entry);
+}
+
+static void take_jit(struct pass_one *p, const struct prf_record *record)
+{
+	struct input *in = &p->s->inputs[p->file_index];
+	int ret;
+
+	if (p->full || p->jit_full)
+		return;
+	ret = session_jit_take(p->s, p->host, ((uint64_t)p->file_index << 40) | p->position++,
+			       &p->jit_room, record);
+	if (ret == -E2BIG) {
+		p->jit_full = 1;
+		in->damaged = 1;
+		sideband_warn(p->part, "%s: more than %llu JIT symbols for its size: "
+			      "a hostile or broken file; the rest are skipped",
+			      in->path, (unsigned long long)p->limit);
+	} else if (ret < 0) {
+		out_of_memory(p);
+	}
+}
+
 static void take_kallsyms(struct pass_one *p, const struct prf_record *record)
 {
 	struct prf_kallsyms_record r;
 
-	if (record->size < sizeof(r) || p->s->kernels[p->host])
+	size_t *claim = &p->s->kernel_claims[p->host];
+	size_t seen = __atomic_load_n(claim, __ATOMIC_ACQUIRE);
+
+	/*
+	 * The symbolizer is not for threads: session_sideband_merge() gives it
+	 * the table of the first file of the host that has one.  A file after
+	 * one that has it keeps no copy (a directory of a week of files would
+	 * hold a thousand).
+	 */
+	if (record->size < sizeof(r) || p->part->kallsyms || seen < p->file_index)
+		return;
+	while (seen > p->file_index &&
+	       !__atomic_compare_exchange_n(claim, &seen, p->file_index, 0, __ATOMIC_ACQ_REL,
+					    __ATOMIC_ACQUIRE))
+		;
+	if (seen < p->file_index)
 		return;
 	memcpy(&r, record->data, sizeof(r));
 	if (r.text_size > record->size - sizeof(r))
 		return;
-	p->s->kernels[p->host] = symbolizer_kernel(p->s->options.symbolizer,
-						   (const char *)record->data + sizeof(r),
-						   (size_t)r.text_size, NULL, 0);
+	p->part->kallsyms = malloc(r.text_size + 1);
+	if (!p->part->kallsyms)
+		return;
+	memcpy(p->part->kallsyms, (const char *)record->data + sizeof(r), (size_t)r.text_size);
+	p->part->kallsyms_size = (size_t)r.text_size;
 }
 
 static void take_perfrec_record(struct pass_one *p, const struct prf_record *record)
@@ -254,6 +339,23 @@ static void take_perfrec_record(struct pass_one *p, const struct prf_record *rec
 	case PRF_RECORD_KALLSYMS:
 		take_kallsyms(p, record);
 		break;
+	case PRF_RECORD_TASK_CGROUP:
+		take_task_cgroup(p, record);
+		break;
+	case PRF_RECORD_NSPID:
+		take_nspid(p, record);
+		break;
+	case PRF_RECORD_KERNEL_SYMBOL:
+		if (room_for_one(p) &&
+		    session_take_kernel_symbol(p->s, p->host,
+					       ((uint64_t)p->file_index << 40) | p->position++,
+					       record) < 0)
+			out_of_memory(p);
+		break;
+	case PRF_RECORD_JIT_MAP:
+	case PRF_RECORD_JIT_DUMP:
+		take_jit(p, record);
+		break;
 	case PRF_RECORD_STATS:
 		if (record->size >= sizeof(struct prf_stats_record)) {
 			struct prf_stats_record r;
@@ -268,15 +370,15 @@ static void take_perfrec_record(struct pass_one *p, const struct prf_record *rec
 	}
 }
 
-static void note_time(struct session *s, uint64_t first, uint64_t last)
+static void note_time(struct sideband_part *s, uint64_t first, uint64_t last)
 {
-	if (first && (!s->facts.start_ns || first < s->facts.start_ns))
-		s->facts.start_ns = first;
-	if (last > s->facts.end_ns)
-		s->facts.end_ns = last;
+	if (first && (!s->start_ns || first < s->start_ns))
+		s->start_ns = first;
+	if (last > s->end_ns)
+		s->end_ns = last;
 }
 
-static void report_damage(struct session *s, struct input *in,
+static void report_damage(struct sideband_part *s, struct input *in,
 			  const struct prf_read_stats *stats)
 {
 	char what[512] = "";
@@ -294,14 +396,15 @@ static void report_damage(struct session *s, struct input *in,
 	in->damaged_chunks = stats->damaged_chunks;
 	if (n) {
 		in->damaged = 1;
-		session_warn(s, "%s: %s; read the rest", in->path, what);
+		sideband_warn(s, "%s: %s; read the rest", in->path, what);
 	}
 }
 
-int session_read_sideband(struct session *s, size_t index, struct prf_error *error)
+int session_read_sideband(struct session *s, size_t index, struct sideband_part *part)
 {
 	struct input *in = &s->inputs[index];
-	struct pass_one p = { .s = s, .file_index = index };
+	struct pass_one p = { .s = s, .part = part, .file_index = index };
+	struct prf_error *error = &part->error;
 	struct prf_read_stats stats;
 	struct prf_chunk chunk;
 	struct stat st;
@@ -316,14 +419,15 @@ int session_read_sideband(struct session *s, size_t index, struct prf_error *err
 		p.limit = (uint64_t)st.st_size * SIDEBAND_PER_BYTE;
 	if (p.limit < SIDEBAND_FLOOR)
 		p.limit = SIDEBAND_FLOOR;
+	p.jit_room = p.limit;
 	/* The samples are pass 2's: their chunks (perfrec 1.1 files) are not decompressed here. */
 	prf_reader_skip_samples(p.reader, 1);
 	while ((ret = prf_reader_next_chunk(p.reader, &chunk)) == 1) {
 		struct prf_record record;
 
-		note_time(s, chunk.first_time, chunk.last_time);
+		note_time(part, chunk.first_time, chunk.last_time);
 		if ((chunk.flags & PRF_CHUNK_SAMPLES) && !chunk.size)
-			s->facts.samples_total += chunk.record_count;
+			part->samples_total += chunk.record_count;
 		while (prf_chunk_next_record(&chunk, &record) == 1) {
 			if (record.type >= PRF_RECORD_BASE)
 				take_perfrec_record(&p, &record);
@@ -339,9 +443,72 @@ int session_read_sideband(struct session *s, size_t index, struct prf_error *err
 		return ret;
 	}
 	prf_reader_get_stats(p.reader, &stats);
-	s->facts.dropped += stats.trailer.dropped_records > p.stats_dropped ?
-			    stats.trailer.dropped_records : p.stats_dropped;
-	report_damage(s, in, &stats);
+	part->dropped = stats.trailer.dropped_records > p.stats_dropped ?
+			stats.trailer.dropped_records : p.stats_dropped;
+	report_damage(part, in, &stats);
 	prf_reader_close(p.reader);
 	return 0;
+}
+
+/* A warning of pass 1, said when its file is merged. */
+static void sideband_warn(struct sideband_part *part, const char *format, ...)
+{
+	va_list ap;
+
+	if (part->warning_count == SIDEBAND_PART_WARNINGS)
+		return;
+	va_start(ap, format);
+	vsnprintf(part->warnings[part->warning_count++], sizeof(part->warnings[0]), format, ap);
+	va_end(ap);
+}
+
+static int load_nomem(struct prf_error *error, const char *path)
+{
+	error->code = -ENOMEM;
+	snprintf(error->message, sizeof(error->message), "%s: %s", path, strerror(ENOMEM));
+	return -ENOMEM;
+}
+
+int session_sideband_merge(struct session *s, size_t index, struct sideband_part *part,
+			   struct prf_error *error)
+{
+	struct input *in = &s->inputs[index];
+	int ret = 0;
+
+	for (size_t i = 0; i < part->warning_count; i++)
+		session_warn(s, "%s", part->warnings[i]);
+	if (part->error.code < 0) {
+		*error = part->error;
+		ret = part->error.code;
+		goto out;
+	}
+	if (part->kallsyms && !s->kernels[in->host])
+		s->kernels[in->host] = symbolizer_kernel(s->options.symbolizer, part->kallsyms,
+							 part->kallsyms_size, NULL, 0);
+	if (GROW(s->sideband, s->sideband_capacity, s->sideband_count + part->sideband_count) < 0 ||
+	    GROW(s->build_ids, s->build_id_capacity, s->build_id_count + part->build_id_count) < 0) {
+		ret = load_nomem(error, in->path);
+		goto out;
+	}
+	if (part->sideband_count)
+		memcpy(s->sideband + s->sideband_count, part->sideband,
+		       part->sideband_count * sizeof(*part->sideband));
+	s->sideband_count += part->sideband_count;
+	if (part->build_id_count)
+		memcpy(s->build_ids + s->build_id_count, part->build_ids,
+		       part->build_id_count * sizeof(*part->build_ids));
+	s->build_id_count += part->build_id_count;
+	s->facts.samples_total += part->samples_total;
+	s->facts.lost += part->lost;
+	s->facts.dropped += part->dropped;
+	if (part->start_ns && (!s->facts.start_ns || part->start_ns < s->facts.start_ns))
+		s->facts.start_ns = part->start_ns;
+	if (part->end_ns > s->facts.end_ns)
+		s->facts.end_ns = part->end_ns;
+out:
+	free(part->sideband);
+	free(part->build_ids);
+	free(part->kallsyms);
+	memset(part, 0, sizeof(*part));
+	return ret;
 }

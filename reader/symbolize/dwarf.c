@@ -160,6 +160,7 @@ size_t dso_file_resolve(struct symbolizer *s, struct dso *dso, uint64_t offset,
 	const char *symbol, *function = NULL;
 	uint64_t vaddr, symbol_offset = 0;
 	struct position line = { NULL, 0 };
+	int cfi_extent = 0;
 	Dwarf_Addr addr;
 
 	if (offset_to_vaddr(dso, offset, &vaddr) < 0)
@@ -185,6 +186,10 @@ size_t dso_file_resolve(struct symbolizer *s, struct dso *dso, uint64_t offset,
 		if (function && !dwarf_lowpc(&walk.function, &low) && addr >= low + walk.bias)
 			symbol_offset = addr - (low + walk.bias);
 	}
+	if (!function) {
+		function = cfi_extent_name(s, dso, addr, &symbol_offset);
+		cfi_extent = function != NULL;
+	}
 	if (!function && !walk.pos.file && !walk.count)
 		return 0;
 	frames[walk.count] = (struct symbol_frame){
@@ -192,6 +197,7 @@ size_t dso_file_resolve(struct symbolizer *s, struct dso *dso, uint64_t offset,
 		.file = walk.pos.file,
 		.line = walk.pos.line,
 		.symbol_offset = symbol_offset,
+		.cfi_extent = cfi_extent,
 	};
 	return walk.count + 1;
 }

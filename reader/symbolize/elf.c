@@ -371,6 +371,8 @@ void dso_close(struct dso *dso)
 	dso->symtab = NULL;
 	dwarf_index_free(dso->dwarf);
 	dso->dwarf = NULL;
+	cfi_extents_free(dso->cfi);
+	dso->cfi = NULL;
 	if (dso->dwfl)
 		dwfl_end(dso->dwfl);
 	dso->dwfl = NULL;

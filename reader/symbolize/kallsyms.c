@@ -9,8 +9,14 @@
  * A kernel has over a hundred thousand symbols and a profile meets a few
  * hundred of them: names are copied into one block as they are parsed,
  * and only interned when a lookup asks for one.
+ *
+ * Captures of --kernel-symbols=hit carry only those few hundred, each with
+ * the end this file would have given it in the whole table
+ * (symbolizer_kernel_hit()): every symbol keeps its end, so both kinds
+ * resolve by one rule.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "symbolize-internal.h"
@@ -22,6 +28,7 @@
 
 struct parsed_symbol {
 	uint64_t address;
+	uint64_t end;		/* set once the list is sorted, or as recorded */
 	uint32_t name_offset;	/* in the list's names */
 	uint16_t name_length;
 	const char *module;	/* interned "[name]", NULL for the kernel proper */
@@ -197,6 +204,28 @@ static int compare_parsed(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/*
+ * Where each symbol ends: the next symbol, within 1 MiB; at the end of a
+ * module (or of the table) the next page boundary past its start, as perf
+ * bounds the last kallsyms symbol.  perfrecd's ksyms.c gives hit symbols
+ * the same end.
+ */
+static void set_ends(struct symbol_list *list)
+{
+	for (size_t i = 0; i < list->count; i++) {
+		struct parsed_symbol *symbol = &list->symbols[i];
+		const struct parsed_symbol *next = i + 1 < list->count ? symbol + 1 : NULL;
+		uint64_t start = symbol->address, span, end;
+
+		if (next && next->module == symbol->module)
+			span = SYMBOL_SPAN_MAX;
+		else	/* to the next page boundary, then one page */
+			span = (KERNEL_PAGE - (start & (KERNEL_PAGE - 1))) % KERNEL_PAGE + KERNEL_PAGE;
+		end = start + span < start ? UINT64_MAX : start + span;
+		symbol->end = next && next->address < end ? next->address : end;
+	}
+}
+
 /* Sorted, keeping the best name of each address. */
 static void sort_unique(struct symbol_list *list)
 {
@@ -234,7 +263,8 @@ static struct dso *same_kernel(struct symbolizer *s, const struct symbol_list *l
 			const struct parsed_symbol *p = &list->symbols[i];
 			const struct kernel_symbol *q = &k->symbols[i];
 
-			if (p->address != q->address || p->name_length != q->name_length ||
+			if (p->address != q->address || p->end != q->end ||
+			    p->name_length != q->name_length ||
 			    memcmp(list->names + p->name_offset, k->kallsyms_names + q->name_offset,
 				   p->name_length) || p->module != owner_module(k, q))
 				break;
@@ -290,6 +320,7 @@ static struct dso *kernel_create(struct symbolizer *s, struct symbol_list *list,
 		}
 		kernel->symbols[i] = (struct kernel_symbol){
 			.address = p->address,
+			.end = p->end,
 			.name_offset = p->name_offset,
 			.name_length = p->name_length,
 			.owner = owner,
@@ -321,6 +352,7 @@ struct dso *symbolizer_kernel(struct symbolizer *s, const char *kallsyms, size_t
 	if (parse_kallsyms(s, kallsyms, size, &list) < 0)
 		goto out;
 	sort_unique(&list);
+	set_ends(&list);
 	kernel = same_kernel(s, &list, build_id, build_id_size);
 	if (!kernel)
 		kernel = kernel_create(s, &list, build_id, build_id_size);
@@ -332,23 +364,74 @@ out:
 	return kernel;
 }
 
-/*
- * Where the symbol at index i ends: the next symbol, within 1 MiB; at the
- * end of a module (or of the table) the next page boundary past its
- * start, as perf bounds the last kallsyms symbol.
- */
-static uint64_t symbol_end(const struct dso *kernel, size_t i)
+/* One recorded symbol; those no reader of kallsyms would have are skipped. */
+static int hit_add(struct symbolizer *s, const struct symbolizer_ksym *in,
+		   struct symbol_list *list)
 {
-	const struct kernel_symbol *symbol = &kernel->symbols[i];
-	const struct kernel_symbol *next = i + 1 < kernel->symbol_count ? symbol + 1 : NULL;
-	uint64_t start = symbol->address, span, end;
+	struct parsed_symbol symbol = { .address = in->start, .index = list->count };
+	size_t length = in->name ? strnlen(in->name, KSYM_NAME_MAX) : 0;
+	size_t module_length = in->module ? strnlen(in->module, MODULE_NAME_MAX) : 0;
 
-	if (next && next->owner == symbol->owner)
-		span = SYMBOL_SPAN_MAX;
-	else	/* to the next page boundary, then one page */
-		span = (KERNEL_PAGE - (start & (KERNEL_PAGE - 1))) % KERNEL_PAGE + KERNEL_PAGE;
-	end = start + span < start ? UINT64_MAX : start + span;
-	return next && next->address < end ? next->address : end;
+	if (!in->start || !in->size || !length || length >= KSYM_NAME_MAX ||
+	    module_length > MODULE_NAME_MAX - 1)
+		return 0;
+	symbol.end = in->start + in->size < in->start ? UINT64_MAX : in->start + in->size;
+	if (module_length) {
+		char bracketed[MODULE_NAME_MAX + 2];
+
+		snprintf(bracketed, sizeof(bracketed), "[%s]", in->module);
+		symbol.module = symbolizer_intern_shown_n(s, bracketed, module_length + 2);
+		if (!symbol.module)
+			return -ENOMEM;
+	}
+	if (name_add(list, in->name, length, &symbol) < 0)
+		return -ENOMEM;
+	return list_add(list, &symbol);
+}
+
+static int compare_hit(const void *a, const void *b)
+{
+	const struct parsed_symbol *x = a, *y = b;
+
+	if (x->address != y->address)
+		return x->address < y->address ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+struct dso *symbolizer_kernel_hit(struct symbolizer *s, const struct symbolizer_ksym *symbols,
+				  size_t count)
+{
+	struct symbol_list list = { 0 };
+	struct dso *kernel = NULL;
+	size_t kept = 0;
+
+	if (!s || (count && !symbols)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	list.capacity = count + 1;
+	list.names_capacity = 32 * count + 64;
+	list.symbols = malloc(list.capacity * sizeof(*list.symbols));
+	list.names = malloc(list.names_capacity);
+	if (!list.symbols || !list.names)
+		goto out;
+	for (size_t i = 0; i < count; i++)
+		if (hit_add(s, &symbols[i], &list) < 0)
+			goto out;
+	qsort(list.symbols, list.count, sizeof(*list.symbols), compare_hit);
+	for (size_t i = 0; i < list.count; i++)
+		if (!kept || list.symbols[kept - 1].address != list.symbols[i].address)
+			list.symbols[kept++] = list.symbols[i];
+	list.count = kept;
+	kernel = same_kernel(s, &list, NULL, 0);
+	if (!kernel)
+		kernel = kernel_create(s, &list, NULL, 0);
+out:
+	if (!kernel)
+		errno = ENOMEM;
+	free(list.symbols);
+	free(list.names);
+	return kernel;
 }
 
 size_t kernel_resolve(struct symbolizer *s, struct dso *kernel, uint64_t address,
@@ -366,7 +449,7 @@ size_t kernel_resolve(struct symbolizer *s, struct dso *kernel, uint64_t address
 		else
 			hi = mid;
 	}
-	if (!lo || address >= symbol_end(kernel, lo - 1))
+	if (!lo || address >= kernel->symbols[lo - 1].end)
 		return 0;
 	symbol = &kernel->symbols[lo - 1];
 	if (!symbol->name)

@@ -10,7 +10,9 @@ reader_symbolize_libperfrec_symbolize_a_SOURCES = \
 	reader/symbolize/symtab.c \
 	reader/symbolize/scopes.c \
 	reader/symbolize/dwarf.c \
+	reader/symbolize/cfi-extent.c \
 	reader/symbolize/kallsyms.c \
+	reader/symbolize/jit.c \
 	reader/symbolize/demangle.c
 reader_symbolize_libperfrec_symbolize_a_CPPFLAGS = $(AM_CPPFLAGS) $(INTERN_CPPFLAGS)
 reader_symbolize_libperfrec_symbolize_a_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)

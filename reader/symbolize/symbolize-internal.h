@@ -32,6 +32,7 @@ enum dso_kind {
 	DSO_FILE,
 	DSO_KERNEL,
 	DSO_MODULE,		/* a kernel module, from its kallsyms lines */
+	DSO_JIT,		/* a process's JIT code, from its perf map or jitdump */
 };
 
 enum dso_state {
@@ -47,6 +48,7 @@ struct load_segment {
 
 struct kernel_symbol {
 	uint64_t address;
+	uint64_t end;		/* the first address past it */
 	const char *name;	/* interned at the first lookup; NULL before */
 	uint32_t name_offset;	/* the name in the kernel's kallsyms_names */
 	uint16_t name_length;
@@ -72,12 +74,17 @@ struct dso {
 	size_t segment_count;
 	struct symtab *symtab;		/* loaded at the first lookup */
 	struct dwarf_index *dwarf;	/* functions by CU, as CUs are met */
+	struct cfi_extents *cfi;	/* FDE extents, read at the first need */
 
 	/* DSO_KERNEL: the text symbols, sorted, one per address */
 	struct kernel_symbol *symbols;
 	size_t symbol_count;
 	char *kallsyms_names;		/* where their names are, until interned */
 	struct dso *modules;		/* its DSO_MODULEs, listed by next */
+
+	/* DSO_JIT: the runtime's symbols, sorted, without overlaps (jit.c) */
+	struct jit_symbol *jit_symbols;
+	size_t jit_symbol_count;
 	struct dso *next;		/* in the symbolizer's or kernel's list */
 };
 
@@ -140,10 +147,23 @@ struct symtab *symtab_load(Dwfl_Module *module);
 void symtab_free(struct symtab *symtab);
 const char *symtab_lookup(const struct symtab *symtab, uint64_t address, uint64_t *offset);
 
+/*
+ * cfi-extent.c: for a module address of an open DSO_FILE that nothing
+ * names, "[DSO+0xSTART]" (interned) of the function extent its CFI gives,
+ * with addr's distance from START in *extent_offset; NULL when no FDE
+ * holds it.
+ */
+const char *cfi_extent_name(struct symbolizer *s, struct dso *dso, Dwarf_Addr addr,
+			    uint64_t *extent_offset);
+void cfi_extents_free(struct cfi_extents *extents);
+
 /* kallsyms.c */
 size_t kernel_resolve(struct symbolizer *s, struct dso *kernel, uint64_t address,
 		      struct symbol_frame *frame, const struct dso **owner);
 void kernel_free_symbols(struct dso *kernel);
+
+/* jit.c */
+size_t jit_resolve(const struct dso *dso, uint64_t address, struct symbol_frame *frame);
 
 /*
  * The source's file of dso's build-id (debuginfo 0: the executable, 1:

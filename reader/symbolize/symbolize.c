@@ -386,7 +386,7 @@ const char *dso_short_name(const struct dso *dso)
 
 int dso_is_kernel(const struct dso *dso)
 {
-	return dso->kind != DSO_FILE;
+	return dso->kind == DSO_KERNEL || dso->kind == DSO_MODULE;
 }
 
 const char *dso_build_id_hex(const struct dso *dso)
@@ -464,6 +464,8 @@ static size_t resolve(struct symbolizer *s, struct dso *dso, uint64_t address,
 		return dso->state == DSO_OPEN ? dso_file_resolve(s, dso, address, frames) : 0;
 	case DSO_KERNEL:
 		return kernel_resolve(s, dso, address, frames, owner);
+	case DSO_JIT:
+		return jit_resolve(dso, address, frames);
 	case DSO_MODULE:
 		break;
 	}

@@ -81,7 +81,8 @@ struct symbolizer_options {
  * names are the line table's (eu-addr2line's default prefixes relative
  * ones with DW_AT_comp_dir).  The last frame is named from .symtab or
  * .dynsym ("foo.cold", "__memmove_avx_unaligned_erms"), or from DWARF
- * when no symbol covers the address; inlined frames from DWARF.  Scopes
+ * when no symbol covers the address, or else after its extent in the call
+ * frame information (cfi_extent); inlined frames from DWARF.  Scopes
  * are those holding the address itself (eu-addr2line -i takes them where
  * the address's line row starts).  Strings are interned: equal strings
  * are equal pointers.  Names and files come from other hosts' files and
@@ -93,6 +94,13 @@ struct symbol_frame {
 	unsigned line;
 	int inlined;			/* 1 for frames inlined into the next */
 	uint64_t symbol_offset;		/* address - symbol start; 0 in inlined frames */
+	/*
+	 * 1: nothing named the function, function is "[DSO+0xSTART]", the
+	 * file offset where the call frame information (.eh_frame or
+	 * .debug_frame) says the function holding the address starts.  A
+	 * made-up name: where addresses matter (pprof), they stay addresses.
+	 */
+	int cfi_extent;
 };
 
 struct symbol_answer {
@@ -131,6 +139,38 @@ struct dso *symbolizer_kernel(struct symbolizer *symbolizer, const char *kallsym
 			      size_t size, const uint8_t *build_id,
 			      size_t build_id_size);
 
+/* A kernel symbol as a capture recorded it, hit (PRF_RECORD_KERNEL_SYMBOL). */
+struct symbolizer_ksym {
+	uint64_t start, size;		/* it covers [start, start + size) */
+	const char *name;		/* NUL-terminated, shorter than 512 */
+	const char *module;		/* "ext4"; NULL or "" for the kernel proper */
+};
+
+/*
+ * The kernel from the symbols a capture recorded as its samples hit them:
+ * each address resolves as it did in the capture's whole kallsyms.  At an
+ * address given twice the first is kept.  NULL with errno set on failure.
+ */
+struct dso *symbolizer_kernel_hit(struct symbolizer *symbolizer,
+				  const struct symbolizer_ksym *symbols, size_t count);
+/* A symbol of JIT-compiled code: [start, end) in the process, and its name. */
+struct symbolizer_jit_symbol {
+	uint64_t start, end;
+	const char *name;
+};
+
+/*
+ * A process's JIT code, named name ("[JIT] tid 1234"), from the symbols
+ * its runtime wrote, sorted by start and without overlaps (the caller
+ * decides which of overlapping symbols holds).  Addresses are absolute.
+ * Each call makes a new DSO.  NULL with errno EINVAL (unsorted or
+ * overlapping symbols) or ENOMEM.
+ */
+struct dso *symbolizer_jit(struct symbolizer *symbolizer, const char *name,
+			   const struct symbolizer_jit_symbol *symbols, size_t count);
+/* Whether dso is one of those. */
+int dso_is_jit(const struct dso *dso);
+
 /*
  * Resolves an address of dso: for files, an offset into the file (sample
  * ip - map start + map page offset); for the kernel, the address itself.
@@ -143,7 +183,7 @@ void symbolizer_lookup(struct symbolizer *symbolizer, struct dso *dso,
 const char *dso_path(const struct dso *dso);	/* as recorded, unescaped */
 /* Basename, "[kernel.kallsyms]", "[ext4]"; control characters as \xNN. */
 const char *dso_short_name(const struct dso *dso);
-int dso_is_kernel(const struct dso *dso);
+int dso_is_kernel(const struct dso *dso);	/* the kernel or a module */
 /* The build-id as lower-case hex ("" when none). */
 const char *dso_build_id_hex(const struct dso *dso);
 /* The ELF actually used, NULL when none matched (or not looked up yet). */

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef PERFREC_REPORT_STACKS_H
+#define PERFREC_REPORT_STACKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The aggregation's first phase: samples counted by their stack, each
+ * address resolved through the replayed maps to (DSO, offset), before
+ * anything is symbolized.  A capture repeats a few thousand stacks a
+ * million times; the second phase (aggregate.c) symbolizes and counts
+ * each distinct one once, with its weight.  The key holds the frames and
+ * the sort keys: two samples of one key would have given the same report
+ * rows one by one.  Tables of several threads merge.
+ */
+struct raw_stack {
+	/*
+	 * The sort keys the report asks for (0/NULL when not asked).  A new
+	 * key is a field here, set by the aggregator, and compared in
+	 * stacks.c.
+	 */
+	const char *comm;
+	uint32_t pid, tid;
+	const char *host, *unit, *container, *cgroup;	/* interned */
+	uint32_t ns_pid, ns_tid;	/* with pid, tid: not keys, a task has one */
+	/* The stack, as many words as the aggregator makes of its frames. */
+	uint32_t chain_nr;
+	/* The counts. */
+	uint64_t period, samples;
+	/* The table's own. */
+	uint64_t hash;
+	size_t chain_offset;
+};
+
+struct stack_table;
+
+struct stack_table *stack_table_new(void);
+void stack_table_free(struct stack_table *table);
+
+/*
+ * Counts period and samples for key's stack, whose chain_nr addresses are
+ * chain (copied when new).  0 or -ENOMEM.
+ */
+int stack_table_add(struct stack_table *table, const struct raw_stack *key,
+		    const uint64_t *chain, uint64_t period, uint64_t samples);
+
+/* Adds every stack of from to table.  0 or -ENOMEM. */
+int stack_table_merge(struct stack_table *table, const struct stack_table *from);
+
+size_t stack_table_count(const struct stack_table *table);
+/* The i-th distinct stack, in the order first met, and its addresses. */
+const struct raw_stack *stack_table_at(const struct stack_table *table, size_t i,
+				       const uint64_t **chain);
+
+#endif
