@@ -1,0 +1,17 @@
+# perfrec-push.  test-push.sh: against tests/push-receiver.py on 127.0.0.1
+# (no Pyroscope is packaged for Debian): the requests and their labels and
+# times, the profiles read by Go's pprof against perfrec-report, exactly
+# once across an outage and timeouts, a 401, the credentials kept out of
+# logs, argv and the environment.  Each script says what it checks.
+PUSH_TESTS = tests/test-push.sh
+TESTS += $(PUSH_TESTS)
+EXTRA_DIST += $(PUSH_TESTS) tests/push-receiver.py
+
+# test-push-state: the state file, the credentials file, series names and
+# the command line, without a server.
+check_PROGRAMS += tests/test-push-state
+tests_test_push_state_SOURCES = tests/test-push-state.c
+tests_test_push_state_CPPFLAGS = $(AM_CPPFLAGS) $(PUSH_CPPFLAGS)
+tests_test_push_state_CFLAGS = $(TEST_CFLAGS)
+tests_test_push_state_LDADD = $(PUSH_LIBS) $(CHECK_LIBS)
+TESTS += tests/test-push-state

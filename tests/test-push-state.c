@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * perfrec-push's pieces without a server: the state file (written,
+ * read back, done files replacing their profiles' lines, pruning, a
+ * damaged or foreign file refused with the line named, no temporary file
+ * left, a symlink planted at the temporary path not followed), the
+ * credentials file (keys, modes, owner, symlinks, control characters;
+ * errors that name the line but never the value), series names (labels
+ * sanitized) and the command line (URL with a password, label keys).
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "push-internal.h"
+
+static char dir[] = "/tmp/test-push-state.XXXXXX";
+
+static void setup(void)
+{
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char command[128];
+
+	snprintf(command, sizeof(command), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(command), 0);
+	strcpy(dir, "/tmp/test-push-state.XXXXXX");
+}
+
+static char *path_of(const char *name)
+{
+	static char path[4][256];
+	static int next;
+	char *p = path[next++ % 4];
+
+	snprintf(p, sizeof(path[0]), "%s/%s", dir, name);
+	return p;
+}
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	ck_assert_int_eq(fchmod(fd, mode), 0);
+	close(fd);
+}
+
+static char *read_text(const char *path)
+{
+	static char text[4096];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = 0;
+	fclose(f);
+	return text;
+}
+
+/* ---- state --------------------------------------------------------------- */
+
+START_TEST(state_round_trip)
+{
+	const char *path = path_of("state");
+	struct push_state *s;
+	char error[256];
+	struct stat st;
+
+	ck_assert_int_eq(push_state_load(&s, path, error, sizeof(error)), 0);
+	ck_assert_int_eq(push_state_file_done(s, "perfrec-a-1.prf"), 0);
+	ck_assert_int_eq(push_state_mark_sent(s, "perfrec-a-1.prf", 7, "x{host=h,comm=x}"), 0);
+	ck_assert_int_eq(push_state_mark_sent(s, "perfrec-a-1.prf", 8, "x{host=h,comm=x}"), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0600);
+	push_state_free(s);
+	/* No temporary file is left behind. */
+	ck_assert_int_eq(access(path_of("state.tmp"), F_OK), -1);
+
+	ck_assert_int_eq(push_state_load(&s, path, error, sizeof(error)), 0);
+	ck_assert_int_eq(push_state_sent(s, "perfrec-a-1.prf", 7, "x{host=h,comm=x}"), 1);
+	ck_assert_int_eq(push_state_sent(s, "perfrec-a-1.prf", 9, "x{host=h,comm=x}"), 0);
+	ck_assert_int_eq(push_state_sent(s, "perfrec-a-1.prf", 7, "y{host=h,comm=y}"), 0);
+	ck_assert_int_eq(push_state_mark_done(s, "perfrec-a-1.prf"), 0);
+	push_state_free(s);
+	/* Done: the file's own line replaces its profiles' lines. */
+	ck_assert_str_eq(read_text(path), "perfrec-push state 1\ndone\tperfrec-a-1.prf\n");
+	/* Names with a tab or a newline would break the lines: refused. */
+	ck_assert_int_eq(push_state_load(&s, path, error, sizeof(error)), 0);
+	ck_assert_int_eq(push_state_mark_sent(s, "a\tb", 1, "x"), -EINVAL);
+	ck_assert_int_eq(push_state_mark_done(s, "a\nb"), -EINVAL);
+	push_state_free(s);
+}
+END_TEST
+
+static int keep_b(void *context, const char *name)
+{
+	(void)context;
+	return strcmp(name, "perfrec-b.prf") == 0;
+}
+
+START_TEST(state_prune)
+{
+	const char *path = path_of("state");
+	struct push_state *s;
+	char error[256];
+
+	write_file(path, "perfrec-push state 1\ndone\tperfrec-a.prf\ndone\tperfrec-b.prf\n"
+		   "sent\tperfrec-c.prf\t3\tx\n", 0600);
+	ck_assert_int_eq(push_state_load(&s, path, error, sizeof(error)), 0);
+	ck_assert_int_eq(push_state_prune(s, keep_b, NULL), 0);
+	ck_assert_int_eq(push_state_file_done(s, "perfrec-a.prf"), 0);
+	ck_assert_int_eq(push_state_file_done(s, "perfrec-b.prf"), 1);
+	ck_assert_int_eq(push_state_sent(s, "perfrec-c.prf", 3, "x"), 0);
+	push_state_free(s);
+	ck_assert_str_eq(read_text(path), "perfrec-push state 1\ndone\tperfrec-b.prf\n");
+}
+END_TEST
+
+START_TEST(state_damaged)
+{
+	static const char *const bad[] = {
+		"not a state file\n",
+		"perfrec-push state 1\ndone\n",
+		"perfrec-push state 1\nsent\tf\tnot-a-number\tx\n",
+		"perfrec-push state 1\nsent\tf\t-1x\tx\n",
+		"perfrec-push state 1\nwhat\tf\n",
+	};
+	const char *path = path_of("state");
+	struct push_state *s;
+	char error[256];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_file(path, bad[i], 0600);
+		ck_assert_int_eq(push_state_load(&s, path, error, sizeof(error)), -EINVAL);
+		ck_assert_ptr_null(s);
+		ck_assert_ptr_nonnull(strstr(error, path));
+	}
+	ck_assert_ptr_nonnull(strstr(error, "line 2"));
+	/* A directory, a symlink: no state file. */
+	ck_assert_int_eq(mkdir(path_of("dir"), 0700), 0);
+	ck_assert_int_lt(push_state_load(&s, path_of("dir"), error, sizeof(error)), 0);
+	ck_assert_int_eq(symlink(path, path_of("link")), 0);
+	ck_assert_int_eq(push_state_load(&s, path_of("link"), error, sizeof(error)), -ELOOP);
+}
+END_TEST
+
+START_TEST(state_planted_temp)
+{
+	const char *path = path_of("state");
+	const char *victim = path_of("victim");
+	struct push_state *s;
+	char error[256];
+
+	/* A link where the temporary file goes must not be written through. */
+	write_file(victim, "keep me\n", 0600);
+	ck_assert_int_eq(symlink(victim, path_of("state.tmp")), 0);
+	ck_assert_int_eq(push_state_load(&s, path, error, sizeof(error)), 0);
+	ck_assert_int_eq(push_state_mark_done(s, "perfrec-a.prf"), 0);
+	push_state_free(s);
+	ck_assert_str_eq(read_text(victim), "keep me\n");
+	ck_assert_str_eq(read_text(path), "perfrec-push state 1\ndone\tperfrec-a.prf\n");
+}
+END_TEST
+
+/* ---- credentials ------------------------------------------------------------ */
+
+START_TEST(credentials_good)
+{
+	const char *path = path_of("credentials");
+	struct push_credentials c;
+	char error[256];
+
+	write_file(path, "# comment\n\n  tenant   team-a  \nbearer-token abc.def\r\n", 0600);
+	ck_assert_int_eq(push_credentials_load(&c, path, error, sizeof(error)), 0);
+	ck_assert_str_eq(c.tenant, "team-a");
+	ck_assert_str_eq(c.bearer_token, "abc.def");
+	ck_assert_ptr_null(c.basic_auth);
+	push_credentials_free(&c);
+	write_file(path, "basic-auth user:pa ss:word\n", 0400);
+	ck_assert_int_eq(push_credentials_load(&c, path, error, sizeof(error)), 0);
+	ck_assert_str_eq(c.basic_auth, "user:pa ss:word");
+	push_credentials_free(&c);
+}
+END_TEST
+
+START_TEST(credentials_bad)
+{
+	static const struct {
+		const char *text;
+		mode_t mode;
+		const char *says;
+	} cases[] = {
+		{ "tenant SECRET\n", 0640, "mode 640" },
+		{ "tenant SECRET\n", 0604, "mode 604" },
+		{ "tenant SECRET\n", 0620, "mode 620" },
+		{ "password SECRET\n", 0600, "line 1: unknown key" },
+		{ "# x\nbasic-auth SECRET\n", 0600, "line 2: basic-auth needs a value USER:PASSWORD" },
+		{ "bearer-token SE\x01" "CRET\n", 0600, "line 1: bearer-token needs a value" },
+		{ "tenant a\ntenant SECRET\n", 0600, "line 2: tenant given twice" },
+		{ "basic-auth u:SECRET\nbearer-token SECRET\n", 0600, "both given" },
+	};
+	const char *path = path_of("credentials");
+	struct push_credentials c;
+	char error[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		write_file(path, cases[i].text, cases[i].mode);
+		ck_assert_int_lt(push_credentials_load(&c, path, error, sizeof(error)), 0);
+		ck_assert_msg(strstr(error, cases[i].says), "case %zu: %s", i, error);
+		/* Where, never what. */
+		ck_assert_msg(!strstr(error, "SECRET"), "case %zu shows the secret: %s", i, error);
+		ck_assert_ptr_null(c.tenant);
+		ck_assert_ptr_null(c.basic_auth);
+		ck_assert_ptr_null(c.bearer_token);
+	}
+	write_file(path, "tenant SECRET\n", 0600);
+	ck_assert_int_eq(symlink(path, path_of("link")), 0);
+	ck_assert_int_eq(push_credentials_load(&c, path_of("link"), error, sizeof(error)), -ELOOP);
+	ck_assert_ptr_nonnull(strstr(error, "symbolic link"));
+	ck_assert_int_lt(push_credentials_load(&c, dir, error, sizeof(error)), 0);
+	ck_assert_int_lt(push_credentials_load(&c, path_of("missing"), error, sizeof(error)), 0);
+	/* Another owner: only root can make one here. */
+	if (geteuid() == 0) {
+		ck_assert_int_eq(chown(path, 65534, 65534), 0);
+		ck_assert_int_eq(push_credentials_load(&c, path, error, sizeof(error)), -EPERM);
+		ck_assert_ptr_nonnull(strstr(error, "owned by uid 65534"));
+	}
+}
+END_TEST
+
+/* ---- names and options ---------------------------------------------------------- */
+
+START_TEST(series_names)
+{
+	struct push_label labels[] = { { "env", "prod" }, { "dc", "a,b=c" } };
+	struct push_options o = { .labels = labels, .label_count = 2 };
+	char *name;
+
+	name = push_series_name(&o, "web-1", "nginx.service", 1);
+	ck_assert_str_eq(name, "nginx.service{host=web-1,unit=nginx.service,env=prod,dc=a_b_c}");
+	free(name);
+	/* A hostile comm cannot end the name or add a label. */
+	name = push_series_name(&o, "h}", "x{a=b},c=d \"\\\n\xc3\xa9", 0);
+	ck_assert_str_eq(name, "x_a_b__c_d______{host=h_,comm=x_a_b__c_d______,env=prod,dc=a_b_c}");
+	free(name);
+	o.app = "myapp";
+	o.label_count = 0;
+	name = push_series_name(&o, NULL, "", 0);
+	ck_assert_str_eq(name, "myapp{host=[unknown],comm=_}");
+	free(name);
+}
+END_TEST
+
+static int parse(const char *first, ...)
+{
+	char *argv[16] = { "perfrec-push" };
+	int argc = 1, ret;
+	struct push_options o;
+	va_list ap;
+
+	va_start(ap, first);
+	for (const char *a = first; a && argc < 15; a = va_arg(ap, const char *))
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	optind = 0;
+	opterr = 0;
+	ret = push_options_parse(&o, argc, argv);
+	push_options_free(&o);
+	return ret;
+}
+
+START_TEST(options)
+{
+	char label[] = "env=prod", bad_key[] = "9x=1", ours[] = "host=x";
+
+	ck_assert_int_eq(parse("--url", "http://h:4040", "d", NULL), 0);
+	ck_assert_int_eq(parse("--url", "https://h/prefix/", "--label", label, "d", NULL), 0);
+	ck_assert_int_eq(parse("--url", "http://user:pw@h", "d", NULL), 2);
+	ck_assert_int_eq(parse("--url", "ftp://h", "d", NULL), 2);
+	ck_assert_int_eq(parse("--url", "http://h?x=1", "d", NULL), 2);
+	ck_assert_int_eq(parse("--url", "http://h", NULL), 2);
+	ck_assert_int_eq(parse("d", NULL), 2);
+	ck_assert_int_eq(parse("--url", "http://h", "--label", bad_key, "d", NULL), 2);
+	ck_assert_int_eq(parse("--url", "http://h", "--label", ours, "d", NULL), 2);
+	ck_assert_int_eq(parse("--url", "http://h", "--interval", "0", "d", NULL), 2);
+	ck_assert_int_eq(parse("--url", "http://h", "--timeout", "-1", "d", NULL), 2);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *suite = suite_create("push");
+	TCase *tc = tcase_create("push");
+	SRunner *runner;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, state_round_trip);
+	tcase_add_test(tc, state_prune);
+	tcase_add_test(tc, state_damaged);
+	tcase_add_test(tc, state_planted_temp);
+	tcase_add_test(tc, credentials_good);
+	tcase_add_test(tc, credentials_bad);
+	tcase_add_test(tc, series_names);
+	tcase_add_test(tc, options);
+	suite_add_tcase(suite, tc);
+	runner = srunner_create(suite);
+	srunner_run_all(runner, CK_ENV);
+	failed = srunner_ntests_failed(runner);
+	srunner_free(runner);
+	return failed ? 1 : 0;
+}
