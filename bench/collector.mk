@@ -10,4 +10,5 @@ bench_collector_work_CFLAGS = $(AM_CFLAGS) -O2 -fno-omit-frame-pointer \
 	-fno-optimize-sibling-calls
 bench_collector_work_LDADD = -lpthread
 bench_collector_run_SOURCES = bench/collector-run.c
-EXTRA_DIST += bench/collector.sh
+EXTRA_DIST += bench/collector.sh bench/defaults.sh
+EXTRA_DIST += bench/collector.sh bench/encoding.sh

@@ -442,7 +442,7 @@ phase() {
 		case "$tool" in
 		perfrecd)
 			# shellcheck disable=SC2086 # the extra options are split
-			start_tool perfrecd "$dir" "$perfrecd" -C "$tmp/empty.conf" -e cpu-clock \
+			start_tool perfrecd "$dir" "$perfrecd" --config "$tmp/empty.conf" -e cpu-clock \
 				-F "$f" $perfrecd_args -o "$dir/perfrecd" ;;
 		perf)
 			# shellcheck disable=SC2086
@@ -497,7 +497,7 @@ rounds=$("${niced[@]}" "$work" --threads "$cpus" --calibrate 2 | tr '\n' ' ' |
 [ "${rounds:-0}" -gt 0 ] || die "calibration failed"
 echo "  work: $cpus threads x $rounds rounds (about $seconds s alone), nice $nice"
 echo "  sysctls: perf_event_max_sample_rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate) perf_cpu_time_max_percent=$(cat /proc/sys/kernel/perf_cpu_time_max_percent)"
-echo "+ $perfrecd -C $tmp/empty.conf -e cpu-clock -F F${perfrecd_args:+ $perfrecd_args} -o DIR"
+echo "+ $perfrecd --config $tmp/empty.conf -e cpu-clock -F F${perfrecd_args:+ $perfrecd_args} -o DIR"
 echo "+ perf record -e cpu-clock -a -g -z -F F${perf_args:+ $perf_args} -o DIR/perf.data"
 : >"$tmp/results.tsv"
 for f in $freqs; do

@@ -19,7 +19,7 @@
 # Both collectors sample every CPU (-a) with cpu-clock at F Hz, both are
 # started before the work and stopped after it, so they record the same
 # interval at the same time:
-#   perfrecd -C EMPTY -e cpu-clock -F F --call-graph dwarf,SIZE -o DIR
+#   perfrecd --config EMPTY -e cpu-clock -F F --call-graph dwarf,SIZE -o DIR
 #   perf record -e cpu-clock -a -F F --call-graph dwarf,SIZE -o perf.data
 # perf's file is uncompressed: perf 6.1's own perf report cannot read its
 # -z files here.  perfrecd compresses with zstd (its default, level 3), so
@@ -157,7 +157,7 @@ value() {
 mkdir -p "$tmp/prf"
 cpus=$(getconf _NPROCESSORS_ONLN)
 echo "recording: $cpus CPUs, cpu-clock at $freq Hz, dwarf,$size, $seconds s of dwarf-work on every CPU"
-start_tool perfrecd "$perfrecd" -C "$tmp/empty.conf" -e cpu-clock -F "$freq" \
+start_tool perfrecd "$perfrecd" --config "$tmp/empty.conf" -e cpu-clock -F "$freq" \
 	--call-graph "dwarf,$size" -o "$tmp/prf"
 start_tool perf perf record -q -e cpu-clock -a -F "$freq" --call-graph "dwarf,$size" \
 	-o "$tmp/perf.data"

@@ -1,3 +1,6 @@
 include bench/format.mk
 include bench/collector.mk
 include bench/dwarf.mk
+# perfrec-push CPU per host-hour (run by hand, as root; bench/README.md).
+EXTRA_DIST += bench/push.sh
+EXTRA_DIST += bench/stripped.sh

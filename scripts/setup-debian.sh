@@ -5,7 +5,8 @@ packages="build-essential autoconf automake pkg-config libelf-dev libdw-dev
 	libzstd-dev check libiberty-dev libdebuginfod-dev debuginfod elfutils linux-perf manpages-dev groff-base
 	clang libclang-rt-14-dev libc6-dbg python3 systemd util-linux zstd
 	zlib1g-dev golang-go golang-github-google-pprof-dev protobuf-compiler
-	libxml2-utils chromium systemd-container debootstrap"
+	libxml2-utils chromium systemd-container debootstrap libcurl4-openssl-dev
+	openjdk-17-jdk-headless"
 if [ "$(id -u)" -ne 0 ]; then
 	echo "setup-debian.sh: run as root (apt-get install)" >&2
 	exit 1
@@ -13,6 +14,8 @@ fi
 # The flame graph's browser test runs puppeteer-core on node: the node and
 # npm the machine has (a newer nodejs brings its own npm, which Debian's
 # npm package would conflict with), else Debian's.
+# node (--perf-basic-prof) and the JDK (-XX:+DumpPerfMapAtExit) are the
+# JIT runtimes test-report-jit-node and -java profile by name.
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 	packages="$packages nodejs npm"
 fi

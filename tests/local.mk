@@ -12,13 +12,16 @@ tests_test_decode_LDADD = $(TEST_LIBS)
 TESTS += tests/test-format tests/test-decode
 
 include tests/dump.mk
+include tests/compact.mk
 include tests/events.mk
 include tests/synthesize.mk
 include tests/notify.mk
 include tests/service.mk
 include tests/views.mk
 include tests/report.mk
+include tests/units.mk
 include tests/pprof.mk
+include tests/push.mk
 include tests/flame.mk
 include tests/daemon.mk
 include tests/fuzz/local.mk

@@ -126,4 +126,13 @@ status=0
 [ "$status" -eq 1 ] || fail "a missing input with -o: status $status"
 cmp -s "$work/stdout" "$work/out.txt" || fail "a failed report replaced the earlier $work/out.txt"
 [ -z "$(find "$work" -maxdepth 1 -name 'out.txt.*')" ] || fail "a temporary file was left: $(ls "$work"/out.txt.*)"
+# -o /dev/null once renamed a regular file over the device; a FIFO shows
+# the same without putting the machine's /dev/null at stake.
+mkfifo "$work/fifo"
+timeout 20 cat "$work/fifo" >"$work/fifo.out" &
+reader_pid=$!
+timeout 20 "$report" -o "$work/fifo" "$capture" 2>"$work/err" || fail "-o FIFO: $(cat "$work/err")"
+wait "$reader_pid" || fail "the FIFO's reader did not finish"
+[ -p "$work/fifo" ] || fail "-o FIFO replaced the FIFO with $(stat -c %F "$work/fifo")"
+cmp -s "$work/stdout" "$work/fifo.out" || fail "-o FIFO: what came through differs from stdout"
 note PASS
