@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -35,6 +36,7 @@ struct buildid_cache {
 	size_t bucket_count;		/* a power of two */
 	size_t count;
 	struct bincache *binaries;	/* NULL: none kept */
+	int vdso_offered;		/* the vDSO's image went to binaries */
 };
 
 void buildid_cache_keep_binaries(struct buildid_cache *cache, struct bincache *binaries)
@@ -367,4 +369,41 @@ int buildid_emit(struct buildid_entry *entry, unsigned generation,
 		return err;
 	entry->written = generation;
 	return 1;
+}
+
+/* A copy of the vDSO's image in a file, for the binary cache. */
+static void offer_vdso(struct bincache *binaries, const void *image, size_t size,
+		       const uint8_t *build_id, uint8_t build_id_size)
+{
+	int fd = memfd_create("perfrecd-vdso", MFD_CLOEXEC);
+	size_t done = 0;
+
+	if (fd < 0)
+		return;
+	while (done < size) {
+		ssize_t n = write(fd, (const char *)image + done, size - done);
+
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	if (done == size)
+		bincache_consider(binaries, fd, VDSO_NAME, 0, 0, 0, build_id, build_id_size);
+	close(fd);
+}
+
+int buildid_emit_vdso(struct buildid_cache *cache, const struct record_sink *sink, uint64_t time)
+{
+	uint8_t id[PRF_BUILD_ID_MAX], id_size;
+	const void *image;
+	size_t size;
+
+	/* None, or none with a build-id: its frames stay unnamed, as before. */
+	if (prf_vdso_image(&image, &size, id, &id_size))
+		return 0;
+	if (cache && cache->binaries && !cache->vdso_offered) {
+		cache->vdso_offered = 1;
+		offer_vdso(cache->binaries, image, size, id, id_size);
+	}
+	return buildid_emit_record(sink, time, UINT32_MAX, 0, 0, 0, 0, 0, id, id_size, VDSO_NAME);
 }

@@ -402,6 +402,9 @@ static void snapshot(struct collector *c)
 	if (ret < 0)
 		log_warning("reading the processes from %s: %s", c->options->proc_root,
 			    strerror(-ret));
+	ret = buildid_emit_vdso(c->buildids, &c->sink, now_ns());
+	if (ret < 0)
+		log_warning("recording the vDSO's build-id: %s", strerror(-ret));
 	ret = task_meta_snapshot(&c->tasks, &c->layout, &c->sink);
 	if (ret < 0)
 		log_warning("reading the cgroups from %s: %s", c->tasks.cgroup_mount,

@@ -259,33 +259,6 @@ static int kernel_mmap_emit(const struct kallsyms *ks,
 	return sink->emit(sink->context, record, size, time);
 }
 
-/* A run of raw ELF notes as /sys exports them; the GNU build-id of it. */
-static int notes_build_id(const uint8_t *p, size_t size, uint8_t id[20],
-			  uint8_t *id_size)
-{
-	size_t offset = 0;
-
-	while (size - offset >= 12) {
-		uint32_t word[3];
-		size_t name, desc;
-
-		memcpy(word, p + offset, sizeof(word));
-		name = offset + 12;
-		desc = name + (((size_t)word[0] + 3) & ~(size_t)3);
-		if (desc > size || word[1] > size - desc)
-			break;
-		if (word[2] == NT_GNU_BUILD_ID && word[0] == 4 &&
-		    !memcmp(p + name, "GNU", 4) && word[1] > 0 &&
-		    word[1] <= PRF_BUILD_ID_MAX) {
-			memcpy(id, p + desc, word[1]);
-			*id_size = (uint8_t)word[1];
-			return 0;
-		}
-		offset = desc + (((size_t)word[1] + 3) & ~(size_t)3);
-	}
-	return -ENODATA;
-}
-
 static int notes_file_build_id(const char *root, const char *path,
 			       uint8_t id[20], uint8_t *id_size)
 {
@@ -297,7 +270,7 @@ static int notes_file_build_id(const char *root, const char *path,
 	n = read_at_root(root, path, &buf);
 	if (n < 0)
 		return (int)n;
-	err = notes_build_id((const uint8_t *)buf, (size_t)n, id, id_size);
+	err = prf_notes_build_id(buf, (size_t)n, id, id_size);
 	free(buf);
 	return err;
 }

@@ -98,6 +98,15 @@ int buildid_emit(struct buildid_entry *entry, unsigned generation,
 		 uint64_t inode, uint64_t inode_generation,
 		 const struct record_sink *sink, uint64_t time);
 
+/*
+ * The vDSO has no file, so neither MMAP2 nor /proc gives its build-id:
+ * emits this host's under the name its mappings carry, for each file, and
+ * offers its image to the binary cache once.  0 or a negative errno.
+ */
+#define VDSO_NAME "[vdso]"
+int buildid_emit_vdso(struct buildid_cache *cache, const struct record_sink *sink,
+		      uint64_t time);
+
 /* Reads the GNU build-id note of an ELF file; 0 and size, or -errno. */
 int buildid_read_file(int fd, uint8_t build_id[20], uint8_t *size);
 

@@ -6,6 +6,7 @@ format_libperfrec_format_a_SOURCES = \
 	format/internal.h \
 	format/crc32c.c \
 	format/host.c \
+	format/vdso.c \
 	format/writer.c \
 	format/compact-write.c \
 	format/compact-read.c \

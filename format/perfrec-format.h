@@ -443,6 +443,21 @@ struct prf_file_info {
 /* Fills the host facts of info from uname(2), /proc and sysconf(3). */
 int prf_host_detect(struct prf_file_info *info, char *buf, size_t buf_size);
 
+/*
+ * The GNU build-id in a run of ELF notes (a PT_NOTE segment, or
+ * /sys/kernel/notes): 0, or -ENODATA when there is none of 1 to 20 bytes.
+ */
+int prf_notes_build_id(const void *notes, size_t size, uint8_t id[PRF_BUILD_ID_MAX],
+		       uint8_t *id_size);
+
+/*
+ * This process's vDSO, the image the kernel maps into every process of
+ * the host's native ABI: where it is mapped, how long, and its build-id.
+ * 0; -ENOENT without one; -ENODATA when it has no build-id.
+ */
+int prf_vdso_image(const void **image, size_t *size, uint8_t build_id[PRF_BUILD_ID_MAX],
+		   uint8_t *build_id_size);
+
 /* ---------------------------------------------------------------------- */
 /* Writing                                                                 */
 /* ---------------------------------------------------------------------- */

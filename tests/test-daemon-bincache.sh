@@ -15,6 +15,8 @@
 #     perfrec-report DIR names burn_hot, burn_warm and burn_cold with the
 #     shares the workload measured (--print-shares) within 5 points, and
 #     perfrec-archive DIR stores the binary;
+#   - the vDSO: each file records its build-id under [vdso], the cache
+#     and the bundle hold an ELF with that build-id;
 #   - capped: with --binary-cache 16K (the binary is bigger) nothing is
 #     kept, one line says so, and the report names no burn_*;
 #   - planted: DIR/.build-id/xx a symbolic link to another directory:
@@ -102,6 +104,17 @@ timeout 60 "$archive" -o "$work/bundle.tar" "$work/out1" 2>"$work/archive.err" |
 	{ cat "$work/archive.err" >&2; fail "perfrec-archive failed"; }
 tar tf "$work/bundle.tar" | grep -qx "\.build-id/$xx/$rest" ||
 	fail "the bundle has no .build-id/$xx/$rest: $(tar tf "$work/bundle.tar" | tr '\n' ' ')"
+
+check "the vDSO, which has no file: its build-id in each capture file, its image in the cache and the bundle"
+vdso_id=$("$top_builddir/perfrec-dump" "$(files_in "$work/out1" | head -n 1)" |
+	sed -n 's/.* BUILD_ID .* build_id=\([0-9a-f]*\) path=\[vdso\]$/\1/p' | head -n 1)
+[ -n "$vdso_id" ] || fail "no BUILD_ID record for [vdso] in $(files_in "$work/out1" | head -n 1)"
+vdso_kept=$work/out1/.build-id/$(echo "$vdso_id" | cut -c1-2)/$(echo "$vdso_id" | cut -c3-)
+[ "$(elf_build_id "$vdso_kept")" = "$vdso_id" ] ||
+	fail "$vdso_kept: build-id '$(elf_build_id "$vdso_kept" 2>/dev/null)', not the recorded $vdso_id"
+tar tf "$work/bundle.tar" | grep -qx "\.build-id/$(echo "$vdso_id" | cut -c1-2)/$(echo "$vdso_id" | cut -c3-)" ||
+	fail "the bundle has no copy of the vDSO ($vdso_id)"
+note "vDSO $vdso_id: $(stat -c %s "$vdso_kept") bytes kept"
 
 check "--binary-cache 16K: the binary is bigger, not kept, and a line says so"
 mkdir -m 0700 "$work/out2"

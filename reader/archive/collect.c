@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -145,6 +146,37 @@ static int open_matching(const char *path, const char *want, char *found, size_t
 	if (strncmp(found, want, strlen(want)) || !want[0]) {
 		close(fd);
 		return -2;
+	}
+	return fd;
+}
+
+/*
+ * The vDSO has no file: this host's own image when the capture's build-id
+ * is its (the same kernel), else what perfrecd kept (open_cached()).
+ */
+static int open_own_vdso(const char *want)
+{
+	uint8_t id[PRF_BUILD_ID_MAX], id_size;
+	char hex[2 * PRF_BUILD_ID_MAX + 1];
+	const void *image;
+	size_t size, done = 0;
+	int fd;
+
+	if (prf_vdso_image(&image, &size, id, &id_size))
+		return -1;
+	for (size_t i = 0; i < id_size; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	if (strcmp(hex, want))
+		return -1;
+	fd = memfd_create("perfrec-vdso", MFD_CLOEXEC);
+	while (fd >= 0 && done < size) {
+		ssize_t n = write(fd, (const char *)image + done, size - done);
+
+		if (n <= 0) {
+			close(fd);
+			return -1;
+		}
+		done += (size_t)n;
 	}
 	return fd;
 }
@@ -331,8 +363,11 @@ static int add_dso(const struct archive_options *o, struct archive_set *set,
 			snprintf(candidate, sizeof(candidate), "%s", path);
 			fd = open_matching(candidate, id, found, sizeof(found));
 		}
+	} else if (!strcmp(path, "[vdso]")) {
+		fd = open_own_vdso(id);
+		snprintf(candidate, sizeof(candidate), "%s", path);
 	} else {
-		return 0;	/* [vdso] and the like: no file */
+		return 0;	/* //anon and the like: no file */
 	}
 	/* Containers' and deleted binaries: what perfrecd kept of them. */
 	if (fd < 0 && !module) {

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "perfrec-format.h"
@@ -188,6 +189,56 @@ static int find_elsewhere(struct symbolizer *s, const struct dso *dso, int debug
 	return try_candidate(dso, path, found, NULL) == CANDIDATE_MATCH ? 0 : -ENOENT;
 }
 
+/* This host's vDSO image as a file, made once: -1 when there is none. */
+static int own_vdso(struct symbolizer *s)
+{
+	uint8_t id[BUILD_ID_MAX], id_size;
+	const void *image;
+	size_t size, done = 0;
+	int fd;
+
+	if (s->vdso_tried)
+		return s->vdso_fd;
+	s->vdso_tried = 1;
+	if (prf_vdso_image(&image, &size, id, &id_size))
+		return -1;
+	fd = memfd_create("perfrec-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (done < size) {
+		ssize_t n = write(fd, (const char *)image + done, size - done);
+
+		if (n <= 0) {
+			close(fd);
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	s->vdso_fd = fd;
+	return fd;
+}
+
+/*
+ * The vDSO has no file: perfrecd records its build-id under the name of
+ * its mappings.  A capture from a kernel with this host's vDSO is named
+ * from this process's own; others need the build-id trees (perfrecd's
+ * binary cache keeps a copy).
+ */
+static int find_own_vdso(struct symbolizer *s, const struct dso *dso,
+			 struct found_elf *found)
+{
+	char file[64];
+	int fd;
+
+	if (strcmp(dso->path, "[vdso]") || dso->build_id_size < 2)
+		return -ENOENT;
+	fd = own_vdso(s);
+	if (fd < 0)
+		return -ENOENT;
+	snprintf(file, sizeof(file), "/proc/self/fd/%d", fd);
+	return try_candidate(dso, file, found, NULL) == CANDIDATE_MATCH ? 0 : -ENOENT;
+}
+
 static int find_elf(struct symbolizer *s, const struct dso *dso, struct found_elf *found)
 {
 	char file[PATH_MAX];
@@ -201,6 +252,8 @@ static int find_elf(struct symbolizer *s, const struct dso *dso, struct found_el
 	/* Build-id trees only hold files of known build-id. */
 	if (dso->build_id_size < 2)
 		return -ENOENT;
+	if (!find_own_vdso(s, dso, found))
+		return 0;
 	if (!find_in_debug_dirs(s, dso, "", found))
 		return 0;
 	if (!find_in_debug_dirs(s, dso, ".debug", found)) {

@@ -109,6 +109,8 @@ struct symbolizer {
 	size_t answer_count, answer_capacity;
 	struct demangled *demangled;	/* mangled name -> shown name */
 	size_t demangled_count, demangled_capacity;
+	int vdso_fd;			/* this host's vDSO in a memfd; -1: none */
+	int vdso_tried;
 };
 
 /* Lower-case hex of size bytes and a NUL: hex has 2 * size + 1 bytes. */

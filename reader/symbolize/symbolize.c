@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/resource.h>
 #include "intern.h"
 #include "symbolize-internal.h"
@@ -230,6 +231,7 @@ struct symbolizer *symbolizer_new(const struct symbolizer_options *options)
 
 	if (!s)
 		return NULL;
+	s->vdso_fd = -1;
 	elf_version(EV_CURRENT);	/* libelf refuses elf_begin() before this */
 	/* Out of libdwfl's sight, whether or not a source asks servers. */
 	unsetenv("DEBUGINFOD_URLS");
@@ -262,6 +264,8 @@ void symbolizer_free(struct symbolizer *s)
 		free(s->debug_dirs[i]);
 	free(s->debug_dirs);
 	free(s->symfs);
+	if (s->vdso_fd >= 0)
+		close(s->vdso_fd);
 	free(s);
 }
 
