@@ -224,6 +224,8 @@ static void table_finish(struct ksym_table *t)
 {
 	size_t kept = 0;
 
+	if (!t->count)		/* hidden addresses: no table, and qsort(NULL) is undefined */
+		return;
 	qsort(t->syms, t->count, sizeof(*t->syms), compare_syms);
 	for (size_t i = 0; i < t->count; i++)
 		if (!kept || t->syms[kept - 1].start != t->syms[i].start)

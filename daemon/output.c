@@ -537,7 +537,8 @@ void output_enforce_retention(struct output *o, uint64_t realtime_s)
 		prf_writer_get_stats(o->writer, &stats);
 		total += stats.file_bytes;
 	}
-	qsort(files, count, sizeof(*files), compare_age);
+	if (count)
+		qsort(files, count, sizeof(*files), compare_age);
 	for (size_t i = 0; i < count; i++) {
 		int too_big = o->config.retain_size && total > o->config.retain_size;
 		int too_old = o->config.retain_age_s &&

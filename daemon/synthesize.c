@@ -254,7 +254,8 @@ static int list_processes(struct walk *w)
 	}
 	if (n < 0)
 		return -errno;
-	qsort(w->procs, w->proc_count, sizeof(*w->procs), compare_pids);
+	if (w->proc_count)
+		qsort(w->procs, w->proc_count, sizeof(*w->procs), compare_pids);
 	return 0;
 }
 

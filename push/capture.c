@@ -193,7 +193,9 @@ static int write_profiles(struct router *r, struct push_capture *capture,
 		if (ret)
 			return ret;
 	}
-	qsort(capture->profiles, capture->count, sizeof(*capture->profiles), compare_profiles);
+	if (capture->count)
+		qsort(capture->profiles, capture->count, sizeof(*capture->profiles),
+		      compare_profiles);
 	return 0;
 }
 
