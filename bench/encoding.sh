@@ -4,24 +4,28 @@
 # that a loaded machine gives all three the same samples and the ratios
 # hold.
 #
-#   bench/encoding.sh [--seconds N] [--freq F] [--build DIR]
+#   bench/encoding.sh [--seconds N] [--freq F] [--build DIR] [--perfrecd ARG]...
 #
 # The work is bench/collector-work on every CPU for N s (default 12) of
 # wall-clock time, cpu-clock at F Hz per CPU (default 4000).  Per tool:
 # samples (perfrec-dump --summary; perf report --stats), lost, bytes of
 # the whole file and bytes per sample (perfrecd also without its kallsyms
 # chunk), the collector's CPU (utime + stime of /proc/PID/stat, all its
-# life) per 100 000 samples; then the ratios to perf.
+# life) per 100 000 samples; then the ratios to perf.  Each --perfrecd
+# ARG goes to both perfrecd runs (e.g. --perfrecd --kernel-symbols=none,
+# to see what the kernel symbols as hit cost).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(dirname "$here")/_build
 seconds=12
 freq=4000
+extra=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--seconds) seconds=$2; shift 2 ;;
 	--freq) freq=$2; shift 2 ;;
 	--build) build=$2; shift 2 ;;
+	--perfrecd) extra+=("$2"); shift 2 ;;
 	*) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2 ;;
 	esac
 done
@@ -39,10 +43,10 @@ trap 'echo "$old_rate" >/proc/sys/kernel/perf_event_max_sample_rate; rm -rf "$tm
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 "$build/perfrecd" --config "$tmp/empty.conf" -e cpu-clock -F "$freq" -o "$tmp/compact" \
-	2>"$tmp/compact.err" &
+	"${extra[@]}" 2>"$tmp/compact.err" &
 compact=$!
 "$build/perfrecd" --config "$tmp/empty.conf" -e cpu-clock -F "$freq" \
-	--sample-encoding=verbatim -o "$tmp/verbatim" 2>"$tmp/verbatim.err" &
+	--sample-encoding=verbatim -o "$tmp/verbatim" "${extra[@]}" 2>"$tmp/verbatim.err" &
 verbatim=$!
 perf record -q -e cpu-clock -a -g -z -F "$freq" -o "$tmp/perf.data" 2>"$tmp/perf.err" &
 perf=$!

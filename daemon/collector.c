@@ -66,7 +66,7 @@ struct collector {
 
 	struct collector_stats stats;
 	int epoll_fd, signal_fd, timer_fd;
-	uint64_t started_ns, deadline_ns, last_flush_ns, last_watchdog_ns;
+	uint64_t started_ns, deadline_ns, last_flush_ns, last_drain_ns, last_watchdog_ns;
 	uint64_t watchdog_ns;
 	pid_t child;			/* -- COMMAND */
 	int child_status;
@@ -536,20 +536,46 @@ static void reload(struct collector *c)
 	notify_status(c, "READY=1\n");
 }
 
-/* Every flush interval: drain, note statistics, write, rotate if due. */
+/*
+ * The rings and the side-band that needs /proc while the task lives (JIT
+ * maps, container pids, CPUs coming back) are read at least once a
+ * second; the chunks are written once per flush interval.  Each chunk
+ * defines the stacks it uses again (it must read alone), so chunks of a
+ * longer interval store fewer definitions a sample.
+ */
+#define DRAIN_INTERVAL_NS	1000000000u
+
+static uint64_t flush_interval_ns(const struct collector *c)
+{
+	return (uint64_t)c->options->flush_interval_ms * 1000000u;
+}
+
+static uint64_t drain_interval_ns(const struct collector *c)
+{
+	uint64_t flush = flush_interval_ns(c);
+
+	return flush < DRAIN_INTERVAL_NS ? flush : DRAIN_INTERVAL_NS;
+}
+
+/* Every drain interval: drain; every flush interval, or to rotate: note statistics, write. */
 static void periodic(struct collector *c, uint64_t now)
 {
 	struct prf_stats_record stats;
+	int rotation_due;
 
 	drain_all(c);
 	jit_maps_poll(c->jit, &c->sink);
-	fill_stats(c, &stats);
-	output_append(c->output, &stats, sizeof(stats), stats.time);
-	output_flush(c->output, now);
-	c->last_flush_ns = now;
 	follow_cpus(c);
+	c->last_drain_ns = now;
+	rotation_due = output_rotation_due(c->output, now);
+	if (rotation_due || now - c->last_flush_ns >= flush_interval_ns(c)) {
+		fill_stats(c, &stats);
+		output_append(c->output, &stats, sizeof(stats), stats.time);
+		output_flush(c->output, now);
+		c->last_flush_ns = now;
+	}
 	notify_status(c, "");
-	if (output_rotation_due(c->output, now))
+	if (rotation_due)
 		rotate(c);
 }
 
@@ -740,7 +766,7 @@ static int open_signals(struct collector *c)
 static int open_loop(struct collector *c)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
-	uint64_t tick_ns = (uint64_t)c->options->flush_interval_ms * 1000000u;
+	uint64_t tick_ns = drain_interval_ns(c);
 	struct itimerspec timer = { 0 };
 
 	c->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -943,7 +969,7 @@ static int run_loop(struct collector *c)
 			notify_send("WATCHDOG=1");
 			c->last_watchdog_ns = now;
 		}
-		if (now - c->last_flush_ns >= (uint64_t)c->options->flush_interval_ms * 1000000u) {
+		if (now - c->last_drain_ns >= drain_interval_ns(c)) {
 			periodic(c, now);
 			check_target_gone(c);
 		}
@@ -1125,7 +1151,7 @@ int collector_run(const struct perfrecd_options *options)
 	c.started_ns = now_ns();
 	if (options->duration_s > 0)
 		c.deadline_ns = c.started_ns + (uint64_t)(options->duration_s * 1e9 + 0.5);
-	c.last_flush_ns = c.last_watchdog_ns = now_ns();
+	c.last_flush_ns = c.last_drain_ns = c.last_watchdog_ns = now_ns();
 	notify_send("READY=1\nSTATUS=sampling %s on %zu CPUs", c.event_names,
 		    c.events.ring_count);
 	log_info("sampling %s at %s %llu on %zu CPUs into %s", c.event_names,

@@ -84,7 +84,7 @@ void options_init(struct perfrecd_options *o)
 	o->call_graph = CALL_GRAPH_FP;
 	o->stack_user_size = STACK_USER_SIZE_DEFAULT;
 	o->max_stack = 127;
-	o->flush_interval_ms = 1000;
+	o->flush_interval_ms = 10000;
 	o->output_dir = strdup(PERFRECD_OUTPUT_DIR);
 	o->rotate_size = 64ull << 20;
 	o->rotate_age_s = 600;
@@ -606,7 +606,7 @@ static void usage(FILE *out)
 "      --group NAME          files readable by this group (0640); default none (0600)\n"
 "      --binary-cache SIZE   keep binaries of other mount namespaces and deleted\n"
 "                            ones in DIR/.build-id, up to SIZE (256M; 0 off)\n"
-"      --flush-interval TIME write buffered data at least this often (1s)\n"
+"      --flush-interval TIME write buffered data at least this often (10s)\n"
 "      --jit-map-size SIZE   JIT symbols (perf maps, jitdump) copied per process\n"
 "                            (default 16M; 0: none)\n"
 "  -m, --ring-pages N        ring buffer data pages per CPU (power of 2;\n"

@@ -23,6 +23,24 @@ static uint64_t record_time(const struct prf_reader *reader, const struct prf_re
 	const struct prf_event *event = prf_reader_event_for(reader, record->data, record->size);
 	struct prf_decoded decoded;
 
+	uint64_t time;
+
+	switch (record->type) {
+	/* perfrec's records with a time, all at offset 16: as perfrecd gave it. */
+	case PRF_RECORD_SNAPSHOT_BEGIN:
+	case PRF_RECORD_SNAPSHOT_END:
+	case PRF_RECORD_STATS:
+	case PRF_RECORD_LOST_NOTE:
+	case PRF_RECORD_TASK_CGROUP:
+	case PRF_RECORD_NSPID:
+	case PRF_RECORD_JIT_MAP:
+		if (record->size < 24)
+			return 0;
+		memcpy(&time, (const char *)record->data + 16, sizeof(time));
+		return time;
+	default:
+		break;
+	}
 	if (!event || record->type >= PRF_RECORD_BASE ||
 	    prf_decode_record(&event->attr, record->data, record->size, &decoded) != 1)
 		return 0;
