@@ -29,8 +29,6 @@
 #include "log.h"
 #include "synth-internal.h"
 
-#define KSYM_NAME_MAX		512	/* the kernel's KSYM_NAME_LEN */
-#define MODULE_NAME_MAX		64	/* with its brackets, as readers bound it */
 #define MODULES_MAX		65535u
 #define SYMBOL_SPAN_MAX		(1u << 20)
 #define KERNEL_PAGE		4096u
@@ -55,7 +53,7 @@ struct ksym_table {
 	size_t count, capacity;
 	char *names;
 	size_t names_used, names_capacity;
-	char (*modules)[MODULE_NAME_MAX];
+	char (*modules)[PRF_MODULE_NAME_MAX];
 	size_t module_count, module_capacity;
 	uint8_t *emitted;		/* a bit per symbol: in this file */
 	uint8_t *module_emitted;	/* a byte per module */
@@ -86,47 +84,6 @@ static void table_free(struct ksym_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* The readers' preference at one address: global, weak, local; fewer '_'. */
-static uint8_t symbol_rank(char type, const char *name, size_t length)
-{
-	unsigned underscores = 0;
-
-	while (underscores < length && name[underscores] == '_' && underscores < 15)
-		underscores++;
-	switch (type) {
-	case 'T':
-		return (uint8_t)underscores;
-	case 'W':
-		return (uint8_t)(16 + underscores);
-	case 'w':
-		return (uint8_t)(32 + underscores);
-	default:
-		return (uint8_t)(48 + underscores);
-	}
-}
-
-static int parse_hex(const char **p, const char *end, uint64_t *value)
-{
-	const char *start = *p;
-
-	*value = 0;
-	for (; *p < end && *p - start < 16; (*p)++) {
-		char c = **p;
-		unsigned digit;
-
-		if (c >= '0' && c <= '9')
-			digit = (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			digit = (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			digit = (unsigned)(c - 'A' + 10);
-		else
-			break;
-		*value = *value << 4 | digit;
-	}
-	return *p > start && *p < end && **p == ' ' ? 0 : -EINVAL;
-}
-
 static int grow(void **array, size_t *capacity, size_t need, size_t element)
 {
 	size_t n = *capacity ? *capacity : 64;
@@ -144,24 +101,18 @@ static int grow(void **array, size_t *capacity, size_t need, size_t element)
 	return 0;
 }
 
-/* "name]" after the '[' of "\t[name]": 1 + its index, 0 for none. */
-static int module_of(struct ksym_table *t, const char *p, const char *end, uint16_t *module)
+/* The module "name" (line->module): 1 + its index in t, 0 for none. */
+static int module_of(struct ksym_table *t, const struct prf_kallsyms_line *line,
+		     uint16_t *module)
 {
-	const char *close;
-	size_t length;
+	size_t length = line->module_length;
 
 	*module = 0;
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	if (p == end || *p != '[')
+	if (!line->module)
 		return 0;
-	close = memchr(p, ']', (size_t)(end - p));
-	if (!close || close - p < 2 || close - p > MODULE_NAME_MAX)
-		return 0;
-	length = (size_t)(close - p - 1);
 	/* a module's symbols are listed together: the last one first */
 	for (size_t i = t->module_count; i-- > 0;) {
-		if (!strncmp(t->modules[i], p + 1, length) && !t->modules[i][length]) {
+		if (!strncmp(t->modules[i], line->module, length) && !t->modules[i][length]) {
 			*module = (uint16_t)(i + 1);
 			return 0;
 		}
@@ -171,7 +122,7 @@ static int module_of(struct ksym_table *t, const char *p, const char *end, uint1
 	if (grow((void **)&t->modules, &t->module_capacity, t->module_count + 1,
 		 sizeof(*t->modules)) < 0)
 		return -ENOMEM;
-	memcpy(t->modules[t->module_count], p + 1, length);
+	memcpy(t->modules[t->module_count], line->module, length);
 	t->modules[t->module_count][length] = '\0';
 	*module = (uint16_t)++t->module_count;
 	return 0;
@@ -180,30 +131,21 @@ static int module_of(struct ksym_table *t, const char *p, const char *end, uint1
 static int parse_line(struct ksym_table *t, const char *p, const char *end)
 {
 	struct ksym k = { .index = (uint32_t)t->count };
-	size_t length = 0;
+	struct prf_kallsyms_line line;
 
-	if (parse_hex(&p, end, &k.start) < 0 || !k.start)
+	if (!prf_kallsyms_parse_line(p, end, &line))
 		return 0;
-	p++;
-	if (end - p < 3 || p[1] != ' ')
-		return 0;
-	k.type = (uint8_t)p[0];
-	if (k.type != 't' && k.type != 'T' && k.type != 'w' && k.type != 'W')
-		return 0;
-	p += 2;
-	while (p + length < end && p[length] != ' ' && p[length] != '\t')
-		length++;
-	if (!length || length >= KSYM_NAME_MAX)
-		return 0;
-	if (module_of(t, p + length, end, &k.module) < 0 ||
-	    grow((void **)&t->names, &t->names_capacity, t->names_used + length + 1, 1) < 0 ||
+	if (module_of(t, &line, &k.module) < 0 ||
+	    grow((void **)&t->names, &t->names_capacity, t->names_used + line.name_length + 1, 1) < 0 ||
 	    grow((void **)&t->syms, &t->capacity, t->count + 1, sizeof(*t->syms)) < 0)
 		return -ENOMEM;
-	k.rank = symbol_rank((char)k.type, p, length);
+	k.start = line.address;
+	k.type = (uint8_t)line.type;
+	k.rank = (uint8_t)line.rank;
 	k.name = (uint32_t)t->names_used;
-	memcpy(t->names + t->names_used, p, length);
-	t->names[t->names_used + length] = '\0';
-	t->names_used += length + 1;
+	memcpy(t->names + t->names_used, line.name, line.name_length);
+	t->names[t->names_used + line.name_length] = '\0';
+	t->names_used += line.name_length + 1;
 	t->syms[t->count++] = k;
 	return 0;
 }
@@ -285,7 +227,7 @@ static int table_read(struct ksym_table *t, const char *proc_root)
 				break;		/* the rest of the line is still to come */
 			if (!newline)
 				newline = end;	/* the last line, or one too long to be a symbol */
-			if (t->count < UINT32_MAX && t->names_used < UINT32_MAX - KSYM_NAME_MAX)
+			if (t->count < UINT32_MAX && t->names_used < UINT32_MAX - PRF_KSYM_NAME_MAX)
 				err = parse_line(t, p, newline);
 			p = newline + (newline < end);
 		}
@@ -471,8 +413,8 @@ static int emit_symbol(struct ksyms *ks, uint32_t i, const struct record_sink *s
 {
 	union {
 		struct prf_kernel_symbol_record record;
-		char bytes[sizeof(struct prf_kernel_symbol_record) + KSYM_NAME_MAX +
-			   MODULE_NAME_MAX + 8];
+		char bytes[sizeof(struct prf_kernel_symbol_record) + PRF_KSYM_NAME_MAX +
+			   PRF_MODULE_NAME_MAX + 8];
 	} u;
 	struct ksym_table *t = &ks->table;
 	const struct ksym *k = &t->syms[i];

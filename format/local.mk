@@ -7,6 +7,7 @@ format_libperfrec_format_a_SOURCES = \
 	format/crc32c.c \
 	format/host.c \
 	format/vdso.c \
+	format/kallsyms-line.c \
 	format/writer.c \
 	format/compact-write.c \
 	format/compact-read.c \

@@ -450,6 +450,23 @@ int prf_host_detect(struct prf_file_info *info, char *buf, size_t buf_size);
 int prf_notes_build_id(const void *notes, size_t size, uint8_t id[PRF_BUILD_ID_MAX],
 		       uint8_t *id_size);
 
+/* A line of /proc/kallsyms that names a text symbol (t, T, w or W). */
+#define PRF_KSYM_NAME_MAX	512	/* the kernel's KSYM_NAME_LEN */
+#define PRF_MODULE_NAME_MAX	64	/* "[name]" with its brackets; MODULE_NAME_LEN is 56 */
+struct prf_kallsyms_line {
+	uint64_t address;		/* never 0: hidden addresses are no symbol */
+	const char *name;		/* in the line, name_length bytes */
+	size_t name_length;		/* 1 to PRF_KSYM_NAME_MAX - 1 */
+	const char *module;		/* "ext4" in the line; NULL: the kernel proper */
+	size_t module_length;
+	char type;
+	/* Lower wins among symbols at one address: global, weak, local; fewer '_'. */
+	unsigned rank;
+};
+
+/* 1 and *line for a text symbol with an address; 0 for any other line. */
+int prf_kallsyms_parse_line(const char *p, const char *end, struct prf_kallsyms_line *line);
+
 /*
  * This process's vDSO, the image the kernel maps into every process of
  * the host's native ABI: where it is mapped, how long, and its build-id.

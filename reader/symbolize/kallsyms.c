@@ -19,10 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "perfrec-format.h"
 #include "symbolize-internal.h"
 
-#define KSYM_NAME_MAX 512	/* the kernel's KSYM_NAME_LEN */
-#define MODULE_NAME_MAX 64	/* MODULE_NAME_LEN is 56 */
 #define SYMBOL_SPAN_MAX (1u << 20)
 #define KERNEL_PAGE 4096u
 
@@ -43,56 +42,6 @@ struct symbol_list {
 	size_t names_used, names_capacity;
 };
 
-/* perf's preference at one address: global, then weak, then local; fewer '_'. */
-static unsigned symbol_rank(char type, const char *name, size_t length)
-{
-	unsigned underscores = 0;
-
-	while (underscores < length && name[underscores] == '_' && underscores < 15)
-		underscores++;
-	switch (type) {
-	case 'T':
-		return underscores;
-	case 'W':
-		return 16 + underscores;
-	case 'w':
-		return 32 + underscores;
-	default:
-		return 48 + underscores;
-	}
-}
-
-static int parse_hex(const char **p, const char *end, uint64_t *value)
-{
-	const char *start = *p;
-
-	*value = 0;
-	for (; *p < end && *p - start < 16; (*p)++) {
-		char c = **p;
-		unsigned digit;
-
-		if (c >= '0' && c <= '9')
-			digit = (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			digit = (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			digit = (unsigned)(c - 'A' + 10);
-		else
-			break;
-		*value = *value << 4 | digit;
-	}
-	return *p > start && *p < end && **p == ' ' ? 0 : -EINVAL;
-}
-
-static size_t token_length(const char *p, const char *end)
-{
-	size_t n = 0;
-
-	while (p + n < end && p[n] != ' ' && p[n] != '\t')
-		n++;
-	return n;
-}
-
 static int list_add(struct symbol_list *list, const struct parsed_symbol *symbol)
 {
 	if (list->count == list->capacity) {
@@ -106,21 +55,6 @@ static int list_add(struct symbol_list *list, const struct parsed_symbol *symbol
 	}
 	list->symbols[list->count++] = *symbol;
 	return 0;
-}
-
-/* The module of "name\t[module]": interned with its brackets. */
-static const char *module_of(struct symbolizer *s, const char *p, const char *end)
-{
-	const char *close;
-
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	if (p == end || *p != '[')
-		return NULL;
-	close = memchr(p, ']', (size_t)(end - p));
-	if (!close || close - p < 2 || close - p > MODULE_NAME_MAX)
-		return NULL;
-	return symbolizer_intern_shown_n(s, p, (size_t)(close - p + 1));
 }
 
 /* One line; lines that are no text symbol (or hide their address) are skipped. */
@@ -147,25 +81,17 @@ static int parse_line(struct symbolizer *s, const char *p, const char *end,
 		      struct symbol_list *list)
 {
 	struct parsed_symbol symbol = { .index = list->count };
-	size_t length;
-	char type;
+	struct prf_kallsyms_line line;
 
-	if (parse_hex(&p, end, &symbol.address) < 0 || !symbol.address)
+	if (!prf_kallsyms_parse_line(p, end, &line))
 		return 0;
-	p++;
-	if (end - p < 3 || p[1] != ' ')
-		return 0;
-	type = p[0];
-	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
-		return 0;
-	p += 2;
-	length = token_length(p, end);
-	if (!length || length >= KSYM_NAME_MAX)
-		return 0;
-	if (name_add(list, p, length, &symbol) < 0)
+	if (name_add(list, line.name, line.name_length, &symbol) < 0)
 		return -ENOMEM;
-	symbol.rank = symbol_rank(type, p, length);
-	symbol.module = module_of(s, p + length, end);
+	symbol.address = line.address;
+	symbol.rank = line.rank;
+	/* interned with its brackets, "[ext4]", as modules' DSOs are named */
+	symbol.module = line.module ? symbolizer_intern_shown_n(s, line.module - 1,
+								line.module_length + 2) : NULL;
 	return list_add(list, &symbol);
 }
 
@@ -369,15 +295,15 @@ static int hit_add(struct symbolizer *s, const struct symbolizer_ksym *in,
 		   struct symbol_list *list)
 {
 	struct parsed_symbol symbol = { .address = in->start, .index = list->count };
-	size_t length = in->name ? strnlen(in->name, KSYM_NAME_MAX) : 0;
-	size_t module_length = in->module ? strnlen(in->module, MODULE_NAME_MAX) : 0;
+	size_t length = in->name ? strnlen(in->name, PRF_KSYM_NAME_MAX) : 0;
+	size_t module_length = in->module ? strnlen(in->module, PRF_MODULE_NAME_MAX) : 0;
 
-	if (!in->start || !in->size || !length || length >= KSYM_NAME_MAX ||
-	    module_length > MODULE_NAME_MAX - 1)
+	if (!in->start || !in->size || !length || length >= PRF_KSYM_NAME_MAX ||
+	    module_length > PRF_MODULE_NAME_MAX - 1)
 		return 0;
 	symbol.end = in->start + in->size < in->start ? UINT64_MAX : in->start + in->size;
 	if (module_length) {
-		char bracketed[MODULE_NAME_MAX + 2];
+		char bracketed[PRF_MODULE_NAME_MAX + 2];
 
 		snprintf(bracketed, sizeof(bracketed), "[%s]", in->module);
 		symbol.module = symbolizer_intern_shown_n(s, bracketed, module_length + 2);
