@@ -10,7 +10,8 @@
 # debug file:
 #   - no [unknown] row in the workload; every row of its DSO is named
 #     [workload+0xOFF] (or is in .dynsym), and each OFF is where a function
-#     of the unstripped binary starts (nm, as a file offset: eu-readelf -l);
+#     of the unstripped binary starts (nm, as a file offset: eu-readelf -l)
+#     or a PLT section does (eu-readelf -S);
 #   - burn_hot, burn_warm and burn_cold each have one such row;
 # With --debug-dir DIR, the same capture names burn_*:
 #   - with the same samples as their [workload+0xOFF] rows (the grouping is
@@ -52,6 +53,15 @@ nm --defined-only "$workload" | awk '$2 ~ /^[TtWw]$/ { print $1, $3 }' | while r
 	done <"$work/segments"
 done >"$work/starts"
 [ -s "$work/starts" ] || fail "no function starts from nm $workload"
+# The call frame information gives each PLT section one extent and no
+# symbol covers it, so a sample in a stub (clock_gettime@plt, say) is a
+# row [workload+0xOFF] at the section's start.
+eu-readelf -S "$workload" | sed 's/^ *\[ *[0-9]*\] *//' |
+	while read -r name type addr off rest; do
+		case $name in
+		.plt | .plt.got | .plt.sec) printf '0x%x %s\n' $((0x$off)) "$name" ;;
+		esac
+	done >>"$work/starts"
 
 check "perfrecd captures the stripped copy (3 s, --print-shares)"
 # shellcheck disable=SC2086
