@@ -119,10 +119,13 @@ index($0, "[.] ") == 0 && index($0, "[k] ") == 0 { next }
 set -- $chain
 note "tree: main total $1, burn_hot under run_workload total $2 self $3"
 main_total=${1%\%}
-hot_total=${2%\%}
+hot_self=${3%\%}
 within "$main_total" 100 10 || fail "main holds $1 of the workload's samples, expected nearly all"
-within "$(of_burns "$hot_total" "$burns")" "$(share burn_hot)" 5 ||
-	fail "burn_hot under main -> run_workload: $2 ($(of_burns "$hot_total" "$burns") % of the three), measured $(share burn_hot) %"
+# Self, like the flat view's: burn_hot's total also holds the kernel under
+# its clock_gettime(CLOCK_THREAD_CPUTIME_ID) calls (up to 5 % of all
+# samples on a paravirtualized VM), which $burns, a sum of selves, does not.
+within "$(of_burns "$hot_self" "$burns")" "$(share burn_hot)" 5 ||
+	fail "burn_hot under main -> run_workload: self $3 ($(of_burns "$hot_self" "$burns") % of the three), measured $(share burn_hot) %"
 
 check "folded view: lines workload;...;main;run_workload;burn_hot N carry burn_hot's samples"
 report_ok "$work/folded" --view=folded --pid "$pid" "$out"
