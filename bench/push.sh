@@ -111,6 +111,6 @@ awk -v pu="$pu" -v ps="$ps" -v ru="$ru" -v rs="$rs" -v prss="$prss" -v rrss="$rr
 	printf "%-8s %10s %10s %10s\n", "", "user s", "system s", "peak RSS"
 	printf "%-8s %10.2f %10.2f %8d KiB\n", "push", pu, ps, prss
 	printf "%-8s %10.2f %10.2f %8d KiB\n", "report", ru, rs, rrss
-	printf "push / report CPU: %.2f\n", report > 0 ? push / report : 0
+	printf "push / report CPU: %.2f\n", (report > 0 ? push / report : 0)
 	printf "perfrec-push CPU per host-hour of a 2-CPU host: %.2f s (goal < 1 s)\n", push * 60 / m * 2 / cpus
 }'
