@@ -18,7 +18,8 @@
 #     per build-id (executable, then the debug file), however many samples;
 #   - --no-debuginfod: those frames are [unknown], the server asked nothing;
 #   - the server killed, an empty cache: [unknown], exactly one warning
-#     naming debuginfod, and quickly (connection refused);
+#     naming debuginfod, and quickly (connection refused); the same when
+#     libdebuginfod.so.1 cannot be loaded, the warning naming it;
 #   - a listener that accepts and never answers, DEBUGINFOD_TIMEOUT=2:
 #     [unknown], one warning, one connection in all (three build-ids
 #     missing, hundreds of samples), and the report takes ~2 s, under 6.
@@ -266,6 +267,14 @@ awk -v t="$elapsed" 'BEGIN { exit !(t < 3) }' || fail "the report took $elapsed 
 check "-q: no warning"
 with_urls "$debuginfod_url" report_ok "$work/flat-quiet" -q "$work/out"
 [ -s "$work/flat-quiet.err" ] && fail "-q still prints: $(head -n 2 "$work/flat-quiet.err")"
+
+check "libdebuginfod.so.1 not loadable (it is opened at the first query): one warning naming it"
+mkdir -p "$work/no-libdebuginfod"
+echo "not an ELF file" >"$work/no-libdebuginfod/libdebuginfod.so.1"
+LD_LIBRARY_PATH=$work/no-libdebuginfod${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+	with_urls "$debuginfod_url" down_report flat-no-library
+grep -q "cannot use libdebuginfod.so.1: .*no-libdebuginfod/libdebuginfod.so.1" \
+	"$work/flat-no-library.warnings" || fail "the warning does not name libdebuginfod.so.1 and why"
 
 check "a server that never answers, DEBUGINFOD_TIMEOUT=2: one connection, ~2 s, one warning"
 cat >"$work/silent.py" <<'EOF'

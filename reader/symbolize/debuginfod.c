@@ -3,7 +3,7 @@
  * Binaries and debug files from debuginfod servers, for build-ids found
  * nowhere on this host: a struct symbolizer_source over libdebuginfod.
  * It is a library of its own so that programs that never ask a server
- * (perfrec-archive) do not link libdebuginfod, and through it libcurl.
+ * (perfrec-archive) do not carry it.
  *
  * libdwfl and libdw would ask the servers of DEBUGINFOD_URLS themselves,
  * for every module whose debug file is not local, each Dwfl with a client
@@ -21,7 +21,13 @@
  *    it is told once and no server is asked again in this run.
  * libdebuginfod reads DEBUGINFOD_CACHE_PATH, DEBUGINFOD_TIMEOUT and the
  * others itself, at each query.
+ *
+ * libdebuginfod is opened at the first query, as libdwfl does it: linked,
+ * it brings libcurl and its TLS, Kerberos and LDAP libraries, 30 DSOs
+ * whose relocation was most of a short report's start-up, in every run
+ * whether a server is asked or not.
  */
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +38,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "debuginfod.h"
+
+/* The SONAME since elfutils 0.179, the first release with this API. */
+#define DEBUGINFOD_SONAME "libdebuginfod.so.1"
 
 /* The kernel writes at most 20 bytes of build-id (BUILD_ID_SIZE_MAX). */
 #define FETCH_BUILD_ID_MAX 20
@@ -45,11 +54,21 @@ struct fetched {
 	char *path[2];			/* in libdebuginfod's cache */
 };
 
+/* The calls used, typed by the library's own header. */
+struct debuginfod_api {
+	void *handle;
+	__typeof__(debuginfod_begin) *begin;
+	__typeof__(debuginfod_end) *end;
+	__typeof__(debuginfod_find_debuginfo) *find_debuginfo;
+	__typeof__(debuginfod_find_executable) *find_executable;
+};
+
 struct debuginfod_source {
 	struct symbolizer_source source;	/* first: the symbolizer holds this */
 	char *urls;
 	void (*warn)(void *context, const char *message);
 	void *warn_context;
+	struct debuginfod_api api;
 	debuginfod_client *client;
 	int down;			/* a query failed for another reason than ENOENT */
 	struct fetched *fetched;
@@ -123,6 +142,29 @@ static void warn_down(struct debuginfod_source *d, int error)
 	tell(d, "debuginfod (%s): %s; not asked again in this run", d->urls, cause);
 }
 
+/* 0, or a negative errno with *why saying what failed. */
+static int load_api(struct debuginfod_api *api, const char **why)
+{
+	api->handle = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!api->handle) {
+		*why = dlerror();
+		return -ENOENT;
+	}
+	api->begin = (__typeof__(api->begin))dlsym(api->handle, "debuginfod_begin");
+	api->end = (__typeof__(api->end))dlsym(api->handle, "debuginfod_end");
+	api->find_debuginfo = (__typeof__(api->find_debuginfo))
+		dlsym(api->handle, "debuginfod_find_debuginfo");
+	api->find_executable = (__typeof__(api->find_executable))
+		dlsym(api->handle, "debuginfod_find_executable");
+	if (!api->begin || !api->end || !api->find_debuginfo || !api->find_executable) {
+		dlclose(api->handle);
+		memset(api, 0, sizeof(*api));
+		*why = "it lacks the debuginfod_find_* calls";
+		return -ENOSYS;
+	}
+	return 0;
+}
+
 /* One query, with DEBUGINFOD_URLS set for its length only. */
 static int ask(struct debuginfod_source *d, const uint8_t *build_id, size_t size,
 	       int debuginfo, char **path)
@@ -130,8 +172,19 @@ static int ask(struct debuginfod_source *d, const uint8_t *build_id, size_t size
 	int set_retry = !getenv(DEBUGINFOD_RETRY_LIMIT_ENV_VAR);
 	int fd;
 
+	if (!d->api.handle) {
+		const char *why = NULL;
+		int error = load_api(&d->api, &why);
+
+		if (error) {
+			d->down = 1;
+			tell(d, "debuginfod (%s): cannot use %s: %s; no server asked in this run",
+			     d->urls, DEBUGINFOD_SONAME, why ? why : strerror(-error));
+			return error;
+		}
+	}
 	if (!d->client) {
-		d->client = debuginfod_begin();
+		d->client = d->api.begin();
 		if (!d->client) {
 			d->down = 1;
 			tell(d, "debuginfod (%s): no client: %s", d->urls,
@@ -144,9 +197,9 @@ static int ask(struct debuginfod_source *d, const uint8_t *build_id, size_t size
 	if (set_retry)
 		setenv(DEBUGINFOD_RETRY_LIMIT_ENV_VAR, "0", 1);
 	if (debuginfo)
-		fd = debuginfod_find_debuginfo(d->client, build_id, (int)size, path);
+		fd = d->api.find_debuginfo(d->client, build_id, (int)size, path);
 	else
-		fd = debuginfod_find_executable(d->client, build_id, (int)size, path);
+		fd = d->api.find_executable(d->client, build_id, (int)size, path);
 	unsetenv(DEBUGINFOD_URLS_ENV_VAR);
 	if (set_retry)
 		unsetenv(DEBUGINFOD_RETRY_LIMIT_ENV_VAR);
@@ -223,7 +276,8 @@ void debuginfod_source_free(struct symbolizer_source *source)
 		return;
 	d = of_source(source);
 	if (d->client)
-		debuginfod_end(d->client);
+		d->api.end(d->client);
+	/* Not dlclose()d: libcurl's TLS libraries keep atexit handlers. */
 	for (size_t i = 0; i < d->fetched_count; i++) {
 		free(d->fetched[i].path[0]);
 		free(d->fetched[i].path[1]);

@@ -22,11 +22,12 @@ SYMBOLIZE_LIBS = reader/symbolize/libperfrec-symbolize.a $(INTERN_LIBS) $(FORMAT
 	$(LIBDW_LIBS) $(LIBELF_LIBS) $(IBERTY_LIBS)
 
 # debuginfod servers as a symbolizer_source: a library of its own, so that
-# only the programs that ask servers link libdebuginfod (and libcurl).
+# only the programs that ask servers carry it.  It dlopen()s libdebuginfod
+# (and so libcurl) at the first query: nothing of it is linked.
 noinst_LIBRARIES += reader/symbolize/libperfrec-debuginfod.a
 reader_symbolize_libperfrec_debuginfod_a_SOURCES = \
 	reader/symbolize/debuginfod.h reader/symbolize/debuginfod.c
 reader_symbolize_libperfrec_debuginfod_a_CPPFLAGS = $(AM_CPPFLAGS) $(SYMBOLIZE_CPPFLAGS)
 reader_symbolize_libperfrec_debuginfod_a_CFLAGS = $(AM_CFLAGS) $(DEBUGINFOD_CFLAGS)
 
-DEBUGINFOD_SOURCE_LIBS = reader/symbolize/libperfrec-debuginfod.a $(DEBUGINFOD_LIBS)
+DEBUGINFOD_SOURCE_LIBS = reader/symbolize/libperfrec-debuginfod.a
