@@ -15,8 +15,8 @@
 #     readable captures: every view must exit 0 on them.
 #   - the seeds of the format fuzz corpus (tests/fuzz/make-corpus: valid,
 #     cut, flipped and forged files), every file in every view: exit 0, or
-#     1 with a message naming the file when it is unreadable (under the
-#     sanitizers, the views but flat get the files 40 at a time: below).
+#     1 with a message naming the file when it is unreadable (the views
+#     but flat get the readable files 40 at a time: below).
 # The views: flat, tree, folded, samples, flat --json, tree --json; for the
 # odd captures also --callee, --lines, --inline, --children, every sort
 # key, --focus, a narrow --width, --since/--until, --symfs and the filters
@@ -296,14 +296,16 @@ check_json "merged"
 # ---- the fuzz corpus -----------------------------------------------------
 
 corpus_tool=$top_builddir/tests/fuzz/make-corpus
-# Every file in every view: ~7000 runs, 20 s here, but minutes under the
-# sanitizers (each run starts at ~20 ms).  There, by default, each file is
-# read alone by the flat view (the reading, replay, symbolization and
-# aggregation of that file by itself), and the files that read are then
-# given to the other views 40 at a time: every record of every file still
-# reaches every view, in fewer runs.  PRF_HOSTILE_FULL=1 runs all of them.
-corpus_mode=full
-[ "$sanitized" = yes ] && [ "${PRF_HOSTILE_FULL:-0}" != 1 ] && corpus_mode=batched
+# Every file in every view would be ~10,000 runs: a minute and a half
+# here, minutes under the sanitizers, and thousands of forks that slow
+# the tests make -j runs beside this one (a browser most).  By default
+# each file is read alone by the flat view (the reading, replay,
+# symbolization and aggregation of that file by itself), and the files
+# that read are then given to the other views 40 at a time: every record
+# of every file still reaches every view, in a fifth of the runs.
+# PRF_HOSTILE_FULL=1 runs each file in each view alone.
+corpus_mode=batched
+[ "${PRF_HOSTILE_FULL:-0}" = 1 ] && corpus_mode=full
 if [ -x "$corpus_tool" ]; then
 	check "every view on every file of the fuzz seed corpus ($corpus_mode): exit 0, or 1 naming the file"
 	"$corpus_tool" "$work/seeds" >/dev/null || fail "make-corpus failed"
