@@ -31,34 +31,49 @@ command -v python3 >/dev/null 2>&1 || skip "no python3 (apt-get install python3)
 # of frames, and the share of NAME's frames 2 deep (right above or under
 # the processes).
 svg_check() {
-	xmllint --noout "$1" 2>"$work/xmllint.err" ||
-		{ head -n 5 "$work/xmllint.err" >&2; fail "$1 is not well-formed XML"; }
-	python3 - "$1" "${2:-}" <<'PY' || fail "$1: see above"
+	svg_structure "${2:-}" "$1"
+}
+
+# svg_structure NAME FILE...: svg_check's structure checks on each FILE
+# (one xmllint and one python3 for all: the odd captures make a hundred),
+# and with NAME, the measures of NAME in the one FILE.
+svg_structure() {
+	svg_name=$1
+	shift
+	xmllint --noout "$@" 2>"$work/xmllint.err" ||
+		{ head -n 5 "$work/xmllint.err" >&2; fail "$* not well-formed XML"; }
+	python3 - "$svg_name" "$@" <<'PY' || fail "$*: see above"
 import sys
 import xml.etree.ElementTree as ET
 ns = "{http://www.w3.org/2000/svg}"
-root = ET.parse(sys.argv[1]).getroot()
-frames = [g for g in root.iter(ns + "g") if g.get("class") == "frame"]
-problems = []
-inside = set()
-for g in frames:
-    if g.find(ns + "title") is None or not (g.find(ns + "title").text or "").strip():
-        problems.append("a frame without a title")
-    rect = g.find(ns + "rect")
-    if rect is None:
-        problems.append("a frame without a rect")
-    else:
-        inside.add(id(rect))
-for rect in root.iter(ns + "rect"):
-    if id(rect) not in inside and rect.get("class") != "background":
-        problems.append("a rect outside any frame")
-for tag in ("script", "img", "b", "i", "style", "foreignObject"):
-    n = len(list(root.iter(ns + tag)))
-    if n > (1 if tag == "style" else 0):
-        problems.append("%d %s elements" % (n, tag))
-if problems:
-    print("\n".join(sorted(set(problems))), file=sys.stderr)
+failed = False
+for path in sys.argv[2:]:
+    root = ET.parse(path).getroot()
+    frames = [g for g in root.iter(ns + "g") if g.get("class") == "frame"]
+    problems = []
+    inside = set()
+    for g in frames:
+        if g.find(ns + "title") is None or not (g.find(ns + "title").text or "").strip():
+            problems.append("a frame without a title")
+        rect = g.find(ns + "rect")
+        if rect is None:
+            problems.append("a frame without a rect")
+        else:
+            inside.add(id(rect))
+    for rect in root.iter(ns + "rect"):
+        if id(rect) not in inside and rect.get("class") != "background":
+            problems.append("a rect outside any frame")
+    for tag in ("script", "img", "b", "i", "style", "foreignObject"):
+        n = len(list(root.iter(ns + tag)))
+        if n > (1 if tag == "style" else 0):
+            problems.append("%d %s elements" % (n, tag))
+    if problems:
+        print(path + ": " + "; ".join(sorted(set(problems))), file=sys.stderr)
+        failed = True
+if failed:
     sys.exit(1)
+# The measures below were written for argv = FILE NAME.
+sys.argv[1:] = [sys.argv[2], sys.argv[1]]
 if sys.argv[2]:
     # Rows by y; a frame's stack goes through the frames above or below
     # it that overlap it: the topmost name frames count, not the ones
@@ -135,11 +150,14 @@ grep -q '<b>host' "$work/markup.svg" && fail "the host name's markup is in the S
 
 check "every odd capture of report-hostile, as SVG and HTML: exit 0, well-formed, no markup of theirs"
 "$hostile" "$work/odd" || fail "report-hostile failed"
+mkdir "$work/odd-svg"
+n=0
 for file in "$work/odd"/*.prf; do
 	for options in "" "--callee" "--lines --no-inline" "--percent-limit 1"; do
+		n=$((n + 1))
 		# shellcheck disable=SC2086
-		report_ok "$work/odd.svg" --format=svg $options "$file"
-		svg_check "$work/odd.svg" >/dev/null || fail "$file --format=svg $options: see above"
+		report_ok "$work/odd-svg/$n.svg" --format=svg $options "$file"
+		echo "$n.svg: $file --format=svg $options" >>"$work/odd-svg/index"
 		# shellcheck disable=SC2086
 		report_ok "$work/odd.html" --format=html $options "$file"
 		scripts=$(grep -o -i '<script' "$work/odd.html" | wc -l)
@@ -148,6 +166,8 @@ for file in "$work/odd"/*.prf; do
 			fail "$file --format=html $options: $scripts '<script' and $closes '</script', expected 2 and 2"
 	done
 done
+svg_structure "" "$work/odd-svg"/*.svg >/dev/null ||
+	{ cat "$work/odd-svg/index" >&2; fail "the odd captures as SVG: see above (which file is which)"; }
 note "$(ls "$work/odd"/*.prf | wc -l) files, 4 option sets each"
 
 check "a tree of 160,000 nodes: narrow frames left out, the file stays small"
