@@ -4,3 +4,5 @@ include bench/dwarf.mk
 # perfrec-push CPU per host-hour (run by hand, as root; bench/README.md).
 EXTRA_DIST += bench/push.sh bench/push-follow.sh
 EXTRA_DIST += bench/stripped.sh
+# The figures, and the reader benchmark against perf report.
+EXTRA_DIST += bench/README.md bench/reader.sh
