@@ -277,7 +277,8 @@ void debuginfod_source_free(struct symbolizer_source *source)
 	d = of_source(source);
 	if (d->client)
 		d->api.end(d->client);
-	/* Not dlclose()d: libcurl's TLS libraries keep atexit handlers. */
+	/* Left loaded: the run ends soon after, and unloading libcurl and its
+	 * libraries would only cost their destructors. */
 	for (size_t i = 0; i < d->fetched_count; i++) {
 		free(d->fetched[i].path[0]);
 		free(d->fetched[i].path[1]);
