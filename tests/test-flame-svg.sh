@@ -72,9 +72,8 @@ for path in sys.argv[2:]:
         failed = True
 if failed:
     sys.exit(1)
-# The measures below were written for argv = FILE NAME.
-sys.argv[1:] = [sys.argv[2], sys.argv[1]]
-if sys.argv[2]:
+wanted = sys.argv[1]
+if wanted:
     # Rows by y; a frame's stack goes through the frames above or below
     # it that overlap it: the topmost name frames count, not the ones
     # they hold (recursion), so a sample counts once.
@@ -85,7 +84,7 @@ if sys.argv[2]:
         return g.find(ns + "title").text.split("\n")[0]
     root_frame = max(frames, key=lambda g: box(g)[2])
     rows = sorted({box(g)[1] for g in frames})
-    named = [g for g in frames if name(g) in (sys.argv[2], sys.argv[2] + " [kernel]")]
+    named = [g for g in frames if name(g) in (wanted, wanted + " [kernel]")]
     width = 0.0
     second = 0.0
     depths = []
