@@ -16,20 +16,34 @@
 # another test may run a workload too, and perf report's --pid filter is
 # not reliable for a process that exec'd after perf started (perf 6.1 kept
 # 3 of a workload's 2000 samples in one such run).  For each of perf's
-# top 10 functions, perfrec-report's percentage for the same name (rows of
-# one name added, whatever their DSO; perf's unresolved "0x..." entries
-# and perfrec-report's [unknown] rows are each added into one) must be
-# within the sampling error of perf's.  Names perf has in its top 10 that
-# perfrec-report lacks count as 0 %.  The two samplers do not take the
-# same samples, so a share p seen in n1 and n2 samples differs by a
-# standard error of sqrt(p(1-p)(1/n1 + 1/n2)); a row passes within 4 of
-# those plus half a point (what the two tools attribute differently at
-# the edges: a vDSO frame perf names is [unknown] here): at ~8000 samples
-# each, 3.6 points for burn_hot's 60 %, 1.1 for a 1 % function; a busy
-# machine gives fewer samples and wider limits (6.7 points at 2000), and
-# under 1500 the test fails as having too few to compare.  At 4
-# sigma a sound run fails a row about once in 16000, so a failure is not
-# rerun.  The workload runs favoured (at nice -10) to get those samples
+# top 10 functions, perfrec-report's percentage for the same name and mode
+# (rows of one name added, whatever their DSO; perf's unresolved "0x..."
+# entries and perfrec-report's [unknown] rows are each added into one) must
+# be within the sampling error of perf's, each taken as a share of its
+# mode's samples: of the kernel's, or of user space's.  Names perf has in
+# its top 10 that perfrec-report lacks count as 0 %.  The two samplers do
+# not take the same samples, so a share p seen in n1 and n2 samples
+# differs by a standard error of sqrt(p(1-p)(1/n1 + 1/n2)); a row passes
+# within 4 of those plus half a point (what the two tools attribute
+# differently at the edges: a vDSO frame perf names is [unknown] here): at
+# ~7500 user samples each, 3.6 points for burn_hot's 60 %, 1.1 for a 1 %
+# function; a busy machine gives fewer samples and wider limits, and under
+# 1500 the test fails as having too few to compare.  At 4 sigma a sound run
+# fails a row about once in 16000, so a failure is not rerun.
+#
+# Why by mode: how many of its ticks a sampler sees land in the kernel is
+# not a binomial draw the two samplers share.  On a fresh CI machine of
+# this paravirtualized kind (a tick that comes while the guest's interrupts
+# are off is taken where it turns them on, pvm_irq_enable), one run had
+# 4.5 % of perf's samples of the workload in the kernel and 7.0 % of
+# perfrecd's, 7 standard errors apart, while the shares within each mode
+# agreed to 0.3 points (pvm_irq_enable 80 % of the kernel's samples in
+# both, burn_hot 58.5 % and 58.2 % of user space's).  That split is the
+# kernel's timing of two timers, not what perfrec-report attributes; it is
+# checked only to a factor of 2 (a sample of one mode read as the other's
+# would break that, and every row).
+#
+# The workload runs favoured (at nice -10) to get those samples
 # on a busy machine.  perf record runs with -B -N (no build-id collection): perf 6.1
 # on this 6.18 kernel aborts at exit in util/build-id.c otherwise; perf
 # report finds the binaries by their paths, on this same machine.
@@ -88,18 +102,23 @@ reports_of() {
 	perf_samples=$(sed -n 's/^# Samples: \([0-9.]*[KM]*\) .*/\1/p' "$try/perf.report" | head -n 1)
 	# "    59.12%  [.] burn_hot": percent, [.] or [k], name; "0x..." names
 	# (unresolved addresses) become [unknown].
+	# Fields: percent, [.] or [k], name (perf elides the comm column, as
+	# --comm leaves it one value).
 	awk '
 	/^#/ || !/^ *[0-9.]+%/ { next }
 	{
 		pct = $1; sub(/%$/, "", pct)
+		mark = $2 == "[k]" ? "k" : "."
 		name = $3
 		for (i = 4; i <= NF; i++) name = name " " $i
 		if (name ~ /^0x[0-9a-f]+$/) name = "[unknown]"
-		sum[name] += pct
-		if (!(name in order)) order[name] = ++n
+		key = mark "\t" name
+		sum[key] += pct
+		if (!(key in order)) order[key] = ++n
 	}
-	END { for (name in sum) printf "%s\t%d\t%s\n", sum[name], order[name], name }' "$try/perf.report" |
-		sort -t '	' -k1,1gr -k2,2n | head -n 10 >"$try/perf.top"
+	END { for (key in sum) printf "%s\t%d\t%s\n", sum[key], order[key], key }' "$try/perf.report" |
+		sort -t '	' -k1,1gr -k2,2n >"$try/perf.all"
+	head -n 10 "$try/perf.all" >"$try/perf.top"
 	[ -s "$try/perf.top" ] || { head -n 30 "$try/perf.report" >&2; fail "no entries in perf report's output"; }
 	report_ok "$try/flat" --comm workload-perf "$out"
 	perfrec_samples=$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$try/flat")
@@ -111,19 +130,39 @@ reports_of() {
 		fail "perf has ${perf_samples:-0} samples of the workload, perfrec-report $perfrec_samples: not the same run"
 }
 
+# mode_share FILE MARK FIELD: the percent added up over the rows of a
+# tab-separated table, percent first, whose field FIELD is MARK ("k" for
+# the kernel's, "." for user space).
+mode_share() {
+	awk -F '\t' -v mark="$2" -v field="$3" '$field == mark { sum += $1 } END { printf "%.2f\n", sum + 0 }' "$1"
+}
+
 # compare_top TRY: the table; $bad is how many of perf's top 10 differ by
-# more than their limit (see the top).
+# more than their limit (see the top), each as a share of its mode's samples.
 compare_top() {
 	try=$work/$1
 	bad=0
-	printf '%s: %-40s %8s %8s %6s %6s\n' "$test_name" "function" "perf" "perfrec" "diff" "limit"
-	while IFS='	' read -r perf_pct rank name; do
-		ours=$(flat_percent "$try/flat" "$name")
-		limit=$(awk -v p="$perf_pct" -v n1="$perf_count" -v n2="$perfrec_samples" \
-			'BEGIN { p /= 100; printf "%.2f", 0.5 + 400 * sqrt(p * (1 - p) * (1 / n1 + 1 / n2)) }')
-		diff=$(awk -v a="$perf_pct" -v b="$ours" 'BEGIN { printf "%+.2f", b - a }')
-		printf '%s: %-40s %7.2f%% %7.2f%% %6s %6s\n' "$test_name" "$name" "$perf_pct" "$ours" "$diff" "$limit"
-		within "$ours" "$perf_pct" "$limit" || bad=$((bad + 1))
+	flat_rows "$try/flat" >"$try/flat.rows"
+	perf_k=$(mode_share "$try/perf.all" k 3)
+	perf_u=$(mode_share "$try/perf.all" . 3)
+	ours_k=$(mode_share "$try/flat.rows" k 3)
+	ours_u=$(mode_share "$try/flat.rows" . 3)
+	note "kernel samples: perf $perf_k %, perfrec-report $ours_k %; user: perf $perf_u %, perfrec-report $ours_u %"
+	printf '%s: %-40s %4s %8s %8s %6s %6s\n' "$test_name" "function (% of its mode)" mode perf perfrec diff limit
+	while IFS='	' read -r perf_pct rank mark name; do
+		if [ "$mark" = k ]; then perf_mode=$perf_k ours_mode=$ours_k; else perf_mode=$perf_u ours_mode=$ours_u; fi
+		ours=$(awk -F '\t' -v mark="$mark" -v name="$name" '$3 == mark && $4 == name { sum += $1 } END { printf "%.2f\n", sum + 0 }' "$try/flat.rows")
+		set -- $(awk -v a="$perf_pct" -v am="$perf_mode" -v an="$perf_count" \
+			-v b="$ours" -v bm="$ours_mode" -v bn="$perfrec_samples" 'BEGIN {
+			pa = am > 0 ? 100 * a / am : 0; pb = bm > 0 ? 100 * b / bm : 0
+			n1 = an * am / 100; n2 = bn * bm / 100
+			if (n1 < 1) n1 = 1
+			if (n2 < 1) n2 = 1
+			p = pa / 100
+			printf "%.2f %.2f %+.2f %.2f\n", pa, pb, pb - pa, 0.5 + 400 * sqrt(p * (1 - p) * (1 / n1 + 1 / n2))
+		}')
+		printf '%s: %-40s %4s %7.2f%% %7.2f%% %6s %6s\n' "$test_name" "$name" "[$mark]" "$1" "$2" "$3" "$4"
+		within "$2" "$1" "$4" || bad=$((bad + 1))
 	done <"$try/perf.top"
 }
 
@@ -131,16 +170,19 @@ check "perfrecd -F 999 and perf record -a -F 999 -g sample the machine while the
 record_both run
 check "perf report and perfrec-report, the workload's samples (--comm workload-perf)"
 reports_of run
-check "perf's top 10 functions: perfrec-report's self % within the sampling error of perf's"
+check "perf's top 10 functions: perfrec-report's self % of their mode's samples within the sampling error of perf's"
 compare_top run
 last=run
+check "the kernel's share of the workload's samples: within a factor of 2 of perf's"
+awk -v a="$perf_k" -v b="$ours_k" 'BEGIN { exit !(b <= 2 * a + 1 && a <= 2 * b + 1) }' ||
+	fail "kernel samples: perf $perf_k %, perfrec-report $ours_k %"
 [ "$bad" -eq 0 ] || {
 	sed -n '1,20p' "$work/$last/flat" >&2
 	fail "$bad of perf's top 10 functions differ by more than the sampling error"
 }
 check "the three burn_* functions are perf's top 3, and perfrec-report's"
-[ "$(cut -f 3 "$work/$last/perf.top" | head -n 3 | sort | tr '\n' ' ')" = "burn_cold burn_hot burn_warm " ] ||
-	fail "perf's top 3 are not burn_*: $(cut -f 3 "$work/$last/perf.top" | head -n 3 | tr '\n' ' ')"
+[ "$(cut -f 4 "$work/$last/perf.top" | head -n 3 | sort | tr '\n' ' ')" = "burn_cold burn_hot burn_warm " ] ||
+	fail "perf's top 3 are not burn_*: $(cut -f 4 "$work/$last/perf.top" | head -n 3 | tr '\n' ' ')"
 [ "$(flat_rows "$work/$last/flat" | cut -f 4 | head -n 3 | sort | tr '\n' ' ')" = "burn_cold burn_hot burn_warm " ] ||
 	fail "perfrec-report's top 3 are not burn_*"
 note "PASS"
