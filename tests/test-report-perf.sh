@@ -100,10 +100,9 @@ reports_of() {
 		--percentage relative -i "$try/perf.data" >"$try/perf.report" 2>"$try/perf.report.err" ||
 		fail "perf report: $(tail -n 3 "$try/perf.report.err")"
 	perf_samples=$(sed -n 's/^# Samples: \([0-9.]*[KM]*\) .*/\1/p' "$try/perf.report" | head -n 1)
-	# "    59.12%  [.] burn_hot": percent, [.] or [k], name; "0x..." names
+	# "    59.12%  [.] burn_hot": percent, [.] or [k], name (perf elides
+	# the comm column, which --comm leaves one value); "0x..." names
 	# (unresolved addresses) become [unknown].
-	# Fields: percent, [.] or [k], name (perf elides the comm column, as
-	# --comm leaves it one value).
 	awk '
 	/^#/ || !/^ *[0-9.]+%/ { next }
 	{
@@ -130,11 +129,11 @@ reports_of() {
 		fail "perf has ${perf_samples:-0} samples of the workload, perfrec-report $perfrec_samples: not the same run"
 }
 
-# mode_share FILE MARK FIELD: the percent added up over the rows of a
-# tab-separated table, percent first, whose field FIELD is MARK ("k" for
-# the kernel's, "." for user space).
+# mode_share FILE MARK: the percent added up over the rows of a
+# "percent<TAB>...<TAB>mark<TAB>..." table (perf.all, flat_rows) whose
+# mark is MARK ("k" for the kernel's, "." for user space).
 mode_share() {
-	awk -F '\t' -v mark="$2" -v field="$3" '$field == mark { sum += $1 } END { printf "%.2f\n", sum + 0 }' "$1"
+	awk -F '\t' -v mark="$2" '$3 == mark { sum += $1 } END { printf "%.2f\n", sum + 0 }' "$1"
 }
 
 # compare_top TRY: the table; $bad is how many of perf's top 10 differ by
@@ -143,16 +142,17 @@ compare_top() {
 	try=$work/$1
 	bad=0
 	flat_rows "$try/flat" >"$try/flat.rows"
-	perf_k=$(mode_share "$try/perf.all" k 3)
-	perf_u=$(mode_share "$try/perf.all" . 3)
-	ours_k=$(mode_share "$try/flat.rows" k 3)
-	ours_u=$(mode_share "$try/flat.rows" . 3)
+	perf_k=$(mode_share "$try/perf.all" k)
+	perf_u=$(mode_share "$try/perf.all" .)
+	ours_k=$(mode_share "$try/flat.rows" k)
+	ours_u=$(mode_share "$try/flat.rows" .)
 	note "kernel samples: perf $perf_k %, perfrec-report $ours_k %; user: perf $perf_u %, perfrec-report $ours_u %"
 	printf '%s: %-40s %4s %8s %8s %6s %6s\n' "$test_name" "function (% of its mode)" mode perf perfrec diff limit
 	while IFS='	' read -r perf_pct rank mark name; do
 		if [ "$mark" = k ]; then perf_mode=$perf_k ours_mode=$ours_k; else perf_mode=$perf_u ours_mode=$ours_u; fi
 		ours=$(awk -F '\t' -v mark="$mark" -v name="$name" '$3 == mark && $4 == name { sum += $1 } END { printf "%.2f\n", sum + 0 }' "$try/flat.rows")
-		set -- $(awk -v a="$perf_pct" -v am="$perf_mode" -v an="$perf_count" \
+		read -r perf_share ours_share diff limit <<-EOF
+		$(awk -v a="$perf_pct" -v am="$perf_mode" -v an="$perf_count" \
 			-v b="$ours" -v bm="$ours_mode" -v bn="$perfrec_samples" 'BEGIN {
 			pa = am > 0 ? 100 * a / am : 0; pb = bm > 0 ? 100 * b / bm : 0
 			n1 = an * am / 100; n2 = bn * bm / 100
@@ -161,8 +161,10 @@ compare_top() {
 			p = pa / 100
 			printf "%.2f %.2f %+.2f %.2f\n", pa, pb, pb - pa, 0.5 + 400 * sqrt(p * (1 - p) * (1 / n1 + 1 / n2))
 		}')
-		printf '%s: %-40s %4s %7.2f%% %7.2f%% %6s %6s\n' "$test_name" "$name" "[$mark]" "$1" "$2" "$3" "$4"
-		within "$2" "$1" "$4" || bad=$((bad + 1))
+		EOF
+		printf '%s: %-40s %4s %7.2f%% %7.2f%% %6s %6s\n' "$test_name" "$name" "[$mark]" \
+			"$perf_share" "$ours_share" "$diff" "$limit"
+		within "$ours_share" "$perf_share" "$limit" || bad=$((bad + 1))
 	done <"$try/perf.top"
 }
 
@@ -173,13 +175,13 @@ reports_of run
 check "perf's top 10 functions: perfrec-report's self % of their mode's samples within the sampling error of perf's"
 compare_top run
 last=run
-check "the kernel's share of the workload's samples: within a factor of 2 of perf's"
-awk -v a="$perf_k" -v b="$ours_k" 'BEGIN { exit !(b <= 2 * a + 1 && a <= 2 * b + 1) }' ||
-	fail "kernel samples: perf $perf_k %, perfrec-report $ours_k %"
 [ "$bad" -eq 0 ] || {
 	sed -n '1,20p' "$work/$last/flat" >&2
 	fail "$bad of perf's top 10 functions differ by more than the sampling error"
 }
+check "the kernel's share of the workload's samples: within a factor of 2 of perf's"
+awk -v a="$perf_k" -v b="$ours_k" 'BEGIN { exit !(b <= 2 * a + 1 && a <= 2 * b + 1) }' ||
+	fail "kernel samples: perf $perf_k %, perfrec-report $ours_k %"
 check "the three burn_* functions are perf's top 3, and perfrec-report's"
 [ "$(cut -f 4 "$work/$last/perf.top" | head -n 3 | sort | tr '\n' ' ')" = "burn_cold burn_hot burn_warm " ] ||
 	fail "perf's top 3 are not burn_*: $(cut -f 4 "$work/$last/perf.top" | head -n 3 | tr '\n' ' ')"
