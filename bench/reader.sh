@@ -228,6 +228,9 @@ s = json.dumps(d); json.loads(s); sorted(re.findall(r"\d+", s[:2000000]))'
 if [ -n "$(ls "$prf"/*.prf 2>/dev/null)" ] && [ -s "$pdata" ]; then
 	echo "reusing the capture in $cap"
 else
+	for p in "$perfrecd" "$workload"; do
+		[ -x "$p" ] || die "$p is not built (drop --no-build, or make it)"
+	done
 	rm -rf "$prf" "$pdata"
 	mkdir -p "$prf"
 	: >"$tmp/empty.conf"
@@ -262,7 +265,8 @@ else
 		started_pids="$started_pids $load_pid"
 		"$workload" --seconds "$seconds" --threads 2 >/dev/null
 	fi
-	kill -TERM -- "-$load_pid" 2>/dev/null
+	# the pid too: the group is not there yet if the workload failed at once
+	kill -TERM -- "-$load_pid" 2>/dev/null || kill -TERM "$load_pid" 2>/dev/null
 	wait "$load_pid" 2>/dev/null
 	# stop both at once
 	kill -INT "$perf_pid"

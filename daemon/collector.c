@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -199,6 +200,29 @@ static void append_trimmed(struct collector *c, const struct perf_event_header *
 	}
 }
 
+/*
+ * Our events never ask for build-ids (event_attr()), but Linux 6.18 sets
+ * MMAP_BUILD_ID in every event's MMAP2 records while any event on the
+ * machine asks (perf record --buildid-mmap), over our bodies of device
+ * and inode.  The flag is cleared, so that the file says what the body is.
+ */
+static void append_mmap2(struct collector *c, const struct perf_event_header *record,
+			 uint64_t time)
+{
+	/* The kernel's MMAP2: 72 bytes, a path of up to PATH_MAX, a trailer. */
+	uint64_t copy[(72 + PATH_MAX + 64) / 8];
+
+	if (record->misc & PERF_RECORD_MISC_MMAP_BUILD_ID &&
+	    !c->events.events[0].attr.build_id && record->size <= sizeof(copy)) {
+		memcpy(copy, record, record->size);
+		record = (const struct perf_event_header *)copy;
+		((struct perf_event_header *)copy)->misc &= ~PERF_RECORD_MISC_MMAP_BUILD_ID;
+	}
+	note_mapping_build_id(c, record, time);
+	output_append(c->output, record, record->size, time);
+	jit_maps_note_mmap(c->jit, record, &c->sink);
+}
+
 static int handle_record(void *context, const struct perf_event_header *record,
 			 int cpu)
 {
@@ -232,9 +256,7 @@ static int handle_record(void *context, const struct perf_event_header *record,
 		c->stats.throttled++;
 		break;
 	case PERF_RECORD_MMAP2:
-		note_mapping_build_id(c, record, time);
-		output_append(c->output, record, record->size, time);
-		jit_maps_note_mmap(c->jit, record, &c->sink);
+		append_mmap2(c, record, time);
 		return 0;
 	case PERF_RECORD_EXIT:
 		output_append(c->output, record, record->size, time);

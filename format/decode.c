@@ -445,11 +445,18 @@ static void read_mmap2_build_id(struct cursor *cursor, struct prf_mmap *mmap)
 	memcpy(mmap->build_id, field + 4, mmap->build_id_size);
 }
 
-static void read_mmap2(struct cursor *cursor, uint16_t misc,
-		       struct prf_mmap *mmap)
+/*
+ * The body holds a build-id only if the event asked for one: Linux 6.18
+ * also sets MMAP_BUILD_ID in the MMAP2 records of events that did not
+ * (while any event on the machine asks, e.g. perf record --buildid-mmap),
+ * over bodies that hold the device and inode.  Without the attr, the flag
+ * is believed.
+ */
+static void read_mmap2(struct cursor *cursor, const struct perf_event_attr *attr,
+		       uint16_t misc, struct prf_mmap *mmap)
 {
 	read_mmap(cursor, mmap);
-	if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+	if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID && (!attr || attr->build_id)) {
 		read_mmap2_build_id(cursor, mmap);
 	} else {
 		mmap->major = read_u32(cursor);
@@ -528,9 +535,9 @@ static int is_side_band(uint32_t type)
 	return type < 32 && (PRF_SIDE_BAND_TYPES & (1u << type));
 }
 
-static void read_side_band(struct cursor *cursor,
-			  const struct perf_event_header *header,
-			  struct prf_decoded *decoded)
+static void read_side_band(struct cursor *cursor, const struct perf_event_attr *attr,
+			   const struct perf_event_header *header,
+			   struct prf_decoded *decoded)
 {
 	switch (header->type) {
 	case PERF_RECORD_MMAP:
@@ -538,7 +545,7 @@ static void read_side_band(struct cursor *cursor,
 		decoded->mmap.filename = read_string(cursor);
 		break;
 	case PERF_RECORD_MMAP2:
-		read_mmap2(cursor, header->misc, &decoded->mmap);
+		read_mmap2(cursor, attr, header->misc, &decoded->mmap);
 		decoded->mmap.filename = read_string(cursor);
 		break;
 	case PERF_RECORD_COMM:
@@ -619,7 +626,7 @@ int prf_decode_record(const struct perf_event_attr *attr, const void *record,
 		return err;
 	cursor_init(&cursor, (const uint8_t *)record + sizeof(header),
 		    body_size - sizeof(header));
-	read_side_band(&cursor, &header, decoded);
+	read_side_band(&cursor, attr, &header, decoded);
 	if (cursor.error) {
 		memset(decoded, 0, sizeof(*decoded));
 		decoded->type = header.type;

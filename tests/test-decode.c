@@ -720,6 +720,7 @@ static const struct perf_event_attr *trailer_attr(const struct trailer_case *t,
 	attr->size = sizeof(*attr);
 	attr->sample_type = t->sample_type;
 	attr->sample_id_all = t->sample_id_all;
+	attr->build_id = 1;	/* the MMAP2 cases include build-id bodies */
 	return t->attr_given ? attr : NULL;
 }
 
@@ -1188,6 +1189,46 @@ START_TEST(side_band_without_attr_keeps_trailer_in_body)
 		ck_assert_uint_eq(decoded.id.sample_type, 0);
 		ck_assert_uint_eq(decoded.id.time, 0);
 	}
+}
+END_TEST
+
+/*
+ * Linux 6.18 sets MMAP_BUILD_ID in the MMAP2 records of every event once
+ * one event on the machine asks for build-ids, over a body of device and
+ * inode for the events that did not: their attr says which body it is.
+ */
+START_TEST(mmap2_build_id_flag_without_attr_build_id)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr) };
+	struct prf_decoded decoded;
+	struct builder b;
+
+	put_mmap2_head(&b, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
+	put_u32(&b, 254);		/* major: not a build-id size */
+	put_u32(&b, 3);
+	put_u64(&b, 0x123456789ULL);
+	put_u64(&b, 42);
+	put_u32(&b, PROT_READ | PROT_EXEC);
+	put_u32(&b, MAP_PRIVATE);
+	put_string(&b, "/bin/true");
+	end_record(&b);
+	ck_assert_int_eq(prf_decode_record(&attr, b.words, b.size, &decoded), 1);
+	check_mmap2_common(&decoded, "/bin/true");
+	ck_assert_int_eq(decoded.mmap.has_build_id, 0);
+	ck_assert_uint_eq(decoded.mmap.major, 254);
+	ck_assert_uint_eq(decoded.mmap.minor, 3);
+	ck_assert_uint_eq(decoded.mmap.inode, 0x123456789ULL);
+	ck_assert_uint_eq(decoded.mmap.inode_generation, 42);
+
+	/* An event that asked: the same flag means a build-id, and 254 is no size. */
+	attr.build_id = 1;
+	ck_assert_int_eq(prf_decode_record(&attr, b.words, b.size, &decoded), -EBADMSG);
+
+	/* And a real build-id body under an attr that asked is still one. */
+	make_mmap2_build_id(&b);
+	end_record(&b);
+	ck_assert_int_eq(prf_decode_record(&attr, b.words, b.size, &decoded), 1);
+	check_mmap2_build_id(&decoded);
 }
 END_TEST
 
@@ -2518,6 +2559,7 @@ static Suite *decode_suite(int with_live)
 
 	tcase_add_loop_test(side_band, side_band_records, 0, ARRAY_SIZE(trailer_cases));
 	tcase_add_test(side_band, side_band_without_attr_keeps_trailer_in_body);
+	tcase_add_test(side_band, mmap2_build_id_flag_without_attr_build_id);
 	tcase_add_test(side_band, unknown_types_are_skipped);
 	tcase_add_test(side_band, record_type_names);
 	suite_add_tcase(suite, side_band);
