@@ -876,6 +876,18 @@ static void header_hosts(struct profile *p)
 }
 
 /*
+ * Inlined frames come from DWARF, which a debug file keeps compressed.
+ * The flat view charges the function the code was inlined into, which
+ * the symbol table names: it needs them only with --inline, or for
+ * --focus, which may name an inlined function.
+ */
+static int wants_inlines(const struct report_options *o)
+{
+	return o->view != VIEW_FLAT || o->format != FORMAT_TEXT || o->json || o->inline_leaf ||
+	       o->focus;
+}
+
+/*
  * The first pass over inputs: symbols, the session, the event, the
  * filter.  0, or an exit status after a message.
  */
@@ -886,7 +898,7 @@ static int profile_load(struct report_options *o, const char **inputs, size_t in
 	struct symbolizer_options sym_options = {
 		.symfs = o->symfs,
 		.want_lines = o->lines || (o->sort_keys & SORT_SRCLINE) || o->format == FORMAT_PPROF,
-		.want_inlines = 1,
+		.want_inlines = wants_inlines(o),
 		.warn = warn_line,
 		.warn_context = o,
 	};

@@ -170,8 +170,11 @@ size_t dso_file_resolve(struct symbolizer *s, struct dso *dso, uint64_t offset,
 	if (s->want_lines)
 		line = line_at(s, dso, addr);
 	walk.pos = line;
-	/* Without a symbol, DWARF may still name the function. */
-	if (s->want_inlines || !symbol)
+	/*
+	 * Without a symbol, DWARF may still name the function, unless the
+	 * symbols are a .symtab's: asking would inflate the DWARF for nothing.
+	 */
+	if (s->want_inlines || (!symbol && !symtab_complete(dso->symtab)))
 		walk_inlines(s, dso, addr, &walk);
 	if (!s->want_inlines) {
 		walk.count = 0;

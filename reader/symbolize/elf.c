@@ -474,5 +474,5 @@ int symbolizer_find_debuginfo(Dwfl_Module *module, void **userdata, const char *
 		close(fd);
 		return -1;
 	}
-	return debug_file_uncompressed(fd);
+	return debug_file_for(dso->symbolizer, fd);
 }

@@ -148,6 +148,8 @@ void dwarf_index_free(struct dwarf_index *index);
 struct symtab *symtab_load(Dwfl_Module *module);
 void symtab_free(struct symtab *symtab);
 const char *symtab_lookup(const struct symtab *symtab, uint64_t address, uint64_t *offset);
+/* Whether the table is a .symtab (every function), not only .dynsym. */
+int symtab_complete(const struct symtab *symtab);
 
 /*
  * cfi-extent.c: for a module address of an open DSO_FILE that nothing
@@ -178,11 +180,13 @@ int symbolizer_fetch(struct symbolizer *s, const struct dso *dso, int debuginfo,
  * the fd of an uncompressed copy in memory (fd closed); otherwise fd.
  */
 int debug_file_uncompressed(int fd);
+/* That, when the symbolizer wants lines or inlined frames; otherwise fd. */
+int debug_file_for(const struct symbolizer *s, int fd);
 
 /*
  * The module's debug file in the build-id tree of a debug directory
  * (<dir>/.build-id/xx/rest.debug, its build-id checked), uncompressed as
- * above, with its path in *name; -1 when there is none.
+ * debug_file_for() says, with its path in *name; -1 when there is none.
  */
 int debug_file_by_build_id(const struct symbolizer *s, Dwfl_Module *module, char **name);
 

@@ -34,6 +34,7 @@ struct symtab {
 	size_t sized_count;
 	struct symtab_entry *sizeless;	/* by start */
 	size_t sizeless_count;
+	int complete;			/* a .symtab's, not only .dynsym's */
 };
 
 static int binding_rank(uint8_t bind)
@@ -144,8 +145,23 @@ static int candidate(const char *name, const GElf_Sym *sym)
 	       type != STT_FILE && type != STT_TLS;
 }
 
+static int has_symtab_section(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+
+		if (gelf_getshdr(scn, &shdr) && shdr.sh_type == SHT_SYMTAB)
+			return 1;
+	}
+	return 0;
+}
+
 static int collect(struct symtab *t, Dwfl_Module *module, int count)
 {
+	Elf *checked = NULL;
+
 	for (int i = 0; i < count; i++) {
 		struct symtab_entry e = { 0 };
 		GElf_Addr value, bias = 0;
@@ -157,6 +173,11 @@ static int collect(struct symtab *t, Dwfl_Module *module, int count)
 
 		if (!candidate(name, &sym))
 			continue;
+		/* The ELF whose table libdwfl read: the binary's, its debug file's. */
+		if (elf && elf != checked && !t->complete) {
+			checked = elf;
+			t->complete = has_symtab_section(elf);
+		}
 		e.start = value;
 		e.end = value + sym.st_size < value ? UINT64_MAX : value + sym.st_size;
 		e.name = name;
@@ -299,4 +320,13 @@ const char *symtab_lookup(const struct symtab *t, uint64_t address, uint64_t *of
 		return NULL;
 	*offset = address - e->start;
 	return e->name;
+}
+
+/*
+ * A .symtab names every function, static ones too: an address outside
+ * all its symbols (a PLT, padding) is in none that DWARF would name.
+ */
+int symtab_complete(const struct symtab *t)
+{
+	return t && t->complete;
 }

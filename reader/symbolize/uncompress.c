@@ -196,6 +196,16 @@ static int has_build_id(int fd, const void *id, int size)
 	return ok;
 }
 
+/*
+ * The copy pays only where DWARF is read for most addresses: lines or
+ * inlined frames.  Otherwise the symbol table is all a debug file gives,
+ * and libdw inflates a section only if an address without a symbol asks.
+ */
+int debug_file_for(const struct symbolizer *s, int fd)
+{
+	return s->want_lines || s->want_inlines ? debug_file_uncompressed(fd) : fd;
+}
+
 int debug_file_by_build_id(const struct symbolizer *s, Dwfl_Module *module, char **name)
 {
 	const unsigned char *id;
@@ -224,7 +234,7 @@ int debug_file_by_build_id(const struct symbolizer *s, Dwfl_Module *module, char
 			close(fd);
 			return -1;
 		}
-		return debug_file_uncompressed(fd);
+		return debug_file_for(s, fd);
 	}
 	return -1;
 }
