@@ -13,6 +13,10 @@
 # are named after their functions' extents in .eh_frame ([workload+0x...];
 # test-report-stripped.sh checks those).
 #
+# Linked: a stripped copy with a .gnu_debuglink is captured; its debug file
+# is found in the binary's .debug directory, then under --debug-dir at the
+# binary's path, and a debug file of another build-id there is not used.
+#
 # Rebuilt: a copy is captured, then the file at that path is replaced with
 # another build of tests/workload.c (cc -O0 -DREBUILD here: another
 # build-id).  The report does not use it: the workload's frames are
@@ -84,6 +88,33 @@ note "names of the workload without --debug-dir: $(tr '\n' ' ' <"$work/resolved"
 extents=$(flat_rows "$work/flat-plain" | awk -F '\t' '$4 ~ /^\[workload\+0x/ && $5 == "workload" { n += $1 } END { printf "%.2f\n", n }')
 note "[workload+0x...] in the workload: $extents %"
 within "$extents" 95 10 || fail "without --debug-dir, only $extents % of the samples are named after CFI extents in the workload (expected ~99)"
+
+# ---- found by its .gnu_debuglink ----------------------------------------
+
+mkdir -p "$work/linked/.debug" "$work/dl"
+linked=$work/linked/workload
+cp "$workload" "$linked"
+objcopy --only-keep-debug "$linked" "$work/linked/workload.dbg" || fail "objcopy --only-keep-debug failed"
+strip --strip-all "$linked" || fail "strip --strip-all failed"
+objcopy --add-gnu-debuglink="$work/linked/workload.dbg" "$linked" ||
+	fail "objcopy --add-gnu-debuglink failed"
+check "perfrecd captures a stripped copy whose .gnu_debuglink names workload.dbg (2 s)"
+# shellcheck disable=SC2086
+capture "$work/out3" $favour "$linked" --seconds 2
+for place in "$work/linked/.debug/workload.dbg" "$work/dl$work/linked/workload.dbg"; do
+	check "the debug file at $place: burn_hot resolves"
+	mkdir -p "$(dirname "$place")"
+	mv "$(find "$work/linked" "$work/dl" -name workload.dbg | head -n 1)" "$place"
+	report_ok "$work/flat-linked" --debug-dir "$work/dl" "$work/out3"
+	got=$(flat_percent "$work/flat-linked" burn_hot workload)
+	note "burn_hot: $got %"
+	awk -v got="$got" 'BEGIN { exit !(got >= 30) }' || fail "burn_hot at $got %, expected at least 30 %"
+done
+check "a debug file of another build-id at that place is not used"
+objcopy --only-keep-debug "$perfrecd" "$work/dl$work/linked/workload.dbg" ||
+	fail "objcopy --only-keep-debug $perfrecd failed"
+report_ok "$work/flat-wrong" --debug-dir "$work/dl" "$work/out3"
+grep -q 'burn_' "$work/flat-wrong" && fail "burn_* resolved from another binary's debug file"
 
 # ---- rebuilt after the capture -------------------------------------------
 

@@ -436,12 +436,11 @@ void dso_close(struct dso *dso)
 }
 
 /*
- * The build-id trees of the debug directories (uncompress.c), then
- * libdwfl's own search (.gnu_debuglink next to the binary and in the
- * debug directories), then the source (debuginfod) for the module's
- * build-id.  The same callback finds dwz's .gnu_debugaltlink files
- * (another name than the binary's own debuglink): those are left to
- * libdwfl, locally only, as they have a build-id of their own.
+ * The build-id trees of the debug directories, then the .gnu_debuglink
+ * places (both in uncompress.c), then the source (debuginfod) for the
+ * module's build-id.  The same callback finds dwz's .gnu_debugaltlink
+ * files (another name than the binary's own debuglink): those are left
+ * to libdwfl, locally only, as they have a build-id of their own.
  */
 int symbolizer_find_debuginfo(Dwfl_Module *module, void **userdata, const char *module_name,
 			      Dwarf_Addr base, const char *file_name, const char *debuglink_file,
@@ -452,18 +451,28 @@ int symbolizer_find_debuginfo(Dwfl_Module *module, void **userdata, const char *
 	GElf_Word own_crc;
 	Dwarf_Addr bias;
 	Elf *elf = dwfl_module_getelf(module, &bias);
-	int own, fd;
+	int own, fd = -1;
 
 	if (elf)
 		own_link = dwelf_elf_gnu_debuglink(elf, &own_crc);
 	own = !debuglink_file || (own_link && !strcmp(own_link, debuglink_file));
 	if (own && dso) {
 		fd = debug_file_by_build_id(dso->symbolizer, module, debuginfo_file_name);
+		if (fd < 0)
+			fd = debug_file_by_debuglink(dso->symbolizer, module, file_name,
+						     debuglink_file, debuginfo_file_name);
 		if (fd >= 0)
 			return fd;
 	}
-	fd = dwfl_standard_find_debuginfo(module, userdata, module_name, base, file_name,
-					  debuglink_file, debuglink_crc, debuginfo_file_name);
+	/*
+	 * libdwfl's search: for dwz files and binaries without a build-id.
+	 * Not for the others, which it would search again and then load
+	 * libdebuginfod (with libcurl) to ask servers the source above asks.
+	 */
+	if (!own || !dso || fd == -2)
+		fd = dwfl_standard_find_debuginfo(module, userdata, module_name, base, file_name,
+						  debuglink_file, debuglink_crc,
+						  debuginfo_file_name);
 	if (fd >= 0 || !own || !dso || !dso->symbolizer->source)
 		return fd;
 	fd = symbolizer_fetch(dso->symbolizer, dso, 1, &path);

@@ -189,6 +189,14 @@ int debug_file_for(const struct symbolizer *s, int fd);
  * debug_file_for() says, with its path in *name; -1 when there is none.
  */
 int debug_file_by_build_id(const struct symbolizer *s, Dwfl_Module *module, char **name);
+/*
+ * The .gnu_debuglink places (beside the binary, in its .debug directory,
+ * under each debug directory at the binary's path) for a debug file with
+ * the module's build-id, as debug_file_by_build_id(); -1 when none is
+ * there, -2 when this search cannot tell (no build-id): libdwfl's then.
+ */
+int debug_file_by_debuglink(const struct symbolizer *s, Dwfl_Module *module,
+			    const char *file_name, const char *debuglink, char **name);
 
 /* elf.c: the Dwfl_Callbacks find_debuginfo; the module's userdata is its DSO. */
 int symbolizer_find_debuginfo(Dwfl_Module *module, void **userdata, const char *module_name,

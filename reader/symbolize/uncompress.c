@@ -238,3 +238,54 @@ int debug_file_by_build_id(const struct symbolizer *s, Dwfl_Module *module, char
 	}
 	return -1;
 }
+
+/* path, if it is a regular file with the build-id: its fd (as debug_file_for()). */
+static int debug_candidate(const struct symbolizer *s, const char *path, const char *file_name,
+			   const unsigned char *id, int size, char **name)
+{
+	int fd;
+
+	if (!strcmp(path, file_name))
+		return -1;	/* the binary itself */
+	fd = prf_open_regular(path);
+	if (fd < 0)
+		return -1;
+	if (!has_build_id(fd, id, size) || !(*name = strdup(path))) {
+		close(fd);
+		return -1;
+	}
+	return debug_file_for(s, fd);
+}
+
+int debug_file_by_debuglink(const struct symbolizer *s, Dwfl_Module *module,
+			    const char *file_name, const char *debuglink, char **name)
+{
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	char path[PATH_MAX], link[NAME_MAX + 1];
+	const char *slash = file_name ? strrchr(file_name, '/') : NULL;
+	int size = dwfl_module_build_id(module, &id, &vaddr), fd;
+	int dir_length;
+
+	if (size < 2 || size > BUILD_ID_MAX || !slash || (debuglink && strchr(debuglink, '/')))
+		return -2;
+	/* No link: the binary's name with .debug, as libdwfl tries. */
+	if ((size_t)snprintf(link, sizeof(link), debuglink ? "%s" : "%s.debug",
+			     debuglink ? debuglink : slash + 1) >= sizeof(link))
+		return -2;
+	dir_length = (int)(slash - file_name);
+	if ((size_t)snprintf(path, sizeof(path), "%.*s/%s", dir_length, file_name, link) <
+		    sizeof(path) &&
+	    (fd = debug_candidate(s, path, file_name, id, size, name)) >= 0)
+		return fd;
+	if ((size_t)snprintf(path, sizeof(path), "%.*s/.debug/%s", dir_length, file_name,
+			     link) < sizeof(path) &&
+	    (fd = debug_candidate(s, path, file_name, id, size, name)) >= 0)
+		return fd;
+	for (size_t i = 0; i < s->debug_dir_count; i++)
+		if ((size_t)snprintf(path, sizeof(path), "%s%.*s/%s", s->debug_dirs[i],
+				     dir_length, file_name, link) < sizeof(path) &&
+		    (fd = debug_candidate(s, path, file_name, id, size, name)) >= 0)
+			return fd;
+	return -1;
+}
