@@ -366,6 +366,28 @@ static int expand_sample(const struct prf_reader *reader, uint8_t flags,
 	return 0;
 }
 
+/*
+ * What count samples will take expanded: the kernel's fixed fields, the
+ * table's average callchain and the tails; capped by the chunk limit,
+ * which output_reserve() enforces anyway.
+ */
+static int reserve_estimate(struct output *o, uint32_t count, uint32_t tails,
+			    uint32_t stack_count, const char **why)
+{
+	uint64_t words = 0, bytes;
+
+	for (uint32_t i = 1; i <= stack_count; i++)
+		words += o->b->nodes[i].depth;
+	bytes = (uint64_t)count * (96 + 8 * (stack_count ? words / stack_count : 0)) + tails;
+	if (bytes > PRF_CHUNK_RAW_MAX - o->used)
+		bytes = PRF_CHUNK_RAW_MAX - o->used;
+	/* A sample takes 16 bytes or more: no more refs than bytes allow. */
+	if (reserve((void **)&o->b->refs, &o->b->refs_capacity,
+		    o->count + (count < bytes / 16 ? count : bytes / 16), sizeof(*o->b->refs)) < 0)
+		return -ENOMEM;
+	return output_reserve(o, (size_t)bytes, why);
+}
+
 static int expand_samples(const struct prf_reader *reader, const uint8_t *record, size_t size,
 			  uint32_t stack_count, struct output *o, const char **why)
 {
@@ -389,6 +411,11 @@ static int expand_samples(const struct prf_reader *reader, const uint8_t *record
 		columns[i] = (struct cursor){ at, at + head.column_size[i], 0 };
 		at += head.column_size[i];
 	}
+	/* Room for about all of them at once, rather than doubling from nothing. */
+	ret = reserve_estimate(o, head.count, head.column_size[PRF_COLUMN_TAILS], stack_count,
+			       why);
+	if (ret < 0)
+		return ret;
 	for (uint32_t i = 0; i < head.count; i++) {
 		uint8_t flags = *columns[PRF_COLUMN_FLAGS].p++;
 
