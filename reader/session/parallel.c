@@ -123,7 +123,8 @@ static void read_samples(void *context, unsigned thread, size_t i)
 {
 	struct samples_job *job = context;
 
-	session_read_samples(job->s, i, job->filter, job->fn, job->contexts[thread],
+	/* The pool's threads keep the cores busy: a reader's own would crowd them. */
+	session_read_samples(job->s, i, job->filter, 0, job->fn, job->contexts[thread],
 			     &job->results[i]);
 }
 

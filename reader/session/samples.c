@@ -136,7 +136,8 @@ static void sample_from_record(struct session *s, uint32_t host, const struct pr
  * so that the warnings and the summary do not depend on the threads.
  */
 void session_read_samples(struct session *s, size_t i, const struct session_filter *filter,
-			  session_sample_fn fn, void *context, struct samples_result *result)
+			  int read_ahead, session_sample_fn fn, void *context,
+			  struct samples_result *result)
 {
 	struct input *in = &s->inputs[i];
 	struct prf_reader *reader;
@@ -153,7 +154,8 @@ void session_read_samples(struct session *s, size_t i, const struct session_filt
 		return;
 	}
 	/* Decompressing on the other core; without a thread, on this one. */
-	prf_reader_read_ahead(reader);
+	if (read_ahead)
+		prf_reader_read_ahead(reader);
 	while ((ret = prf_reader_next_chunk(reader, &chunk)) == 1) {
 		struct prf_record record;
 
@@ -235,7 +237,7 @@ int session_for_each_sample(struct session *s, const struct session_filter *filt
 	for (size_t i = 0; i < s->input_count; i++) {
 		struct samples_result result;
 
-		session_read_samples(s, i, filter, fn, context, &result);
+		session_read_samples(s, i, filter, 1, fn, context, &result);
 		undecodable += result.undecodable;
 		if (session_samples_told(s, i, &result) < 0)
 			status = -EIO;

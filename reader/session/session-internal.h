@@ -214,8 +214,10 @@ struct samples_result {
 	uint64_t damaged_chunks;
 };
 
+/* read_ahead: decompress on a thread of the reader's own (reading one file at a time). */
 void session_read_samples(struct session *s, size_t index, const struct session_filter *filter,
-			  session_sample_fn fn, void *context, struct samples_result *result);
+			  int read_ahead, session_sample_fn fn, void *context,
+			  struct samples_result *result);
 int session_samples_told(struct session *s, size_t index, const struct samples_result *result);
 void session_undecodable_told(struct session *s, uint64_t undecodable);
 /* Sorts the build-ids the files recorded, for session_mapping_dso(). */
