@@ -441,7 +441,7 @@ static void snapshot(struct collector *c)
 		log_notice("kernel symbol addresses are hidden (kernel.kptr_restrict, or no CAP_SYSLOG); kernel frames will not resolve");
 		c->kallsyms_hidden_said = 1;
 	}
-	log_debug("snapshot: %llu processes, %llu threads, %llu mappings, %llu build-ids, %llu cgroups, %llu threads in other pid namespaces, %llu kernel symbols in %.1f ms",
+	log_debug("snapshot: %llu processes, %llu threads, %llu mappings, %llu build-ids, %llu cgroups, %llu threads in other pid namespaces, %llu kernel symbols in KALLSYMS, in %.1f ms",
 		  (unsigned long long)processes.processes,
 		  (unsigned long long)processes.threads,
 		  (unsigned long long)processes.mappings,

@@ -148,15 +148,18 @@ static int kallsyms_read(const char *proc_root, struct kallsyms *ks)
 }
 
 /*
- * What the kernel's MMAP needs, without the text kept: read in pieces,
- * the symbols counted, the reference symbols' addresses and whether all
- * addresses read as zero.  (--kernel-symbols=hit or none: the file gets
- * no KALLSYMS.)
+ * What the kernel's MMAP needs, without the text kept: the reference
+ * symbol's address, and whether all addresses read as zero.  Read in
+ * pieces, and only up to _text (the third line here): the kernel makes
+ * the text as it is read, and the whole of it cost more CPU than a
+ * short capture's samples.  Hidden addresses are all zero, _text's too:
+ * then it is read to the end to be sure.  (--kernel-symbols=hit or none:
+ * the file gets no KALLSYMS, and no symbol count.)
  */
 static int kallsyms_scan_file(const char *proc_root, struct kallsyms *ks)
 {
 	enum { PIECE = 64u << 10 };
-	uint64_t text = 0, stext = 0;
+	uint64_t text = 0, stext = 0, lines = 0;
 	size_t kept = 0;
 	int all_zero = 1, fd;
 	ssize_t n;
@@ -170,7 +173,7 @@ static int kallsyms_scan_file(const char *proc_root, struct kallsyms *ks)
 		close(fd);
 		return -ENOMEM;
 	}
-	do {
+	while (!text) {
 		const char *p = buf, *end;
 
 		n = read(fd, buf + kept, PIECE);
@@ -191,18 +194,20 @@ static int kallsyms_scan_file(const char *proc_root, struct kallsyms *ks)
 				text = strtoull(p, NULL, 16);
 			if (!stext && next - p > 8 && !memcmp(next - 8, " _stext\n", 8))
 				stext = strtoull(p, NULL, 16);
-			ks->symbols++;
+			lines++;
 			p = next;
 		}
 		kept = (size_t)(end - p);
 		memmove(buf, p, kept);
-	} while (n > 0);
+		if (n == 0)
+			break;
+	}
 	n = n < 0 ? -errno : 0;
 	close(fd);
 	free(buf);
 	if (n < 0)
 		return (int)n;
-	ks->hidden = ks->symbols && all_zero;
+	ks->hidden = lines && all_zero;
 	if (!ks->hidden) {
 		ks->text_symbol = text ? "_text" : "_stext";
 		ks->text_start = text ? text : stext;

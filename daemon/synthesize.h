@@ -33,7 +33,7 @@ int synthesize_processes(const char *proc_root, pid_t only_pid,
 
 struct kernel_stats {
 	int kallsyms_hidden;		/* kptr_restrict zeroed the addresses */
-	uint64_t symbols;
+	uint64_t symbols;		/* in the KALLSYMS (--kernel-symbols=all), else 0 */
 	uint64_t modules;
 	int have_build_id;
 };

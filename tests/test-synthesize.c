@@ -1152,6 +1152,60 @@ static void run_kernel(const char *root, struct collector *c,
 	ck_assert_int_eq(synthesize_kernel(proc, sys, &layout, &sink, stats), 0);
 }
 
+/*
+ * Without symbols (--kernel-symbols=hit or none) only the reference
+ * symbol is looked for: kallsyms is read up to _text, and to its end only
+ * when _text is not there or reads as zero (hidden addresses).
+ */
+START_TEST(kernel_fake_without_symbols)
+{
+	struct collector c = { .fail_at = -1 };
+	struct record_sink sink = sink_of(&c);
+	char proc[PATH_MAX], sys[PATH_MAX], *text, *at;
+	struct kernel_stats stats;
+	char *root = make_root();
+	size_t lines = 20000, size = 40 * lines + 200;
+
+	snprintf(proc, sizeof(proc), "%s/proc", root);
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	/* _stext only, far past the first pieces read: found at the end */
+	text = malloc(size);
+	ck_assert_ptr_nonnull(text);
+	at = text;
+	for (size_t i = 0; i < lines; i++)
+		at += sprintf(at, "ffffffff8%07zx t local_%06zu\n", i * 16, i);
+	strcpy(at, "ffffffff81000000 T _stext\n");
+	put_text(root, "proc/kallsyms", text);
+	collector_reset(&c);
+	ck_assert_int_eq(synthesize_kernel_without_symbols(proc, sys, &layout, &sink, &stats), 0);
+	ck_assert_int_eq(stats.kallsyms_hidden, 0);
+	ck_assert_uint_eq(stats.symbols, 0);
+	ck_assert_uint_eq(count_type(&c, PRF_RECORD_KALLSYMS), 0);
+	check_kernel_mmap(&c, 0xffffffff81000000ull, "[kernel.kallsyms]_stext");
+
+	/* _text first: taken, whatever follows */
+	at = text + sprintf(text, "ffffffff81000000 T _stext\nffffffff81200000 T _text\n");
+	for (size_t i = 0; i < lines; i++)
+		at += sprintf(at, "ffffffff8%07zx t local_%06zu\n", i * 16, i);
+	put_text(root, "proc/kallsyms", text);
+	collector_reset(&c);
+	ck_assert_int_eq(synthesize_kernel_without_symbols(proc, sys, &layout, &sink, &stats), 0);
+	ck_assert_int_eq(stats.kallsyms_hidden, 0);
+	check_kernel_mmap(&c, 0xffffffff81200000ull, "[kernel.kallsyms]_text");
+
+	/* every address zero, _text's too: hidden, and no kernel map */
+	put_text(root, "proc/kallsyms", fake_kallsyms_hidden);
+	collector_reset(&c);
+	ck_assert_int_eq(synthesize_kernel_without_symbols(proc, sys, &layout, &sink, &stats), 0);
+	ck_assert_int_eq(stats.kallsyms_hidden, 1);
+	ck_assert_uint_eq(count_type(&c, PERF_RECORD_MMAP), 0);
+	ck_assert_uint_eq(count_type(&c, PRF_RECORD_KALLSYMS), 0);
+	free(text);
+	collector_reset(&c);
+	remove_root(root);
+}
+END_TEST
+
 START_TEST(kernel_fake_hidden)
 {
 	struct collector c = { .fail_at = -1 };
@@ -1325,6 +1379,7 @@ static Suite *synthesize_suite(void)
 	tcase_add_test(tc, buildid_cache_entries);
 	tcase_add_test(tc, kernel_real);
 	tcase_add_test(tc, kernel_fake_hidden);
+	tcase_add_test(tc, kernel_fake_without_symbols);
 	tcase_add_test(tc, kernel_fake_visible);
 	tcase_add_test(tc, timing);
 	suite_add_tcase(s, tc);
