@@ -15,7 +15,9 @@
 #
 # Linked: a stripped copy with a .gnu_debuglink is captured; its debug file
 # is found in the binary's .debug directory, then under --debug-dir at the
-# binary's path, and a debug file of another build-id there is not used.
+# binary's path; a debug file of another build-id there is not used (the
+# workload's addresses keep their CFI extents), and one in .debug/ is
+# passed over for the right one under --debug-dir.
 #
 # Rebuilt: a copy is captured, then the file at that path is replaced with
 # another build of tests/workload.c (cc -O0 -DREBUILD here: another
@@ -114,7 +116,21 @@ check "a debug file of another build-id at that place is not used"
 objcopy --only-keep-debug "$perfrecd" "$work/dl$work/linked/workload.dbg" ||
 	fail "objcopy --only-keep-debug $perfrecd failed"
 report_ok "$work/flat-wrong" --debug-dir "$work/dl" "$work/out3"
-grep -q 'burn_' "$work/flat-wrong" && fail "burn_* resolved from another binary's debug file"
+# Used, it would name the workload's addresses after perfrecd's functions.
+flat_rows "$work/flat-wrong" | awk -F '\t' '$5 == "workload" { print $4 }' >"$work/resolved-wrong"
+while read -r symbol; do
+	echo "$symbol" | grep -Eqx '\[workload\+0x[0-9a-f]+\]' && continue
+	grep -qxF "$symbol" "$work/dynsym" ||
+		fail "'$symbol' named in the workload: another binary's debug file was used"
+done <"$work/resolved-wrong"
+note "names of the workload with the wrong debug file: $(sort -u "$work/resolved-wrong" | head -n 5 | tr '\n' ' ')"
+check "a wrong build-id in .debug/ is passed over for the right one under --debug-dir"
+mv "$work/dl$work/linked/workload.dbg" "$work/linked/.debug/workload.dbg"
+cp "$debug_file" "$work/dl$work/linked/workload.dbg"	# the same build: its debug file
+report_ok "$work/flat-second" --debug-dir "$work/dl" "$work/out3"
+got=$(flat_percent "$work/flat-second" burn_hot workload)
+note "burn_hot: $got %"
+awk -v got="$got" 'BEGIN { exit !(got >= 30) }' || fail "burn_hot at $got %, expected at least 30 %"
 
 # ---- rebuilt after the capture -------------------------------------------
 
