@@ -489,6 +489,9 @@ int ksyms_note_callchain(struct ksyms *ks, uint16_t misc, uint64_t ip,
 	for (uint64_t i = 0; i < nr; i++) {
 		uint64_t address = callchain[i];
 
+		/* get_perf_callchain() puts the user part last. */
+		if (address == PERF_CONTEXT_USER)
+			break;
 		if (address >= PERF_CONTEXT_MAX) {
 			kernel = address == PERF_CONTEXT_KERNEL ||
 				 address == PERF_CONTEXT_GUEST_KERNEL;
@@ -514,11 +517,15 @@ int ksyms_note_sample(struct ksyms *ks, const struct perf_event_attr *attr,
 		      const void *record, size_t size,
 		      const struct record_sink *sink, uint64_t time)
 {
-	struct prf_sample s;
+	const struct perf_event_header *header = record;
+	const uint64_t *callchain;
+	uint64_t ip, nr;
 
-	if (!ks || prf_decode_sample(attr, record, size, &s) < 0)
+	if (!ks || size < sizeof(*header) ||
+	    prf_sample_callchain(attr, record, size, &ip, &callchain, &nr) < 0)
 		return 0;
-	return ksyms_note_callchain(ks, s.misc, (s.sample_type & PERF_SAMPLE_IP) ? s.ip : 0,
-				    s.callchain, (s.sample_type & PERF_SAMPLE_CALLCHAIN) ?
-				    s.callchain_nr : 0, sink, time);
+	/* Most samples are of user code: nothing of theirs to look up. */
+	if (!is_kernel_mode(header->misc) && (!nr || callchain[0] == PERF_CONTEXT_USER))
+		return 0;
+	return ksyms_note_callchain(ks, header->misc, ip, callchain, nr, sink, time);
 }

@@ -352,6 +352,51 @@ int prf_decode_sample(const struct perf_event_attr *attr, const void *record,
 	return 0;
 }
 
+/*
+ * The head's fields are one u64 each, so the callchain's offset follows
+ * from sample_type alone unless PERF_SAMPLE_READ (variable) comes first.
+ */
+int prf_sample_callchain(const struct perf_event_attr *attr, const void *record,
+			 size_t size, uint64_t *ip, const uint64_t **callchain,
+			 uint64_t *nr)
+{
+	uint64_t type = attr->sample_type;
+	size_t at = sizeof(struct perf_event_header) +
+		    8 * (size_t)__builtin_popcountll(type & PRF_COMPACT_HEAD_FIELDS);
+	const uint8_t *bytes = record;
+	uint64_t count = 0;
+
+	*ip = 0;
+	*callchain = NULL;
+	*nr = 0;
+	if (type & PERF_SAMPLE_READ) {
+		struct prf_sample s;
+		int err = prf_decode_sample(attr, record, size, &s);
+
+		if (err < 0)
+			return err;
+		*ip = (type & PERF_SAMPLE_IP) ? s.ip : 0;
+		*callchain = s.callchain;
+		*nr = (type & PERF_SAMPLE_CALLCHAIN) ? s.callchain_nr : 0;
+		return 0;
+	}
+	if (size < at)
+		return -EBADMSG;
+	if (type & PERF_SAMPLE_IP)
+		memcpy(ip, bytes + sizeof(struct perf_event_header) +
+			   ((type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0), 8);
+	if (!(type & PERF_SAMPLE_CALLCHAIN))
+		return 0;
+	if (size - at < 8)
+		return -EBADMSG;
+	memcpy(&count, bytes + at, 8);
+	if (count > (size - at - 8) / 8)
+		return -EBADMSG;
+	*callchain = (const uint64_t *)(bytes + at + 8);
+	*nr = count;
+	return 0;
+}
+
 /* ---------------------------------------------------------------------- */
 /* The sample_id_all trailer                                               */
 /* ---------------------------------------------------------------------- */

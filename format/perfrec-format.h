@@ -737,6 +737,16 @@ int prf_decode_sample(const struct perf_event_attr *attr, const void *record,
 		      size_t size, struct prf_sample *sample);
 
 /*
+ * A sample's ip and callchain without the rest of prf_decode_sample():
+ * ip 0 without PERF_SAMPLE_IP, callchain NULL and nr 0 without
+ * PERF_SAMPLE_CALLCHAIN.  -EBADMSG when the record is too short for them.
+ * The fields after the callchain are not checked.
+ */
+int prf_sample_callchain(const struct perf_event_attr *attr, const void *record,
+			 size_t size, uint64_t *ip, const uint64_t **callchain,
+			 uint64_t *nr);
+
+/*
  * The user-stack trim of perfrec-format(5), "User stack samples": a sample
  * with PERF_SAMPLE_STACK_USER carries {u64 size; char data[size]; u64
  * dyn_size}, of which only dyn_size bytes were copied from the stack.
