@@ -515,6 +515,34 @@ static void expect_sample(const struct shape *s, const void *record,
 }
 
 /* Builds the shape, decodes it both ways, checks every field. */
+/*
+ * prf_sample_callchain() finds what the whole decode found, and no
+ * record cut short of the callchain's end passes (each cut an exact
+ * copy, so that ASan sees a read past it).
+ */
+static void expect_callchain_found(const struct perf_event_attr *attr, const uint8_t *record,
+				   size_t size, const struct prf_sample *sample)
+{
+	uint64_t type = attr->sample_type, ip, nr;
+	const uint64_t *chain;
+	size_t end;
+
+	ck_assert_int_eq(prf_sample_callchain(attr, record, size, &ip, &chain, &nr), 0);
+	ck_assert_uint_eq(ip, type & PERF_SAMPLE_IP ? sample->ip : 0);
+	ck_assert_uint_eq(nr, type & PERF_SAMPLE_CALLCHAIN ? sample->callchain_nr : 0);
+	if (nr)
+		ck_assert_ptr_eq(chain, sample->callchain);
+	if (!nr)
+		return;
+	end = (size_t)((const uint8_t *)(chain + nr) - record);
+	for (size_t cut = 8; cut < end; cut += 8) {
+		uint8_t *copy = exact_copy(record, cut);
+
+		ck_assert_int_eq(prf_sample_callchain(attr, copy, cut, &ip, &chain, &nr), -EBADMSG);
+		free(copy);
+	}
+}
+
 static void round_trip_shape(const struct shape *s)
 {
 	struct perf_event_attr attr;
@@ -530,6 +558,7 @@ static void round_trip_shape(const struct shape *s)
 	err = prf_decode_sample(&attr, copy, b.size, &sample);
 	ck_assert_msg(err == 0, "sample_type %#" PRIx64 ": %d", s->sample_type, err);
 	expect_sample(s, copy, b.size, &sample);
+	expect_callchain_found(&attr, copy, b.size, &sample);
 
 	ck_assert_int_eq(prf_decode_record(&attr, copy, b.size, &decoded), 1);
 	ck_assert_uint_eq(decoded.type, PERF_RECORD_SAMPLE);
