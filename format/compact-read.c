@@ -176,6 +176,8 @@ struct sample_state {
 	uint16_t misc;
 	uint32_t pid, tid, cpu, res;
 	uint64_t period, addr, ip, time;
+	int clock;			/* prf_event_is_clock(&event->attr) */
+	struct prf_cpu_times *times;	/* COMPACT_SAMPLES_BY_CPU; else NULL */
 };
 
 struct output {
@@ -245,6 +247,7 @@ static int read_fields(const struct prf_reader *reader, uint8_t flags, struct cu
 			return -EBADMSG;
 		}
 		s->type = s->event->attr.sample_type;
+		s->clock = prf_event_is_clock(&s->event->attr);
 		if (s->type & PERF_SAMPLE_READ) {
 			*why = "a compact sample of an event that reads counters";
 			return -EBADMSG;
@@ -312,7 +315,18 @@ static int expand_sample(const struct prf_reader *reader, uint8_t flags,
 	if (s->type & ~(PRF_COMPACT_HEAD_FIELDS | PERF_SAMPLE_CALLCHAIN))
 		tail = get_varint(fields);
 	if (s->type & PERF_SAMPLE_TIME) {
-		s->time += prf_unzigzag(get_varint(&columns[PRF_COLUMN_TIMES]));
+		uint64_t delta = prf_unzigzag(get_varint(&columns[PRF_COLUMN_TIMES]));
+
+		if (s->times) {
+			/* As the writer saw them: 0 for the fields the event lacks. */
+			uint32_t cpu = s->type & PERF_SAMPLE_CPU ? s->cpu : 0;
+			uint64_t step = s->clock && (s->type & PERF_SAMPLE_PERIOD) ? s->period : 0;
+
+			s->time = prf_cpu_times_predict(s->times, cpu, step) + delta;
+			prf_cpu_times_note(s->times, cpu, s->time);
+		} else {
+			s->time += delta;
+		}
 		if (columns[PRF_COLUMN_TIMES].bad)
 			fields->bad = 1;
 	}
@@ -394,6 +408,7 @@ static int expand_samples(const struct prf_reader *reader, const uint8_t *record
 	struct prf_compact_samples_record head;
 	struct cursor columns[PRF_COLUMN_COUNT];
 	struct sample_state state = { 0 };
+	struct prf_cpu_times times;
 	const uint8_t *at;
 	uint64_t total = 0;
 	int ret;
@@ -402,6 +417,10 @@ static int expand_samples(const struct prf_reader *reader, const uint8_t *record
 	if (size < sizeof(head))
 		return -EBADMSG;
 	memcpy(&head, record, sizeof(head));
+	if (head.header.type == PRF_RECORD_COMPACT_SAMPLES_BY_CPU) {
+		prf_cpu_times_reset(&times);
+		state.times = &times;
+	}
 	for (size_t i = 0; i < PRF_COLUMN_COUNT; i++)
 		total += head.column_size[i];
 	if (total > size - sizeof(head) || head.count != head.column_size[PRF_COLUMN_FLAGS])
@@ -489,7 +508,8 @@ int compact_expand(const struct prf_reader *reader, const uint8_t *payload, size
 			if (ret < 0)
 				return ret;
 			stacks_defined = stack_count;
-		} else if (type == PRF_RECORD_COMPACT_SAMPLES) {
+		} else if (type == PRF_RECORD_COMPACT_SAMPLES ||
+			   type == PRF_RECORD_COMPACT_SAMPLES_BY_CPU) {
 			ret = expand_samples(reader, record, record_size, stack_count, &o, why);
 			if (ret < 0)
 				return ret;

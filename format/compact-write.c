@@ -44,6 +44,7 @@ struct event_slot {
 struct compact_writer {
 	/* the file's events: their layouts and who owns which id */
 	uint64_t *sample_types;
+	uint8_t *clocks;		/* prf_event_is_clock() of each */
 	size_t event_count;
 	struct event_slot *ids;		/* sorted by id */
 	size_t id_count;
@@ -71,7 +72,8 @@ struct compact_writer {
 	uint64_t identifier, id, stream_id;
 	uint16_t misc;
 	uint32_t pid, tid, cpu, res;
-	uint64_t period, addr, ip, time;
+	uint64_t period, addr, ip;
+	struct prf_cpu_times times;
 };
 
 #define SLOTS_INITIAL	4096
@@ -122,14 +124,15 @@ int compact_writer_new(struct compact_writer **out, const struct prf_file_info *
 	for (size_t i = 0; i < info->event_count; i++)
 		ids += info->events[i].id_count;
 	cw->sample_types = calloc(info->event_count + 1, sizeof(*cw->sample_types));
+	cw->clocks = calloc(info->event_count + 1, 1);
 	cw->ids = calloc(ids + 1, sizeof(*cw->ids));
 	cw->slots = calloc(SLOTS_INITIAL, sizeof(*cw->slots));
 	cw->frame_slots = calloc(SLOTS_INITIAL, sizeof(*cw->frame_slots));
 	cw->hashes = malloc((PRF_CALLCHAIN_MAX + 1) * sizeof(*cw->hashes));
 	cw->node_capacity = 1024;
 	cw->nodes = malloc(cw->node_capacity * sizeof(*cw->nodes));
-	if (!cw->sample_types || !cw->ids || !cw->slots || !cw->frame_slots || !cw->hashes ||
-	    !cw->nodes) {
+	if (!cw->sample_types || !cw->clocks || !cw->ids || !cw->slots || !cw->frame_slots ||
+	    !cw->hashes || !cw->nodes) {
 		compact_writer_free(cw);
 		return -ENOMEM;
 	}
@@ -139,6 +142,7 @@ int compact_writer_new(struct compact_writer **out, const struct prf_file_info *
 		const struct prf_event *ev = &info->events[i];
 
 		cw->sample_types[i] = ev->attr.sample_type;
+		cw->clocks[i] = (uint8_t)prf_event_is_clock(&ev->attr);
 		for (uint32_t k = 0; k < ev->id_count; k++)
 			cw->ids[cw->id_count++] = (struct event_slot){ ev->ids[k], (uint32_t)i };
 	}
@@ -156,6 +160,7 @@ void compact_writer_free(struct compact_writer *cw)
 	if (!cw)
 		return;
 	free(cw->sample_types);
+	free(cw->clocks);
 	free(cw->ids);
 	free(cw->nodes);
 	free(cw->slots);
@@ -184,7 +189,8 @@ void compact_writer_reset(struct compact_writer *cw)
 	cw->identifier = cw->id = cw->stream_id = 0;
 	cw->misc = 0;
 	cw->pid = cw->tid = cw->cpu = cw->res = 0;
-	cw->period = cw->addr = cw->ip = cw->time = 0;
+	cw->period = cw->addr = cw->ip = 0;
+	prf_cpu_times_reset(&cw->times);
 }
 
 /* ---- the stack table ------------------------------------------------ */
@@ -589,8 +595,11 @@ int compact_writer_add(struct compact_writer *cw, const void *record, size_t siz
 	if (type & PERF_SAMPLE_CALLCHAIN)
 		put_varint(&cw->columns[PRF_COLUMN_STACKS], stack);
 	if (type & PERF_SAMPLE_TIME) {
-		put_varint(&cw->columns[PRF_COLUMN_TIMES], prf_zigzag(p.time - cw->time));
-		cw->time = p.time;
+		uint64_t step = cw->clocks[event] ? p.period : 0;
+		uint64_t predicted_time = prf_cpu_times_predict(&cw->times, p.cpu, step);
+
+		put_varint(&cw->columns[PRF_COLUMN_TIMES], prf_zigzag(p.time - predicted_time));
+		prf_cpu_times_note(&cw->times, p.cpu, p.time);
 	}
 	cw->columns[PRF_COLUMN_FLAGS].data[cw->columns[PRF_COLUMN_FLAGS].used++] = flags;
 	cw->count++;
@@ -692,7 +701,7 @@ size_t compact_writer_emit(struct compact_writer *cw, uint8_t *out)
 	size_t at;
 
 	out += stacks_size;
-	samples.header.type = PRF_RECORD_COMPACT_SAMPLES;
+	samples.header.type = PRF_RECORD_COMPACT_SAMPLES_BY_CPU;
 	samples.header.size = (uint32_t)(sizeof(samples) + PRF_ALIGN8(columns_size(cw)));
 	samples.count = cw->count;
 	at = sizeof(samples);

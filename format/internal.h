@@ -51,6 +51,49 @@ static inline int prf_record_size(const uint8_t *p, size_t available,
 /* Words of a callchain the kernel can write into one u16-sized record. */
 #define PRF_CALLCHAIN_MAX	8190u
 
+/*
+ * The times of COMPACT_SAMPLES_BY_CPU: a timer's samples on one CPU come a
+ * period apart, give or take its latency, while the record interleaves
+ * the CPUs as the rings were drained.  Writer and reader keep the same
+ * table, empty at the start of each record.
+ */
+struct prf_cpu_times {
+	uint64_t owner[PRF_COMPACT_CPU_SLOTS];	/* cpu + 1, 0: none yet */
+	uint64_t time[PRF_COMPACT_CPU_SLOTS];
+	uint64_t previous;			/* the record's last time */
+};
+
+static inline void prf_cpu_times_reset(struct prf_cpu_times *t)
+{
+	memset(t->owner, 0, sizeof(t->owner));
+	t->previous = 0;
+}
+
+/* step: the sample's period for a clock event, else 0. */
+static inline uint64_t prf_cpu_times_predict(const struct prf_cpu_times *t, uint32_t cpu,
+					     uint64_t step)
+{
+	uint32_t slot = cpu % PRF_COMPACT_CPU_SLOTS;
+
+	return t->owner[slot] == (uint64_t)cpu + 1 ? t->time[slot] + step : t->previous;
+}
+
+static inline void prf_cpu_times_note(struct prf_cpu_times *t, uint32_t cpu, uint64_t time)
+{
+	uint32_t slot = cpu % PRF_COMPACT_CPU_SLOTS;
+
+	t->owner[slot] = (uint64_t)cpu + 1;
+	t->time[slot] = time;
+	t->previous = time;
+}
+
+/* Events whose period is nanoseconds between samples. */
+static inline int prf_event_is_clock(const struct perf_event_attr *attr)
+{
+	return attr->type == PERF_TYPE_SOFTWARE &&
+	       (attr->config == PERF_COUNT_SW_CPU_CLOCK || attr->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
 static inline uint64_t prf_zigzag(uint64_t delta)
 {
 	return (delta << 1) ^ (uint64_t)((int64_t)delta >> 63);

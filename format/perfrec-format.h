@@ -23,7 +23,7 @@ extern "C" {
 
 #define PRF_FILE_MAGIC		"\x89PRFREC\n"	/* 8 bytes, no NUL */
 #define PRF_VERSION_MAJOR	1
-#define PRF_VERSION_MINOR	2
+#define PRF_VERSION_MINOR	3
 #define PRF_BYTE_ORDER_MARK	0x01020304u
 
 /* The fixed start of every file.  Followed by properties up to header_size. */
@@ -157,9 +157,10 @@ enum prf_record_type {
 	PRF_RECORD_NSPID = PRF_RECORD_BASE + 0x11,
 	PRF_RECORD_JIT_MAP = PRF_RECORD_BASE + 0x20,	/* 1.2 */
 	PRF_RECORD_JIT_DUMP = PRF_RECORD_BASE + 0x21,	/* 1.2 */
-	/* PRF_RECORD_BASE + 0x100 ... + 0x1ff: compact samples (1.2) */
+	/* PRF_RECORD_BASE + 0x100 ... + 0x1ff: compact samples (1.2, 1.3) */
 	PRF_RECORD_STACKS = PRF_RECORD_BASE + 0x100,
 	PRF_RECORD_COMPACT_SAMPLES = PRF_RECORD_BASE + 0x101,
+	PRF_RECORD_COMPACT_SAMPLES_BY_CPU = PRF_RECORD_BASE + 0x102,	/* 1.3 */
 };
 
 #define PRF_BUILD_ID_MAX	20
@@ -341,10 +342,17 @@ enum prf_compact_column {
 	PRF_COLUMN_FLAGS,		/* one byte a sample: enum prf_compact_flag */
 	PRF_COLUMN_FIELDS,		/* varints of the fields that changed */
 	PRF_COLUMN_STACKS,		/* varint stack number, 0: no callchain */
-	PRF_COLUMN_TIMES,		/* varint zigzag(time - previous time) */
+	PRF_COLUMN_TIMES,		/* varint zigzag(time - predicted time) */
 	PRF_COLUMN_TAILS,		/* bytes after the callchain; whole records */
 	PRF_COLUMN_COUNT
 };
+
+/*
+ * COMPACT_SAMPLES predicts each time by the sample before; COMPACT_SAMPLES_BY_CPU
+ * (1.3), same layout, by the same CPU's sample before, plus the period when
+ * the event is a clock (perfrec-format(5)).  CPUs share slots modulo this.
+ */
+#define PRF_COMPACT_CPU_SLOTS	1024u
 
 struct prf_compact_samples_record {
 	struct prf_record_header header;

@@ -6,6 +6,9 @@
 # 1. tests/make-fixture's file, rewritten by tests/recode in each encoding:
 #    perfrec-dump prints the same sample lines (what a line says, not
 #    where its record sits), and says which chunks are compact.
+#    tests/data/fixture-compact-1.2.prf, the same file recoded compact by
+#    perfrec 1.2's writer (its times in COMPACT_SAMPLES records, predicted
+#    from the sample before), reads as the original too.
 # 2. A real capture: perfrecd --sample-encoding=verbatim samples the
 #    machine while tests/workload runs; recode makes a compact file of the
 #    same records.  The dump's sample lines and perfrec-report's flat,
@@ -51,6 +54,16 @@ n=$(grep -c ' holds=samples encoding=compact stacks=[1-9]' "$work/chunks" || tru
 [ "$n" -eq 2 ] || fail "$n compact chunks of samples, expected 2: $(cat "$work/chunks")"
 grep -q ' holds=samples$' "$work/chunks" && fail "a chunk of samples is not compact"
 note "perfrec-dump --chunks: $(grep -m1 encoding=compact "$work/chunks")"
+
+check "a compact file written by format 1.2: the same sample lines as the original"
+old=$top_srcdir/tests/data/fixture-compact-1.2.prf
+"$dump" "$old" | grep -q '^HEADER version=1\.2 ' || fail "$old is not a version 1.2 file"
+sample_lines "$old" "$work/lines.1.2"
+cmp -s "$work/lines.original" "$work/lines.1.2" || {
+	diff "$work/lines.original" "$work/lines.1.2" >&2
+	fail "the 1.2 compact file's sample lines differ from the original's"
+}
+[ ! -s "$work/lines.1.2.err" ] || fail "perfrec-dump complained: $(cat "$work/lines.1.2.err")"
 
 [ "$(id -u)" -eq 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 0 ] ||
 	skip "system-wide sampling needs root or kernel.perf_event_paranoid <= 0"

@@ -1306,7 +1306,7 @@ static void save_forged_compact(const struct file *f, const char *base)
 		die("the chunk of samples does not start with a stack table");
 	samples = stacks + fuzz_get_u32(f->data + stacks + 8);
 	end = stacks + h.raw_size;
-	if (fuzz_get_u32(f->data + samples) != PRF_RECORD_COMPACT_SAMPLES)
+	if (fuzz_get_u32(f->data + samples) != PRF_RECORD_COMPACT_SAMPLES_BY_CPU)
 		die("no compact samples after the stack table");
 	for (size_t field = 16; field < sizeof(struct prf_stacks_record); field += 4) {
 		uint32_t value = fuzz_get_u32(f->data + stacks + field);
@@ -1318,6 +1318,9 @@ static void save_forged_compact(const struct file *f, const char *base)
 		snprintf(name, sizeof(name), "%s-stacks-u32-%zu-max", base, field);
 		save_forged(f, stacks + field, 4, 0xffffffff, name);
 	}
+	/* The same columns read as 1.2's record, times from the sample before. */
+	snprintf(name, sizeof(name), "%s-samples-type-1.2", base);
+	save_forged(f, samples, 4, PRF_RECORD_COMPACT_SAMPLES, name);
 	for (size_t field = 16; field < sizeof(struct prf_compact_samples_record); field += 4) {
 		uint32_t value = fuzz_get_u32(f->data + samples + field);
 
