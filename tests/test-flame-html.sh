@@ -13,6 +13,8 @@
 #   - report-hostile --markup (markup, quotes, U+2028, invalid UTF-8 in the
 #     host, comms and symbols): no dialog, no element of theirs, shown as
 #     their literal text;
+#   - the same capture with --sort unit: the selector of the tree's first
+#     level is labelled Unit, and so is a unit's tooltip;
 #   - report-hostile --big (160,000 nodes): loaded and drawn within 5 s.
 # Every page: no console error, no request but the file itself.
 #
@@ -61,6 +63,12 @@ report_ok "$work/out" -o "$work/workload.html" "$work/capture"
 static_checks "$work/workload.html"
 note "$(wc -c <"$work/workload.html") bytes"
 
+check "the page says what the tree's first level is: processes, or units with --sort unit"
+grep -q '"first_level":"Process"' "$work/workload.html" || fail "the default page's first level is not Process"
+report_ok "$work/out" --sort unit -o "$work/units.html" "$work/capture"
+static_checks "$work/units.html"
+grep -q '"first_level":"Unit"' "$work/units.html" || fail "--sort unit: the page's first level is not Unit"
+
 check "markup in the capture's names cannot close the data's script element"
 "$hostile" --markup "$work/markup.prf" || fail "report-hostile --markup failed"
 report_ok "$work/out" --format=html -o "$work/markup.html" "$work/markup.prf"
@@ -95,6 +103,9 @@ browse workload "$work/workload.html" "$total" "$self" "$shots/test-flame-html-w
 shares=$(sed -n 's/.*search burn_hot: "Matched: \([0-9.]*\)%.*/\1/p' "$work/browser.out")
 # Self is less by the samples of kernel code on top of burn_hot: a note.
 note "search share $shares%; flat view: self $self%, with callees $total%"
+
+check "in chromium: the selector and tooltips of --sort unit's first level say Unit"
+browse first-level "$work/units.html" Unit
 
 check "in chromium: hostile names stay text"
 browse hostile "$work/markup.html" "$shots/test-flame-html-hostile.png"

@@ -630,6 +630,18 @@ static struct call_node *child_of(struct aggregator *a, struct call_node *parent
  * tree then answers "which service" before "which function".  Interned,
  * so that it keys the first level.
  */
+const char *report_first_level_name(unsigned sort_keys)
+{
+	if (sort_keys & SORT_UNIT)
+		return "Unit";
+	if (sort_keys & SORT_CONTAINER)
+		return "Container";
+	if (sort_keys & SORT_CGROUP)
+		return "Cgroup";
+	return "Process";
+}
+
+/* In the order of report_first_level_name(). */
 static const char *tree_first_level(struct aggregator *a, const struct session_sample *sample)
 {
 	unsigned keys = a->options.sort_keys;

@@ -12,6 +12,7 @@
  *   "percent_limit", "hidden_nodes", "hidden_period"
  *                                             subtrees left out by the limit
  *   "inverted":  boolean                      open in the inverted view
+ *   "first_level": "Process", "Unit", ...     what the root's children are
  *   "strings":   [string, ...]                every name, once
  *   "symbols":   [name, dso, srcline, flags, offset, ...]  five numbers a
  *                symbol: string indexes (-1: none); flags 1 kernel, 2
@@ -400,6 +401,9 @@ static int write_data(struct html_writer *w, const struct view_options *options)
 		",\"percent_limit\":%" PRIu64 ".%02" PRIu64 ",\"inverted\":%s,\n",
 		data->total_period, data->total_samples, hundredths / 100, hundredths % 100,
 		options->flame_inverted ? "true" : "false");
+	fputs("\"first_level\":", out);
+	html_json_string(out, report_first_level_name(data->sort_keys));
+	fputs(",\n", out);
 	if (data->baseline)
 		fprintf(out, "\"baseline\":{\"total_period\":%" PRIu64 ",\"total_samples\":%" PRIu64
 			",\"gone_nodes\":%" PRIu64 ",\"gone_period\":%" PRIu64 ",\"scale\":%.0f},\n",
@@ -449,7 +453,7 @@ static const char page_body[] =
 	"<button type=\"button\" id=\"reset\" title=\"Show everything again (Esc)\">Reset zoom</button>\n"
 	"<label title=\"Leaf functions at the root, their callers below (i)\">"
 	"<input type=\"checkbox\" id=\"invert\"> Inverted</label>\n"
-	"<label>Process <select id=\"process\"><option value=\"-1\">all</option></select></label>\n"
+	"<label><span id=\"first-level\">Process</span> <select id=\"process\"><option value=\"-1\">all</option></select></label>\n"
 	"<input type=\"search\" id=\"search\" placeholder=\"Search functions (/)\" "
 	"spellcheck=\"false\" autocomplete=\"off\">\n"
 	"<label title=\"Take the search as a JavaScript regular expression\">"

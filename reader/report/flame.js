@@ -33,6 +33,8 @@
 	const symbols = data.symbols;	/* name, dso, srcline, flags, offset */
 	const symbolCount = symbols.length / 5;
 	const diff = data.baseline || null;
+	/* The root's children: processes, or units, containers, cgroups (--sort). */
+	const firstLevel = typeof data.first_level === 'string' ? data.first_level : 'Process';
 	const STRIDE = diff ? 8 : 6;	/* numbers a node in data.nodes */
 	const parsed = performance.now();
 
@@ -576,7 +578,7 @@
 		tip.replaceChildren();
 		line(tip, label, 'name');
 		if (flags & COMM) {
-			line(tip, 'Process', 'more');
+			line(tip, firstLevel, 'more');
 		} else if (s >= 0) {
 			const dso = str(symbols[s * 5 + 1]);
 			const offset = str(symbols[s * 5 + 4]);
@@ -696,6 +698,8 @@
 	});
 
 	/* ---- the header, the process list, the first draw ------------ */
+
+	$('first-level').textContent = firstLevel;
 
 	for (const fact of data.facts) {
 		const div = document.createElement('div');

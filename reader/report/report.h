@@ -174,6 +174,8 @@ int view_tree_json(const struct report_data *data, const struct view_options *op
  */
 int view_html(const struct report_data *data, const struct view_options *options,
 	      FILE *out);
+/* What the tree's first level is, by data->sort_keys: "Process", "Unit", ... */
+const char *report_first_level_name(unsigned sort_keys);
 int view_svg(const struct report_data *data, const struct view_options *options,
 	     FILE *out);
 

@@ -26,6 +26,9 @@
 //       self shares) change by HOT_DELTA and COLD_DELTA (the flat diff's)
 //       within 0.02 points, and a hover there shows them; search still
 //       matches, a click still zooms; the screenshots are not blank
+//   node flame-check.js first-level PAGE NAME
+//       the selector of the root's children is labelled NAME ("Unit" with
+//       --sort unit), lists them, and a hover on one of them says NAME
 //   node flame-check.js big PAGE MAX_MS
 //       100,000 nodes and more: loaded and drawn within MAX_MS, search
 //       and inversion timed too
@@ -344,6 +347,22 @@ async function diff(browser, hotDelta, coldDelta, screenshot) {
 	return problems;
 }
 
+async function firstLevel(browser, name) {
+	const { page, problems } = await open(browser);
+	const label = await page.$eval('#first-level', (e) => e.textContent);
+	const options = await page.$$eval('#process option', (list) => list.map((o) => o.text));
+	note(`the selector: ${JSON.stringify(label)}, ${options.length - 1} choices: ${JSON.stringify(options.slice(1, 4))}`);
+	check(label === name, `the selector is labelled ${JSON.stringify(label)}, expected ${JSON.stringify(name)}`);
+	check(options.length > 1, 'the selector lists nothing but "all"');
+	const frame = (await frames(page)).filter((f) => f.depth === 1).sort((a, b) => b.width - a.width)[0];
+	check(frame, 'no frame right under the root');
+	await atFrame(page, frame, 'hover');
+	const tip = await page.$eval('#tip', (e) => e.textContent);
+	note(`hover on ${JSON.stringify(frame.name)}: ${tip}`);
+	check(tip.startsWith(frame.name + name), `the tooltip of ${frame.name} does not say ${name}: ${tip}`);
+	return problems;
+}
+
 async function big(browser, maxMs) {
 	const { page, problems, loadMs } = await open(browser);
 	const info = await page.evaluate(() => ({
@@ -394,6 +413,8 @@ async function big(browser, maxMs) {
 			problems = await hostile(browser, rest[0]);
 		else if (mode === 'diff')
 			problems = await diff(browser, rest[0], rest[1], rest[2]);
+		else if (mode === 'first-level')
+			problems = await firstLevel(browser, rest[0]);
 		else if (mode === 'big')
 			problems = await big(browser, Number(rest[0]));
 		else
