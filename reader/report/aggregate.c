@@ -41,11 +41,6 @@ struct flat_slot {
 	uint64_t last_sample;		/* counts a stack's total once */
 };
 
-struct tree_slot {
-	const struct call_node *parent;
-	const void *key;		/* a report_symbol, or a comm at the top */
-	struct call_node *node;
-};
 
 struct aggregator {
 	struct aggregate_options options;
@@ -64,9 +59,16 @@ struct aggregator {
 	size_t flat_count, flat_capacity;
 	struct flat_entry *flat_sorted;
 
-	struct tree_slot *tree;		/* open addressing: (parent, key) -> node */
+	struct call_node **tree;	/* open addressing by (parent, tree_key()) */
 	size_t tree_count, tree_capacity;
 	struct call_node root;
+	/*
+	 * A big tree has millions of nodes: they come from blocks, and every
+	 * node's children array is a slice of one array, not an allocation each.
+	 */
+	struct call_node **node_blocks;
+	size_t node_block_count, node_block_capacity, nodes_left;
+	struct call_node **child_pool;
 
 	struct stack_table *raw;	/* phase 1: the samples by resolved stack */
 	struct resolved_stack scratch;	/* phase 1: the current sample's */
@@ -105,10 +107,30 @@ struct aggregator *aggregator_new(struct session *session, struct symbolizer *sy
 	return a;
 }
 
-static void free_tree(struct call_node *node)
+#define NODE_BLOCK	4096
+
+static struct call_node *new_node(struct aggregator *a)
 {
-	/* Nodes are owned by the tree table; only child arrays hang here. */
-	free(node->children);
+	if (!a->nodes_left) {
+		struct call_node *block;
+
+		if (a->node_block_count == a->node_block_capacity) {
+			size_t capacity = a->node_block_capacity ? 2 * a->node_block_capacity : 64;
+			struct call_node **grown = reallocarray(a->node_blocks, capacity,
+								 sizeof(*grown));
+
+			if (!grown)
+				return NULL;
+			a->node_blocks = grown;
+			a->node_block_capacity = capacity;
+		}
+		block = calloc(NODE_BLOCK, sizeof(*block));
+		if (!block)
+			return NULL;
+		a->node_blocks[a->node_block_count++] = block;
+		a->nodes_left = NODE_BLOCK;
+	}
+	return &a->node_blocks[a->node_block_count - 1][NODE_BLOCK - a->nodes_left--];
 }
 
 void aggregator_free(struct aggregator *a)
@@ -123,12 +145,10 @@ void aggregator_free(struct aggregator *a)
 	}
 	for (size_t i = 0; i < a->flat_capacity && a->flat; i++)
 		free(a->flat[i]);
-	for (size_t i = 0; i < a->tree_capacity && a->tree; i++)
-		if (a->tree[i].node) {
-			free_tree(a->tree[i].node);
-			free(a->tree[i].node);
-		}
-	free_tree(&a->root);
+	for (size_t i = 0; i < a->node_block_count; i++)
+		free(a->node_blocks[i]);
+	free(a->node_blocks);
+	free(a->child_pool);
 	free(a->symbols);
 	free(a->addresses);
 	free(a->flat);
@@ -590,12 +610,18 @@ static uint64_t tree_hash(const struct call_node *parent, const void *key)
 	return hash_mix((uintptr_t)parent ^ hash_mix((uintptr_t)key));
 }
 
-#define TREE_EMPTY(x) ((x).node == NULL)
-#define TREE_HASH(x) tree_hash((x).parent, (x).key)
+/* What tells a node from its siblings: its symbol, or at the top its comm. */
+static const void *tree_key(const struct call_node *node)
+{
+	return node->symbol ? (const void *)node->symbol : (const void *)node->comm;
+}
+
+#define TREE_EMPTY(x) ((x) == NULL)
+#define TREE_HASH(x) tree_hash((x)->parent, tree_key(x))
 
 static int grow_tree(struct aggregator *a)
 {
-	REHASH(a->tree, a->tree_capacity, struct tree_slot, TREE_EMPTY, TREE_HASH);
+	REHASH(a->tree, a->tree_capacity, struct call_node *, TREE_EMPTY, TREE_HASH);
 	return 0;
 }
 
@@ -608,19 +634,18 @@ static struct call_node *child_of(struct aggregator *a, struct call_node *parent
 	if (a->tree_count * 2 >= a->tree_capacity && grow_tree(a) < 0)
 		return NULL;
 	k = tree_hash(parent, key) & (a->tree_capacity - 1);
-	while (a->tree[k].node) {
-		if (a->tree[k].parent == parent && a->tree[k].key == key)
-			return a->tree[k].node;
-		k = (k + 1) & (a->tree_capacity - 1);
-	}
-	struct call_node *node = calloc(1, sizeof(*node));
+	for (struct call_node *n; (n = a->tree[k]); k = (k + 1) & (a->tree_capacity - 1))
+		if (n->parent == parent && tree_key(n) == key)
+			return n;
+	struct call_node *node = new_node(a);
 
 	if (!node)
 		return NULL;
 	node->symbol = symbol;
 	node->comm = comm;
+	node->parent = parent;
 	parent->child_count++;
-	a->tree[k] = (struct tree_slot){ parent, key, node };
+	a->tree[k] = node;
 	a->tree_count++;
 	return node;
 }
@@ -899,26 +924,30 @@ static int compare_children(const void *x, const void *y)
 
 static int link_children(struct aggregator *a)
 {
-	/* Every node knows its child count; fill the arrays, then sort them. */
+	size_t used = 0;
+
+	/* Every node knows its child count: its slice of the pool, then sorted. */
+	a->child_pool = calloc(a->tree_count + 1, sizeof(*a->child_pool));
+	if (!a->child_pool)
+		return -ENOMEM;
 	for (size_t i = 0; i < a->tree_capacity; i++) {
 		struct call_node *parent;
 
-		if (!a->tree[i].node)
+		if (!a->tree[i])
 			continue;
-		parent = (struct call_node *)a->tree[i].parent;
+		parent = a->tree[i]->parent;
 		if (!parent->children) {
-			parent->children = calloc(parent->child_count, sizeof(*parent->children));
-			if (!parent->children)
-				return -ENOMEM;
+			parent->children = a->child_pool + used;
+			used += parent->child_count;
 			parent->child_count = 0;
 		}
-		parent->children[parent->child_count++] = a->tree[i].node;
+		parent->children[parent->child_count++] = a->tree[i];
 	}
 	if (a->root.child_count)
 		qsort(a->root.children, a->root.child_count, sizeof(*a->root.children),
 		      compare_children);
 	for (size_t i = 0; i < a->tree_capacity; i++) {
-		struct call_node *n = a->tree[i].node;
+		struct call_node *n = a->tree[i];
 
 		if (n && n->child_count)
 			qsort(n->children, n->child_count, sizeof(*n->children),

@@ -55,6 +55,7 @@ enum sort_key {
 
 struct call_node {
 	const struct report_symbol *symbol;	/* NULL at the root */
+	struct call_node *parent;		/* NULL at the root */
 	const char *comm;		/* for the first level: the process name, or
 					   with --sort unit, container or cgroup that */
 	uint64_t total_period, self_period;
