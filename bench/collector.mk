@@ -11,4 +11,4 @@ bench_collector_work_CFLAGS = $(AM_CFLAGS) -O2 -fno-omit-frame-pointer \
 bench_collector_work_LDADD = -lpthread
 bench_collector_run_SOURCES = bench/collector-run.c
 EXTRA_DIST += bench/collector.sh bench/defaults.sh
-EXTRA_DIST += bench/encoding.sh
+EXTRA_DIST += bench/encoding.sh bench/time-column.py
