@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Counting samples into the flat profile and the call tree. */
+/* Counting samples into the flat profile, and their stacks into the call tree (call-tree.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include "call-tree.h"
 #include "intern.h"
 #include "report.h"
 #include "stacks.h"
@@ -59,16 +61,9 @@ struct aggregator {
 	size_t flat_count, flat_capacity;
 	struct flat_entry *flat_sorted;
 
-	struct call_node **tree;	/* open addressing by (parent, tree_key()) */
-	size_t tree_count, tree_capacity;
-	struct call_node root;
-	/*
-	 * A big tree has millions of nodes: they come from blocks, and every
-	 * node's children array is a slice of one array, not an allocation each.
-	 */
-	struct call_node **node_blocks;
-	size_t node_block_count, node_block_capacity, nodes_left;
-	struct call_node **child_pool;
+	struct call_tree *tree;		/* with options.want_tree */
+	struct tree_feed *feed;		/* phase 2: the stacks to the tree */
+	struct call_node no_tree;	/* the tree of a report without one */
 
 	struct stack_table *raw;	/* phase 1: the samples by resolved stack */
 	struct resolved_stack scratch;	/* phase 1: the current sample's */
@@ -92,45 +87,20 @@ struct aggregator *aggregator_new(struct session *session, struct symbolizer *sy
 	a->session = session;
 	a->symbolizer = symbolizer;
 	a->strings = session_strings(session);
-	a->symbol_capacity = a->address_capacity = a->flat_capacity = a->tree_capacity = 1024;
+	a->symbol_capacity = a->address_capacity = a->flat_capacity = 1024;
 	a->symbols = calloc(a->symbol_capacity, sizeof(*a->symbols));
 	a->addresses = calloc(a->address_capacity, sizeof(*a->addresses));
 	a->flat = calloc(a->flat_capacity, sizeof(*a->flat));
-	a->tree = calloc(a->tree_capacity, sizeof(*a->tree));
+	a->tree = a->options.want_tree ? call_tree_new(a->options.callee) : NULL;
 	a->stack_capacity = a->options.max_frames * 4;
 	a->stack = calloc(a->stack_capacity, sizeof(*a->stack));
 	a->raw = stack_table_new();
-	if (!a->symbols || !a->addresses || !a->flat || !a->tree || !a->stack || !a->raw) {
+	if (!a->symbols || !a->addresses || !a->flat || (a->options.want_tree && !a->tree) ||
+	    !a->stack || !a->raw) {
 		aggregator_free(a);
 		return NULL;
 	}
 	return a;
-}
-
-#define NODE_BLOCK	4096
-
-static struct call_node *new_node(struct aggregator *a)
-{
-	if (!a->nodes_left) {
-		struct call_node *block;
-
-		if (a->node_block_count == a->node_block_capacity) {
-			size_t capacity = a->node_block_capacity ? 2 * a->node_block_capacity : 64;
-			struct call_node **grown = reallocarray(a->node_blocks, capacity,
-								 sizeof(*grown));
-
-			if (!grown)
-				return NULL;
-			a->node_blocks = grown;
-			a->node_block_capacity = capacity;
-		}
-		block = calloc(NODE_BLOCK, sizeof(*block));
-		if (!block)
-			return NULL;
-		a->node_blocks[a->node_block_count++] = block;
-		a->nodes_left = NODE_BLOCK;
-	}
-	return &a->node_blocks[a->node_block_count - 1][NODE_BLOCK - a->nodes_left--];
 }
 
 void aggregator_free(struct aggregator *a)
@@ -145,15 +115,11 @@ void aggregator_free(struct aggregator *a)
 	}
 	for (size_t i = 0; i < a->flat_capacity && a->flat; i++)
 		free(a->flat[i]);
-	for (size_t i = 0; i < a->node_block_count; i++)
-		free(a->node_blocks[i]);
-	free(a->node_blocks);
-	free(a->child_pool);
 	free(a->symbols);
 	free(a->addresses);
 	free(a->flat);
 	free(a->flat_sorted);
-	free(a->tree);
+	call_tree_free(a->tree);
 	free(a->stack);
 	stack_table_free(a->raw);
 	free(a->scratch.words);
@@ -605,51 +571,6 @@ static void count_flat(struct aggregator *a, const struct session_sample *sample
 
 /* ---- tree ------------------------------------------------------------ */
 
-static uint64_t tree_hash(const struct call_node *parent, const void *key)
-{
-	return hash_mix((uintptr_t)parent ^ hash_mix((uintptr_t)key));
-}
-
-/* What tells a node from its siblings: its symbol, or at the top its comm. */
-static const void *tree_key(const struct call_node *node)
-{
-	return node->symbol ? (const void *)node->symbol : (const void *)node->comm;
-}
-
-#define TREE_EMPTY(x) ((x) == NULL)
-#define TREE_HASH(x) tree_hash((x)->parent, tree_key(x))
-
-static int grow_tree(struct aggregator *a)
-{
-	REHASH(a->tree, a->tree_capacity, struct call_node *, TREE_EMPTY, TREE_HASH);
-	return 0;
-}
-
-static struct call_node *child_of(struct aggregator *a, struct call_node *parent,
-				  const void *key, const struct report_symbol *symbol,
-				  const char *comm)
-{
-	size_t k;
-
-	if (a->tree_count * 2 >= a->tree_capacity && grow_tree(a) < 0)
-		return NULL;
-	k = tree_hash(parent, key) & (a->tree_capacity - 1);
-	for (struct call_node *n; (n = a->tree[k]); k = (k + 1) & (a->tree_capacity - 1))
-		if (n->parent == parent && tree_key(n) == key)
-			return n;
-	struct call_node *node = new_node(a);
-
-	if (!node)
-		return NULL;
-	node->symbol = symbol;
-	node->comm = comm;
-	node->parent = parent;
-	parent->child_count++;
-	a->tree[k] = node;
-	a->tree_count++;
-	return node;
-}
-
 /*
  * The process name, or with --sort unit (container, cgroup) that: the
  * tree then answers "which service" before "which function".  Interned,
@@ -679,32 +600,6 @@ static const char *tree_first_level(struct aggregator *a, const struct session_s
 	else if (keys & SORT_CGROUP)
 		name = sample->cgroup;
 	return name ? name : "[unknown]";
-}
-
-static void count_tree(struct aggregator *a, const struct session_sample *sample,
-		       size_t depth, uint64_t samples)
-{
-	const char *comm = tree_first_level(a, sample);
-	struct call_node *node = child_of(a, &a->root, comm, NULL, comm);
-
-	a->root.total_period += sample->period;
-	a->root.total_samples += samples;
-	for (size_t i = 0; node; i++) {
-		node->total_period += sample->period;
-		node->total_samples += samples;
-		/* Self belongs to the sample's leaf: the top frame when inverted. */
-		if (a->options.callee ? i == 1 : i == depth) {
-			node->self_period += sample->period;
-			node->self_samples += samples;
-		}
-		if (i == depth)
-			break;
-		const struct report_symbol *s = a->options.callee ? a->stack[i] :
-						a->stack[depth - 1 - i];
-		node = child_of(a, node, s, s, NULL);
-	}
-	if (!node)
-		a->out_of_memory = 1;
 }
 
 static int stack_has(const struct aggregator *a, size_t depth, const char *name)
@@ -786,6 +681,13 @@ void aggregator_merge(struct aggregator *a, struct aggregator_part *part)
 {
 	if (!part)
 		return;
+	/* The smaller table goes into the larger: half the copying of both into a new one. */
+	if (stack_table_count(part->raw) > stack_table_count(a->raw)) {
+		struct stack_table *larger = part->raw;
+
+		part->raw = a->raw;
+		a->raw = larger;
+	}
 	if (part->out_of_memory || stack_table_merge(a->raw, part->raw) < 0)
 		a->out_of_memory = 1;
 	stack_table_free(part->raw);
@@ -840,8 +742,9 @@ static void count_stack(struct aggregator *a, const struct raw_stack *raw,
 	a->total_period += raw->period;
 	a->total_samples += raw->samples;
 	count_flat(a, &sample, leaf, depth, raw->samples);
-	if (a->options.want_tree)
-		count_tree(a, &sample, depth, raw->samples);
+	if (a->feed && tree_feed_add(a->feed, tree_first_level(a, &sample), a->stack, depth,
+				     raw->period, raw->samples) < 0)
+		a->out_of_memory = 1;
 }
 
 static void count_stacks(struct aggregator *a)
@@ -858,7 +761,7 @@ static void count_stacks(struct aggregator *a)
 
 /* ---- finishing ------------------------------------------------------- */
 
-static int compare_strings(const char *a, const char *b)
+int report_string_compare(const char *a, const char *b)
 {
 	if (a == b)
 		return 0;
@@ -871,7 +774,7 @@ static int compare_strings(const char *a, const char *b)
  * Rows of equal weight are ordered by everything that tells them apart,
  * so two runs over one file print the same report, byte for byte.
  */
-static int compare_symbols(const struct report_symbol *a, const struct report_symbol *b)
+int report_symbol_compare(const struct report_symbol *a, const struct report_symbol *b)
 {
 	int order;
 
@@ -879,9 +782,9 @@ static int compare_symbols(const struct report_symbol *a, const struct report_sy
 		return 0;
 	if (!a || !b)
 		return a ? 1 : -1;
-	if ((order = compare_strings(a->name, b->name)) ||
-	    (order = compare_strings(a->dso, b->dso)) ||
-	    (order = compare_strings(a->srcline, b->srcline)))
+	if ((order = report_string_compare(a->name, b->name)) ||
+	    (order = report_string_compare(a->dso, b->dso)) ||
+	    (order = report_string_compare(a->srcline, b->srcline)))
 		return order;
 	if (a->unknown_offset != b->unknown_offset)
 		return a->unknown_offset < b->unknown_offset ? -1 : 1;
@@ -897,73 +800,23 @@ static int compare_flat(const void *x, const void *y)
 		return a->self_period > b->self_period ? -1 : 1;
 	if (a->total_period != b->total_period)
 		return a->total_period > b->total_period ? -1 : 1;
-	if ((order = compare_symbols(a->symbol, b->symbol)) ||
-	    (order = compare_strings(a->host, b->host)) ||
-	    (order = compare_strings(a->comm, b->comm)) ||
-	    (order = compare_strings(a->unit, b->unit)) ||
-	    (order = compare_strings(a->container, b->container)) ||
-	    (order = compare_strings(a->cgroup, b->cgroup)))
+	if ((order = report_symbol_compare(a->symbol, b->symbol)) ||
+	    (order = report_string_compare(a->host, b->host)) ||
+	    (order = report_string_compare(a->comm, b->comm)) ||
+	    (order = report_string_compare(a->unit, b->unit)) ||
+	    (order = report_string_compare(a->container, b->container)) ||
+	    (order = report_string_compare(a->cgroup, b->cgroup)))
 		return order;
 	if (a->pid != b->pid)
 		return a->pid < b->pid ? -1 : 1;
 	return (a->tid > b->tid) - (a->tid < b->tid);
 }
 
-static int compare_children(const void *x, const void *y)
-{
-	const struct call_node *a = *(struct call_node *const *)x;
-	const struct call_node *b = *(struct call_node *const *)y;
-	int order;
-
-	if (a->total_period != b->total_period)
-		return a->total_period > b->total_period ? -1 : 1;
-	if ((order = compare_symbols(a->symbol, b->symbol)))
-		return order;
-	return compare_strings(a->comm, b->comm);
-}
-
-static int link_children(struct aggregator *a)
-{
-	size_t used = 0;
-
-	/* Every node knows its child count: its slice of the pool, then sorted. */
-	a->child_pool = calloc(a->tree_count + 1, sizeof(*a->child_pool));
-	if (!a->child_pool)
-		return -ENOMEM;
-	for (size_t i = 0; i < a->tree_capacity; i++) {
-		struct call_node *parent;
-
-		if (!a->tree[i])
-			continue;
-		parent = a->tree[i]->parent;
-		if (!parent->children) {
-			parent->children = a->child_pool + used;
-			used += parent->child_count;
-			parent->child_count = 0;
-		}
-		parent->children[parent->child_count++] = a->tree[i];
-	}
-	if (a->root.child_count)
-		qsort(a->root.children, a->root.child_count, sizeof(*a->root.children),
-		      compare_children);
-	for (size_t i = 0; i < a->tree_capacity; i++) {
-		struct call_node *n = a->tree[i];
-
-		if (n && n->child_count)
-			qsort(n->children, n->child_count, sizeof(*n->children),
-			      compare_children);
-	}
-	return 0;
-}
-
-int aggregator_finish(struct aggregator *a, struct report_data *data)
+/* The flat rows, sorted, in a->flat_sorted: their count, or -ENOMEM. */
+static ssize_t sort_flat(struct aggregator *a)
 {
 	size_t n = 0;
 
-	if (!a->out_of_memory)
-		count_stacks(a);
-	if (a->out_of_memory)
-		return -ENOMEM;
 	a->flat_sorted = calloc(a->flat_count + 1, sizeof(*a->flat_sorted));
 	if (!a->flat_sorted)
 		return -ENOMEM;
@@ -976,12 +829,30 @@ int aggregator_finish(struct aggregator *a, struct report_data *data)
 			a->flat_sorted[n++] = a->flat[i]->entry;
 	if (n)
 		qsort(a->flat_sorted, n, sizeof(*a->flat_sorted), compare_flat);
-	if (link_children(a) < 0)
+	return (ssize_t)n;
+}
+
+int aggregator_finish(struct aggregator *a, struct report_data *data)
+{
+	ssize_t n = 0;
+
+	if (a->tree && !a->out_of_memory &&
+	    !(a->feed = tree_feed_start(a->tree, a->options.jobs > 1)))
+		a->out_of_memory = 1;
+	if (!a->out_of_memory)
+		count_stacks(a);
+	/* The flat rows are sorted while the tree's thread links its nodes. */
+	if (!a->out_of_memory && (n = sort_flat(a)) < 0)
+		a->out_of_memory = 1;
+	if (a->feed && tree_feed_finish(a->feed) < 0)
+		a->out_of_memory = 1;
+	a->feed = NULL;
+	if (a->out_of_memory)
 		return -ENOMEM;
 	data->sort_keys = a->options.sort_keys;
 	data->flat = a->flat_sorted;
-	data->flat_count = n;
-	data->tree = &a->root;
+	data->flat_count = (size_t)n;
+	data->tree = a->tree ? call_tree_root(a->tree) : &a->no_tree;
 	data->tree_callee = a->options.callee;
 	data->total_period = a->total_period;
 	data->total_samples = a->total_samples;

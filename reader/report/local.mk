@@ -3,6 +3,7 @@ noinst_LIBRARIES += reader/report/libperfrec-report.a
 reader_report_libperfrec_report_a_SOURCES = \
 	reader/report/report.h reader/report/view.h \
 	reader/report/stacks.h reader/report/stacks.c \
+	reader/report/call-tree.h reader/report/call-tree.c \
 	reader/report/aggregate.c \
 	reader/report/output.c \
 	reader/report/view-common.c \

@@ -1000,6 +1000,7 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 		.tree_lines = flame && o->lines,
 		.focus = o->focus,
 		.max_frames = o->max_stack,
+		.jobs = o->jobs,
 	};
 	struct profile *p = &report_kept[0], *base = NULL;
 	const char **debug_dirs = NULL;

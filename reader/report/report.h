@@ -281,6 +281,7 @@ struct aggregate_options {
 	int tree_lines;			/* tree: a frame per function and file:line */
 	const char *focus;		/* only stacks through this function */
 	size_t max_frames;		/* per sample; longer chains are cut */
+	unsigned jobs;			/* threads: from 2 the tree builds on its own */
 };
 
 struct aggregator *aggregator_new(struct session *session,
