@@ -320,6 +320,19 @@ struct tree_feed *tree_feed_start(struct call_tree *tree, int threaded)
 	return f;
 }
 
+/* b at the end of the queue, for the tree's thread; under the lock. */
+static void enqueue(struct tree_feed *f, struct feed_batch *b)
+{
+	b->next = NULL;
+	if (f->queue_tail)
+		f->queue_tail->next = b;
+	else
+		f->queue = b;
+	f->queue_tail = b;
+	f->queued++;
+	pthread_cond_broadcast(&f->changed);
+}
+
 /* The filled batch to the tree's thread; a spare one back, or a new one. */
 static int feed_publish(struct tree_feed *f)
 {
@@ -329,14 +342,7 @@ static int feed_publish(struct tree_feed *f)
 	if (b) {
 		while (f->queued >= FEED_QUEUED_MAX)
 			pthread_cond_wait(&f->changed, &f->lock);
-		b->next = NULL;
-		if (f->queue_tail)
-			f->queue_tail->next = b;
-		else
-			f->queue = b;
-		f->queue_tail = b;
-		f->queued++;
-		pthread_cond_broadcast(&f->changed);
+		enqueue(f, b);
 	}
 	f->filling = f->spare;
 	if (f->filling) {
@@ -403,12 +409,7 @@ int tree_feed_finish(struct tree_feed *f)
 	}
 	pthread_mutex_lock(&f->lock);
 	if (f->filling && f->filling->count) {
-		f->filling->next = NULL;
-		if (f->queue_tail)
-			f->queue_tail->next = f->filling;
-		else
-			f->queue = f->filling;
-		f->queue_tail = f->filling;
+		enqueue(f, f->filling);
 		f->filling = NULL;
 	}
 	f->done = 1;
