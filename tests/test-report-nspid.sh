@@ -60,13 +60,16 @@ for which in early late; do
 	ns_pid=$(awk -v pid="$pid" '$1 == pid { print $2 }' "$work/$which.ids")
 	[ -n "$ns_pid" ] || fail "no NSpid of $which's main thread"
 	awk -v pid="$pid" -v ns_pid="$ns_pid" -v ids="$work/$which.ids" '
-	BEGIN { while ((getline line < ids) > 0) { split(line, f, " "); ns[f[1]] = f[2] } }
+	BEGIN {
+		while ((getline line < ids) > 0) { split(line, f, " "); ns[f[1]] = f[2] }
+		ns["4294967295"] = "4294967295"
+	}
 	/^[^\t]/ && $2 ~ "^" pid "/" {
 		split($2, host, "/")
 		# The kernel gives tid -1 to a sample of a thread that is exiting
-		# (perf_event_tid() once the task is no longer pid_alive): no NSpid.
-		if (host[2] == "4294967295") { dead++; next }
-		n++
+		# (perf_event_tid() once the task is no longer pid_alive): its
+		# ns tid is as unknown, the ns pid of its process is not.
+		if (host[2] == "4294967295") dead++; else n++
 		want = "(ns " ns_pid "/" ns[host[2]] ")"
 		if ($3 " " $4 != want) { print "sample " $0 ": expected " want; bad++ }
 	}
@@ -80,7 +83,8 @@ done
 
 check "the JSON flat view by pid and tid: the late workload's threads with their namespace ids"
 report_ok "$work/late.json" --json --sort pid,tid --pid "$late" "$out"
-grep '^{"comm"' "$work/late.json" | grep -vF '"tid":4294967295,' | sed 's/.*"tid":\([0-9]*\),"ns_pid":\([0-9]*\),"ns_tid":\([0-9]*\),.*/\1 \3 \2/' |
+echo "4294967295 4294967295" >>"$work/late.ids"
+grep '^{"comm"' "$work/late.json" | sed 's/.*"tid":\([0-9]*\),"ns_pid":\([0-9]*\),"ns_tid":\([0-9]*\),.*/\1 \3 \2/' |
 	sort >"$work/late.json.ids"
 while read -r tid ns_tid ns_pid; do
 	want=$(awk -v tid="$tid" '$1 == tid { print $2 }' "$work/late.ids")
@@ -90,7 +94,7 @@ while read -r tid ns_tid ns_pid; do
 done <"$work/late.json.ids"
 [ -s "$work/late.json.ids" ] && ! grep -q '"' "$work/late.json.ids" ||
 	fail "JSON: entries of pid $late without their namespace ids: $(head -n 2 "$work/late.json.ids")"
-note "JSON: $(wc -l <"$work/late.json.ids") threads of pid $late with their namespace ids"
+note "JSON: $(wc -l <"$work/late.json.ids") threads of pid $late (tid -1 counted as one) with their namespace ids"
 
 proto_dir=/usr/share/gocode/src/github.com/google/pprof/proto
 if command -v protoc >/dev/null 2>&1 && [ -f "$proto_dir/profile.proto" ]; then

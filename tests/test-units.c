@@ -284,10 +284,11 @@ START_TEST(test_session_cgroup_ids)
 	add_sample(&f, 1, 100, 100, 21, 77);
 	add_sample(&f, 1, 200, 201, 22, 78);
 	add_sample(&f, 1, 200, 200, 23, 999);	/* an id no record names */
+	add_sample(&f, 1, 200, UINT32_MAX, 24, 78);	/* a thread exiting: tid -1 */
 	file_close(&f);
 
 	read_file(f.path, &filter, &seen);
-	ck_assert_uint_eq(seen.count, 4);
+	ck_assert_uint_eq(seen.count, 5);
 	ck_assert_str_eq(seen.s[0].comm, "swapper");
 	ck_assert_str_eq(seen.s[0].unit, "-.slice");
 	ck_assert_str_eq(seen.s[0].cgroup, "/");
@@ -300,6 +301,8 @@ START_TEST(test_session_cgroup_ids)
 	ck_assert_uint_eq(seen.s[2].ns_tid, 7);
 	ck_assert_str_eq(seen.s[3].unit, "(null)");
 	ck_assert_uint_eq(seen.s[3].ns_pid, 0);		/* tid 200 has no NSPID */
+	ck_assert_uint_eq(seen.s[4].ns_pid, 1);		/* its process's namespace */
+	ck_assert_uint_eq(seen.s[4].ns_tid, UINT32_MAX);
 
 	filter.units = units;
 	filter.unit_count = 1;
@@ -313,7 +316,7 @@ START_TEST(test_session_cgroup_ids)
 	filter.cgroups = cgroups;
 	filter.cgroup_count = 1;
 	read_file(f.path, &filter, &seen);
-	ck_assert_uint_eq(seen.count, 2);
+	ck_assert_uint_eq(seen.count, 3);
 	unlink(f.path);
 }
 END_TEST

@@ -303,6 +303,14 @@ void session_sample_cgroup(struct session *s, struct session_sample *sample)
 		if (found) {
 			sample->ns_pid = found->ns_pid;
 			sample->ns_tid = found->ns_tid;
+		} else if (sample->tid == UINT32_MAX) {
+			/*
+			 * The kernel gives tid -1 to a thread that is exiting;
+			 * its process, and so its pid namespace, is still
+			 * known: all threads of a process share one.
+			 */
+			sample->ns_pid = p->ns[0].ns_pid;
+			sample->ns_tid = UINT32_MAX;
 		}
 	}
 }
