@@ -113,13 +113,23 @@ for f in archive-workload libarchive-lib.so; do
 	mkdir -p "$work/debug/$(dirname "$name")"
 	objcopy --only-keep-debug "$bin/$f" "$work/debug/$name" || fail "objcopy --only-keep-debug $f"
 done
-"$archive" -q --debug-only --debug-dir "$work/debug" "$work/out" -o "$work/d.tar" >/dev/null ||
-	fail "perfrec-archive --debug-only failed"
+"$archive" -q --debug-only --debug-dir "$work/debug" "$work/out" -o "$work/d.tar" >/dev/null \
+	2>"$work/d.err" || fail "perfrec-archive --debug-only failed"
+[ -s "$work/d.err" ] && fail "perfrec-archive -q --debug-only says something: $(cat "$work/d.err")"
 members "$work/d.tar" >"$work/d.members"
 grep -v '\.debug$' "$work/d.members" && fail "--debug-only stored binaries"
 grep -qxF "$main_name.debug" "$work/d.members" && grep -qxF "$lib_name.debug" "$work/d.members" ||
 	fail "--debug-only lacks the workload's or the library's debug file: $(tr '\n' ' ' <"$work/d.members")"
 note "sizes: --debug-only .tar $(wc -c <"$work/d.tar") bytes"
+
+check "--debug-only on a --call-graph dwarf capture: a warning that its user stacks cannot be unwound"
+"$perfrecd" -d 120 -F 999 --call-graph dwarf -o "$work/dwarf" -- "$bin/archive-workload" 0.3 \
+	>/dev/null 2>"$work/dwarf.daemon.err" || fail "perfrecd --call-graph dwarf: status $?"
+"$archive" -q --debug-only --debug-dir "$work/debug" "$work/dwarf" -o "$work/dwarf.tar" >/dev/null \
+	2>"$work/dwarf.err" || fail "perfrec-archive --debug-only failed on the dwarf capture"
+grep -q "warning: .*--call-graph dwarf.*eh_frame" "$work/dwarf.err" ||
+	fail "no warning about unwinding from debug files: $(cat "$work/dwarf.err")"
+note "$(cat "$work/dwarf.err")"
 
 check "unwritable bundle paths: one line, exit 1, no bundle"
 status=0

@@ -1073,6 +1073,64 @@ START_TEST(debug_file_alone)
 }
 END_TEST
 
+/*
+ * Every address of a PLT section is one row, "[DSO+0xSTART]", START the
+ * section's file offset: from the binary (its .plt FDE, or the section)
+ * and from its debug file alone (no .eh_frame there, the section header).
+ */
+static void check_plt_names(struct symbolizer *s, struct dso *dso, const char *dso_name,
+			    const char *sections)
+{
+	char *text = strdup(sections), *save = NULL;
+	unsigned checked = 0;
+
+	ck_assert_ptr_nonnull(text);
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long address, offset, size;
+		char name[64], want[128];
+
+		ck_assert_int_eq(sscanf(line, "%63s %llx %llx %llx", name, &address, &offset, &size), 4);
+		snprintf(want, sizeof(want), "[%s+0x%llx]", dso_name, offset);
+		for (unsigned long long at = offset; at < offset + size; at++) {
+			struct symbol_answer answer;
+
+			symbolizer_lookup(s, dso, at, &answer);
+			ck_assert_msg(answer.frame_count == 1 && answer.frames[0].cfi_extent &&
+				      !strcmp(answer.frames[0].function, want),
+				      "%s at %#llx: %s, not %s", name, at,
+				      answer.frame_count ? answer.frames[0].function : "nothing", want);
+			checked++;
+		}
+	}
+	printf("%s: %u PLT addresses, each named after its section\n", dso_name, checked);
+	ck_assert_uint_gt(checked, 0);
+	free(text);
+}
+
+START_TEST(plt_named_alike)
+{
+	const char *dirs[] = { temp_path("debug") };
+	const char *target = fixture("symbolize-target");
+	/* "NAME ADDRESS OFFSET SIZE" of .plt, .plt.got, .plt.sec: the file's own. */
+	char *sections = capture("readelf -SW '%s' | sed 's/^ *\\[ *[0-9]*\\]//' | "
+				 "awk '$1 ~ /^\\.plt(\\.got|\\.sec)?$/ { print $1, $3, $4, $5 }'",
+				 target);
+	struct symbolizer *s;
+
+	ck_assert_msg(strstr(sections, ".plt "), "no .plt in %s", target);
+	s = new_symbolizer(NULL, NULL, 0, 1, 1);
+	check_plt_names(s, dso_with_id_of(s, target, target), "symbolize-target", sections);
+	symbolizer_free(s);
+
+	strip_target("target", "debug");
+	s = new_symbolizer(NULL, dirs, 1, 1, 1);
+	check_plt_names(s, dso_with_id_of(s, "/opt/elsewhere/target", target), "target", sections);
+	ck_assert_uint_eq(warnings.count, 0);
+	symbolizer_free(s);
+	free(sections);
+}
+END_TEST
+
 /* eu-strip keeps the program headers objcopy --only-keep-debug rewrites. */
 START_TEST(eu_strip_debug_file_alone)
 {
@@ -1960,6 +2018,7 @@ static Suite *symbolize_suite(void)
 	tcase_add_test(files, hostile_inputs);
 	tcase_add_test(files, control_characters_escaped);
 	tcase_add_test(files, debuginfod_asked_once_per_build_id);
+	tcase_add_test(files, plt_named_alike);
 	tcase_add_test(names, demangling);
 	tcase_add_test(names, mangled_names_in_the_target);
 	tcase_add_test(kernel, kernel_synthetic);

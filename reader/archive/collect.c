@@ -38,6 +38,7 @@ struct collection {
 	struct symbolizer *symbolizer;
 	struct hit *hits;
 	size_t hit_count, hit_capacity;
+	int user_stacks;		/* a sample with a copy of its user stack */
 	int failed;
 };
 
@@ -85,6 +86,8 @@ static void on_sample(void *context, const struct session_sample *sample)
 	struct collection *c = context;
 	int kernel = (sample->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 
+	if (sample->record && (sample->record->sample_type & PERF_SAMPLE_STACK_USER))
+		c->user_stacks = 1;
 	if (!sample->callchain_nr)
 		note_address(c, sample, sample->ip, kernel);
 	for (size_t i = 0; i < sample->callchain_nr; i++) {
@@ -435,6 +438,11 @@ int archive_collect(const struct archive_options *o, char **inputs, int input_co
 		fprintf(stderr, "perfrec-archive: out of memory\n");
 		goto out;
 	}
+	/* Said even with -q: the bundle would lack what the report needs. */
+	if (o->debug_only && c.user_stacks)
+		fprintf(stderr, "perfrec-archive: warning: the capture has user stacks to unwind "
+			"(--call-graph dwarf) and debug files keep none of the binaries' .eh_frame: "
+			"with --debug-only, their call chains will stop at the sampled function\n");
 	for (size_t i = 0; i < c.hit_count; i++) {
 		int err = add_dso(o, set, &c.hits[i], inputs, input_count);
 

@@ -15,7 +15,7 @@
  * .eh_frame and .debug_frame are read here once per DSO, at the first
  * address that needs them, into one table sorted by start.  Their sizes
  * are the file's: the table has at most one entry per 8 bytes of section
- * data.
+ * data, and one per PLT section (is_plt).
  */
 #include <dwarf.h>
 #include <gelf.h>
@@ -237,7 +237,21 @@ static int compare_extents(const void *a, const void *b)
 	return (x->end > y->end) - (x->end < y->end);
 }
 
-/* The FDEs of the ELF's .eh_frame and .debug_frame. */
+/*
+ * A PLT section is one extent too.  The linker gives .plt an FDE of its
+ * own, but a separate debug file (the only file of a --debug-only
+ * bundle) has no .eh_frame: its section headers, which it keeps, name
+ * the same extent, so that a PLT stub's samples add up under one name
+ * whichever file is at hand.
+ */
+static int is_plt(const char *name, const GElf_Shdr *shdr)
+{
+	return (shdr->sh_flags & SHF_EXECINSTR) && shdr->sh_size &&
+	       shdr->sh_addr + shdr->sh_size > shdr->sh_addr &&
+	       (!strcmp(name, ".plt") || !strcmp(name, ".plt.got") || !strcmp(name, ".plt.sec"));
+}
+
+/* The FDEs of the ELF's .eh_frame and .debug_frame, and its PLT sections. */
 static struct cfi_extents *extents_load(Dwfl_Module *module)
 {
 	struct cfi_extents *x = calloc(1, sizeof(*x));
@@ -257,10 +271,15 @@ static struct cfi_extents *extents_load(Dwfl_Module *module)
 		GElf_Shdr shdr;
 		const char *name;
 
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_PROGBITS)
+		if (!gelf_getshdr(scn, &shdr) || !(name = elf_strptr(elf, strndx, shdr.sh_name)))
 			continue;
-		name = elf_strptr(elf, strndx, shdr.sh_name);
-		if (!name || (strcmp(name, ".eh_frame") && strcmp(name, ".debug_frame")))
+		if (is_plt(name, &shdr)) {
+			if (add_extent(x, shdr.sh_addr + bias, shdr.sh_addr + bias + shdr.sh_size) < 0)
+				break;
+			continue;
+		}
+		if (shdr.sh_type != SHT_PROGBITS ||
+		    (strcmp(name, ".eh_frame") && strcmp(name, ".debug_frame")))
 			continue;
 		w.eh_frame = !strcmp(name, ".eh_frame");
 		w.data = elf_rawdata(scn, NULL);
