@@ -35,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <zstd.h>
-#include "perfrec-format.h"
+#include "format.h"
 
 #define MB 1e6
 #define RUNS 3
@@ -434,11 +434,11 @@ struct result {
 };
 
 static void fill_info(struct prf_file_info *info, const struct stream *s,
-		      char *host, size_t host_size)
+		      struct prf_host *host)
 {
 	*info = (struct prf_file_info){ 0 };
-	if (prf_host_detect(info, host, host_size) < 0)
-		die("prf_host_detect failed");
+	if (prf_file_info_detect(info, host) < 0)
+		die("prf_file_info_detect failed");
 	info->events = s->events;
 	info->event_count = s->event_count;
 }
@@ -453,9 +453,9 @@ static void write_stream(const struct stream *s, int fd, int level,
 	struct prf_file_info info;
 	struct prf_writer *w;
 	struct prf_error error;
-	char host[2048];
+	struct prf_host host;
 
-	fill_info(&info, s, host, sizeof(host));
+	fill_info(&info, s, &host);
 	if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0)
 		die("ftruncate: %s", strerror(errno));
 	if (prf_writer_open(&w, fd, &info, &wo, &error) < 0)

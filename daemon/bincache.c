@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include "bincache.h"
 #include "log.h"
-#include "perfrec-format.h"
+#include "format.h"
 #include "synthesize.h"
 
 /* A kept binary, for the cap: the oldest (mtime) goes first. */

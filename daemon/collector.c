@@ -76,7 +76,7 @@ struct collector {
 	unsigned char *cpu_online;	/* per ring, as follow_cpus() last read it */
 	int stopping;
 	int kallsyms_hidden_said;
-	char host_strings[1024];
+	struct prf_host host;
 	struct prf_file_info info;
 	struct prf_event file_events[PERFRECD_EVENTS_MAX];
 	char event_names[1024];		/* "cpu-clock, page-faults", for people */
@@ -1104,7 +1104,7 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 					   .cpu = (uint32_t)c->events.rings[0].cpu };
 	layout_time_offsets(c);
 
-	prf_host_detect(&c->info, c->host_strings, sizeof(c->host_strings));
+	prf_file_info_detect(&c->info, &c->host);
 	output_config.directory = o->output_dir;
 	output_config.hostname = c->info.hostname;
 	output_config.rotate_size = o->rotate_size;

@@ -24,7 +24,7 @@
 #include <unistd.h>
 #include "jit.h"
 #include "log.h"
-#include "perfrec-format.h"
+#include "format.h"
 
 #ifndef FUSE_SUPER_MAGIC
 #define FUSE_SUPER_MAGIC	0x65735546

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
-#include "perfrec-format.h"
+#include "format.h"
 
 #ifndef PERFRECD_CONFIG_PATH		/* the build sets it from sysconfdir */
 #define PERFRECD_CONFIG_PATH	"/etc/perfrec/perfrecd.conf"

@@ -3,7 +3,7 @@
 #define PERFRECD_OUTPUT_H
 
 #include <stdint.h>
-#include "perfrec-format.h"
+#include "format.h"
 
 /* The rotating files of one collector run in one directory. */
 struct output;

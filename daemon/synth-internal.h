@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/types.h>
 #include <time.h>
-#include "perfrec-format.h"
+#include "format.h"
 #include "synthesize.h"
 
 #define SYNTH_ALIGN8(x)		(((x) + 7) & ~(size_t)7)

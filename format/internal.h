@@ -6,10 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "perfrec-format.h"
-
-#define PRF_ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
-#define PRF_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "format.h"
 
 __attribute__((format(printf, 3, 4)))
 int prf_set_error(struct prf_error *error, int code, const char *fmt, ...);
@@ -93,26 +90,6 @@ static inline int prf_event_is_clock(const struct perf_event_attr *attr)
 	return attr->type == PERF_TYPE_SOFTWARE &&
 	       (attr->config == PERF_COUNT_SW_CPU_CLOCK || attr->config == PERF_COUNT_SW_TASK_CLOCK);
 }
-
-static inline uint64_t prf_zigzag(uint64_t delta)
-{
-	return (delta << 1) ^ (uint64_t)((int64_t)delta >> 63);
-}
-
-static inline uint64_t prf_unzigzag(uint64_t v)
-{
-	return (v >> 1) ^ (uint64_t)-(int64_t)(v & 1);
-}
-
-/* One step of the callchain hash: a frame onto the hash of its callers. */
-static inline uint64_t prf_stack_hash_step(uint64_t parent, uint64_t frame)
-{
-	uint64_t h = (parent ^ frame) * 0x9e3779b97f4a7c15ull;
-
-	return h ^ (h >> 29);
-}
-
-#define PRF_STACK_HASH_ROOT	0x5bd1e9955bd1e995ull
 
 struct compact_writer;
 int compact_writer_new(struct compact_writer **out, const struct prf_file_info *info);

@@ -1,13 +1,13 @@
 # libperfrec-format: an internal static library for now; its header is the
 # contract, so it can be installed as a shared library once the ABI settles.
 noinst_LIBRARIES += format/libperfrec-format.a
+noinst_HEADERS += format/format.h format/perfrec-format.h format/format-info.h \
+	format/format-writer.h format/format-reader.h format/format-decode.h
 format_libperfrec_format_a_SOURCES = \
-	format/perfrec-format.h \
 	format/internal.h \
 	format/crc32c.c \
-	format/host.c \
-	format/vdso.c \
-	format/kallsyms-line.c \
+	format/error.c \
+	format/info.c \
 	format/writer.c \
 	format/compact-write.c \
 	format/compact-read.c \
@@ -16,8 +16,7 @@ format_libperfrec_format_a_SOURCES = \
 	format/decode.c \
 	format/stack-trim.c \
 	format/encode.c \
-	format/names.c \
-	format/open.c
+	format/names.c
 format_libperfrec_format_a_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
 
-FORMAT_LIBS = format/libperfrec-format.a $(ZSTD_LIBS)
+FORMAT_LIBS = format/libperfrec-format.a $(COMMON_LIBS) $(ZSTD_LIBS)

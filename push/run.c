@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "perfrec-format.h"
+#include "format.h"
 #include "push-internal.h"
 #include "symbolize.h"
 

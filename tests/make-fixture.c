@@ -23,7 +23,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "perfrec-format.h"
+#include "format.h"
 
 #define FIXTURE_PID		4242
 #define FIXTURE_CHILD		4243

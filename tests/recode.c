@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "perfrec-format.h"
+#include "format.h"
 
 static uint64_t record_time(const struct prf_reader *reader, const struct prf_record *record)
 {

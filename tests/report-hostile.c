@@ -82,7 +82,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "perfrec-format.h"
+#include "format.h"
 
 #define BASE_NS		1000000000000ull	/* 1000 s of uptime */
 #define TICK_NS		1001001ull		/* ~999 Hz */

@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "perfrec-format.h"
+#include "format.h"
 
 /* ---- samples of known content -------------------------------------- */
 

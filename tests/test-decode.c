@@ -30,7 +30,7 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
-#include "perfrec-format.h"
+#include "format.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

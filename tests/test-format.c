@@ -14,7 +14,7 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-#include "perfrec-format.h"
+#include "format.h"
 
 /* ---- a deterministic record stream -------------------------------- */
 
@@ -116,11 +116,11 @@ static int write_file(const struct stream *s, int level, size_t chunk_size,
 					      .name = "memfd" };
 	struct prf_writer *w;
 	struct prf_error error;
-	char host[1024];
+	struct prf_host host;
 	int fd = memfd_create("prf", 0);
 
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(prf_host_detect(&info, host, sizeof(host)), 0);
+	ck_assert_int_eq(prf_file_info_detect(&info, &host), 0);
 	info.meta = meta;
 	info.meta_count = 2;
 	info.events = &event;
@@ -452,14 +452,14 @@ START_TEST(header_round_trip)
 	struct prf_error error;
 	const struct prf_file_info *info;
 	struct prf_file_info host = { 0 };
-	char buf[1024];
+	struct prf_host facts;
 	int fd;
 
 	stream_make(&s, 10, 256, 0, 7);
 	fd = write_file(&s, 0, 0, 1);
 	ck_assert_int_eq(prf_reader_open_fd(&r, fd, "memfd", &error), 0);
 	info = prf_reader_info(r);
-	ck_assert_int_eq(prf_host_detect(&host, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(prf_file_info_detect(&host, &facts), 0);
 	ck_assert_str_eq(info->hostname, host.hostname);
 	ck_assert_str_eq(info->kernel_release, host.kernel_release);
 	ck_assert_str_eq(info->machine, host.machine);

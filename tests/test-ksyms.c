@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "ksyms.h"
-#include "perfrec-format.h"
+#include "format.h"
 #include "symbolize.h"
 
 /* The records a ksyms writes, kept in order. */

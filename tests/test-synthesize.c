@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "perfrec-format.h"
+#include "format.h"
 #include "synthesize.h"
 
 #define ALIGN8(x)	(((x) + 7) & ~(size_t)7)

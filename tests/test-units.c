@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "perfrec-format.h"
+#include "format.h"
 #include "session.h"
 #include "symbolize.h"
 

@@ -34,7 +34,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "perfrec-format.h"
+#include "format.h"
 
 #define STACK_MAX	8192
 #define REGS		17		/* AX..IP, R8..R15 */

@@ -22,7 +22,7 @@
 #include <elfutils/libdwelf.h>
 #include <gelf.h>
 #include <libelf.h>
-#include "perfrec-format.h"
+#include "format.h"
 #include "archive.h"
 #include "session.h"
 #include "symbolize.h"

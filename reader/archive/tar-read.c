@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <zstd.h>
 #include "bundle.h"
-#include "perfrec-format.h"
+#include "common.h"
 #include "tar-format.h"
 
 struct bundle_input {

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "perfrec-format.h"
+#include "format.h"
 
 #define DUMP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

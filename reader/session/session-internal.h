@@ -9,7 +9,7 @@
  * reads of them.
  */
 #include <stdint.h>
-#include "perfrec-format.h"
+#include "format.h"
 #include "session.h"
 
 #define NO_END UINT64_MAX		/* a map or process not ended */

@@ -21,7 +21,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "perfrec-format.h"
+#include "common.h"
 #include "symbolize-internal.h"
 
 #define PAGE_SIZE_GUESS 4096u

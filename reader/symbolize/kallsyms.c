@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "perfrec-format.h"
+#include "common.h"
 #include "symbolize-internal.h"
 
 #define SYMBOL_SPAN_MAX (1u << 20)

@@ -1,6 +1,6 @@
 # Build-id -> ELF and debug files -> names, lines, inlined frames; the
-# kernel from kallsyms text.  Knows nothing of captures (of format/, only
-# prf_open_regular()).
+# kernel from kallsyms text.  Knows nothing of captures: below it only
+# common/.
 noinst_LIBRARIES += reader/symbolize/libperfrec-symbolize.a
 reader_symbolize_libperfrec_symbolize_a_SOURCES = \
 	reader/symbolize/symbolize.h reader/symbolize/symbolize-internal.h \
@@ -18,7 +18,7 @@ reader_symbolize_libperfrec_symbolize_a_CPPFLAGS = $(AM_CPPFLAGS) $(INTERN_CPPFL
 reader_symbolize_libperfrec_symbolize_a_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS) $(LIBELF_CFLAGS)
 
 SYMBOLIZE_CPPFLAGS = -I$(top_srcdir)/reader/symbolize
-SYMBOLIZE_LIBS = reader/symbolize/libperfrec-symbolize.a $(INTERN_LIBS) $(FORMAT_LIBS) \
+SYMBOLIZE_LIBS = reader/symbolize/libperfrec-symbolize.a $(INTERN_LIBS) $(COMMON_LIBS) \
 	$(LIBDW_LIBS) $(LIBELF_LIBS) $(IBERTY_LIBS)
 
 # debuginfod servers as a symbolizer_source: a library of its own, so that

@@ -26,7 +26,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "perfrec-format.h"
+#include "common.h"
 #include "symbolize-internal.h"
 
 /* Past this the copy is not worth its memory: libdw inflates as usual. */

@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "perfrec-format.h"
+#include "format.h"
 #include "rules.h"
 #include "symbolize.h"
 #include "unwind.h"

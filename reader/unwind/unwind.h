@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "perfrec-format.h"
+#include "format.h"
 #include "session.h"
 
 struct symbolizer;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "perfrec-format.h"
+#include "format.h"
 
 #define FUZZ_ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
 #define FUZZ_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

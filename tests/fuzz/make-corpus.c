@@ -23,7 +23,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "perfrec-format.h"
+#include "format.h"
 #include "fuzz-common.h"
 
 static const char *out_dir;

@@ -11,7 +11,8 @@
 #include <link.h>
 #include <stdio.h>
 #include <sys/auxv.h>
-#include "internal.h"
+#include <string.h>
+#include "common.h"
 
 int prf_notes_build_id(const void *notes, size_t size, uint8_t id[PRF_BUILD_ID_MAX],
 		       uint8_t *id_size)

@@ -9,7 +9,8 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "internal.h"
+#include <string.h>
+#include "common.h"
 
 int prf_open_regular(const char *path)
 {

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Decoding and encoding the kernel's perf records by their event's sample_type. */
+#ifndef PRF_FORMAT_DECODE_H
+#define PRF_FORMAT_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "perfrec-format.h"
+
+/* Decoding perf records                                                   */
+/* ---------------------------------------------------------------------- */
+
+struct prf_regs {
+	uint64_t abi;			/* PERF_SAMPLE_REGS_ABI_* */
+	uint64_t mask;			/* from the attr */
+	const uint64_t *regs;		/* one per set bit of mask, in bit order */
+	uint32_t count;
+};
+
+/* A decoded PERF_RECORD_SAMPLE: pointers point into the record. */
+struct prf_sample {
+	uint64_t sample_type;		/* which fields below are valid */
+	uint16_t misc;
+	uint64_t identifier;
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t addr;
+	uint64_t id;
+	uint64_t stream_id;
+	uint32_t cpu;
+	uint64_t period;
+	const uint64_t *read_values;	/* read_format, read_size u64s */
+	uint32_t read_size;
+	const uint64_t *callchain;	/* PERF_CONTEXT_* markers kept */
+	uint64_t callchain_nr;
+	const void *raw;
+	uint32_t raw_size;
+	const struct perf_branch_entry *branches;
+	uint64_t branch_nr;
+	uint64_t branch_hw_index;	/* if PERF_SAMPLE_BRANCH_HW_INDEX */
+	struct prf_regs regs_user;
+	const void *stack_user;
+	uint64_t stack_user_size;	/* bytes copied */
+	uint64_t stack_user_dyn_size;	/* bytes that were live */
+	uint64_t weight;		/* PERF_SAMPLE_WEIGHT or the whole struct */
+	uint64_t data_src;
+	uint64_t transaction;
+	struct prf_regs regs_intr;
+	uint64_t phys_addr;
+	uint64_t cgroup;
+	uint64_t data_page_size;
+	uint64_t code_page_size;
+	const void *aux;
+	uint64_t aux_size;
+};
+
+/* sample_id_all trailer of non-sample records. */
+struct prf_sample_id {
+	uint64_t sample_type;		/* the attr's, masked to the id fields */
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t id;
+	uint64_t stream_id;
+	uint32_t cpu;
+	uint64_t identifier;
+};
+
+/*
+ * Decodes a PERF_RECORD_SAMPLE laid out by attr.  0 or -EBADMSG when the
+ * record is shorter than its fields say, or a count is impossible.
+ */
+int prf_decode_sample(const struct perf_event_attr *attr, const void *record,
+		      size_t size, struct prf_sample *sample);
+
+/*
+ * A sample's ip and callchain without the rest of prf_decode_sample():
+ * ip 0 without PERF_SAMPLE_IP, callchain NULL and nr 0 without
+ * PERF_SAMPLE_CALLCHAIN.  -EBADMSG when the record is too short for them.
+ * The fields after the callchain are not checked.
+ */
+int prf_sample_callchain(const struct perf_event_attr *attr, const void *record,
+			 size_t size, uint64_t *ip, const uint64_t **callchain,
+			 uint64_t *nr);
+
+/*
+ * The user-stack trim of perfrec-format(5), "User stack samples": a sample
+ * with PERF_SAMPLE_STACK_USER carries {u64 size; char data[size]; u64
+ * dyn_size}, of which only dyn_size bytes were copied from the stack.
+ * Writes the sample to out with size lowered to dyn_size rounded up to 8
+ * (8 when dyn_size is 0), the bytes between dyn_size and that zeroed, the rest of data dropped,
+ * header.size lowered to match and every other byte kept.  Returns the new
+ * size; 0 when there is nothing to drop (out untouched: keep the record);
+ * -EBADMSG or -EOPNOTSUPP when the sample does not decode by attr;
+ * -ENOSPC when out_size is too small.
+ */
+int prf_sample_trim_stack_user(const struct perf_event_attr *attr,
+			       const void *record, size_t size,
+			       void *out, size_t out_size);
+
+/*
+ * Decodes the sample_id trailer of a non-sample record.  body_size receives
+ * the size of the record without the trailer.  With !attr->sample_id_all
+ * the id is empty and body_size is size.
+ */
+int prf_decode_sample_id(const struct perf_event_attr *attr,
+			 const void *record, size_t size,
+			 struct prf_sample_id *id, size_t *body_size);
+
+/* Decoded kernel records other than samples; strings are NUL-checked. */
+struct prf_mmap {
+	uint32_t pid, tid;
+	uint64_t start, length, page_offset;
+	int has_build_id;		/* MMAP2 with PERF_RECORD_MISC_MMAP_BUILD_ID */
+	uint32_t major, minor;
+	uint64_t inode, inode_generation;
+	uint8_t build_id[PRF_BUILD_ID_MAX];
+	uint8_t build_id_size;
+	uint32_t prot, flags;		/* 0 for plain MMAP */
+	const char *filename;
+};
+
+struct prf_comm {
+	uint32_t pid, tid;
+	int exec;			/* PERF_RECORD_MISC_COMM_EXEC */
+	const char *comm;
+};
+
+struct prf_task {			/* FORK and EXIT */
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+struct prf_lost {			/* LOST: id, lost; LOST_SAMPLES: lost */
+	uint64_t id;
+	uint64_t lost;
+};
+
+struct prf_throttle {			/* THROTTLE and UNTHROTTLE */
+	uint64_t time, id, stream_id;
+};
+
+struct prf_ksymbol {
+	uint64_t addr;
+	uint32_t length;
+	uint16_t ksym_type, flags;
+	const char *name;
+};
+
+struct prf_cgroup {
+	uint64_t id;
+	const char *path;
+};
+
+struct prf_switch {			/* SWITCH and SWITCH_CPU_WIDE */
+	int out;			/* PERF_RECORD_MISC_SWITCH_OUT */
+	int preempt;			/* PERF_RECORD_MISC_SWITCH_OUT_PREEMPT */
+	uint32_t next_prev_pid, next_prev_tid;	/* CPU_WIDE only */
+};
+
+struct prf_namespaces {
+	uint32_t pid, tid;
+	uint64_t count;
+	const struct perf_ns_link_info *links;
+};
+
+struct prf_decoded {
+	uint32_t type;
+	union {
+		struct prf_sample sample;
+		struct prf_mmap mmap;
+		struct prf_comm comm;
+		struct prf_task task;
+		struct prf_lost lost;
+		struct prf_throttle throttle;
+		struct prf_ksymbol ksymbol;
+		struct prf_cgroup cgroup;
+		struct prf_switch context_switch;
+		struct prf_namespaces namespaces;
+	};
+	struct prf_sample_id id;	/* trailer; for samples, empty */
+};
+
+/*
+ * Decodes any kernel record type listed in struct prf_decoded.  Returns 1
+ * when decoded, 0 for a type it does not know (skip it), -EBADMSG for a
+ * record too short for its type.
+ */
+int prf_decode_record(const struct perf_event_attr *attr, const void *record,
+		      size_t size, struct prf_decoded *decoded);
+
+/*
+ * Writes the sample_id_all trailer that attr gives non-sample records
+ * (TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER as selected by sample_type)
+ * to out, which has room for PRF_SAMPLE_ID_MAX bytes.  Returns its size:
+ * 0 without attr->sample_id_all.  For records a collector synthesizes.
+ */
+#define PRF_SAMPLE_ID_MAX	48
+size_t prf_encode_sample_id(const struct perf_event_attr *attr,
+			    const struct prf_sample_id *id, void *out);
+
+/* "SAMPLE", "MMAP2", "BUILD_ID", ... or NULL for an unknown type. */
+const char *prf_record_type_name(uint32_t type);
+
+#endif
