@@ -11,6 +11,7 @@ tests_test_decode_CFLAGS = $(TEST_CFLAGS)
 tests_test_decode_LDADD = $(TEST_LIBS)
 TESTS += tests/test-format tests/test-decode
 
+include tests/common.mk
 include tests/dump.mk
 include tests/compact.mk
 include tests/events.mk
