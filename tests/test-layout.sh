@@ -2,8 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The build's shape, as doc/HACKING.md describes it:
 #  - every source file of the product is compiled once: no two objects
-#    in one folder of daemon/, format/ or reader/ come from one source
-#    (automake names them TARGET-SOURCE.o, beside the source);
+#    in one folder of common/, format/, daemon/, reader/ or push/ come
+#    from one source (automake names them TARGET-SOURCE.o, beside the
+#    source);
+#  - every external function of the product is called from another
+#    object (of the product, a test or a benchmark): one that only its
+#    own file calls is static, one that nothing calls is dead;
 #  - the tests link the libraries: no object of the product's folders
 #    is made for a test program;
 #  - perfrec-archive, which runs on production hosts and never asks a
@@ -19,9 +23,11 @@ status=0
 say() { printf '%s\n' "$*"; }
 fail() { say "FAIL: $*"; status=1; }
 
-objects=$(cd "$top_builddir" && find daemon format reader -name '*.o' 2>/dev/null | sort)
+product="common format daemon reader push"
+# shellcheck disable=SC2086
+objects=$(cd "$top_builddir" && find $product -name '*.o' 2>/dev/null | sort)
 if [ -z "$objects" ]; then
-	say "ERROR: no objects under $top_builddir/{daemon,format,reader}: build first"
+	say "ERROR: no objects under $top_builddir/{common,format,daemon,reader,push}: build first"
 	exit 99
 fi
 say "$(printf '%s\n' "$objects" | wc -l) objects in the product's folders"
@@ -43,6 +49,31 @@ if [ -n "$for_tests" ]; then
 	say "$for_tests"
 fi
 
+# Functions defined in one object of the product and named by no other
+# object of the build (a program's main, a test, a benchmark, a fuzzer).
+if command -v nm >/dev/null 2>&1; then
+	all_objects=$(cd "$top_builddir" && find . -name '*.o' ! -path './_*' | sort)
+	uncalled=$(cd "$top_builddir" && for o in $all_objects; do
+			nm "$o" | awk -v o="$o" '$1 == "U" { print "U", $2, o } $2 == "T" { print "T", $3, o }'
+		done | awk -v product="$product" '
+			BEGIN { n = split(product, p, " "); for (i = 1; i <= n; i++) mine["./" p[i] "/"] = 1 }
+			function in_product(o,   d) { for (d in mine) if (index(o, d) == 1) return 1; return 0 }
+			$1 == "U" { used[$2] = used[$2] " " $3 }
+			$1 == "T" && in_product($3) { defined[$2] = $3 }
+			END {
+				for (f in defined) {
+					if (f == "main") continue
+					split(used[f], users, " "); other = 0
+					for (u in users) if (users[u] != defined[f]) other = 1
+					if (!other) print "  " f " (" defined[f] ")"
+				}
+			}' | sort)
+	if [ -n "$uncalled" ]; then
+		fail "external functions that no other object calls (make them static, or remove them):"
+		say "$uncalled"
+	fi
+fi
+
 if ! command -v ldd >/dev/null 2>&1; then
 	say "SKIP: no ldd here to list the programs' libraries"
 	exit 77
@@ -60,5 +91,5 @@ fi
 if command -v nm >/dev/null 2>&1 && nm "$top_builddir/perfrec-archive" | grep -q 'debuginfod_source_new'; then
 	fail "perfrec-archive carries the debuginfod source"
 fi
-[ "$status" -eq 0 ] && say "PASS: each source compiled once; no libdebuginfod nor libcurl linked by the readers"
+[ "$status" -eq 0 ] && say "PASS: each source compiled once; every external function called from elsewhere; no libdebuginfod nor libcurl linked by the readers"
 exit "$status"
