@@ -23,18 +23,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "bincache.h"
 #include "collector.h"
-#include "event-set.h"
 #include "events.h"
-#include "jit.h"
-#include "log.h"
-#include "notify.h"
-#include "ksyms.h"
-#include "output.h"
-#include "synthesize.h"
-#include "task-meta.h"
-#include "user-stack.h"
+#include "service.h"
+#include "sideband.h"
 
 struct collector_stats {
 	uint64_t samples;

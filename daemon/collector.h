@@ -2,7 +2,7 @@
 #ifndef PERFRECD_COLLECTOR_H
 #define PERFRECD_COLLECTOR_H
 
-#include "options.h"
+#include "service.h"
 
 /*
  * Runs perfrecd as the options say, until the duration ends, a signal

@@ -1,29 +1,36 @@
-# perfrecd: a library of the collector's parts (options, events and
-# rings, the poll loop, /proc and kernel synthesis, output and rotation,
-# sd_notify), linked by its main and by the tests of those parts.
+# perfrecd: a library per concern, each compiled once and linked by the
+# daemon and the tests.  Each library's CPPFLAGS name the folders of the
+# headers it may include, so the one-way order below is the build's too:
+#
+#   format/  common/
+#       ^
+#     service/     log, options, output files, sd_notify (service.h)
+#       ^                 ^
+#     sideband/         events/     records beside the samples (sideband.h);
+#       ^                 ^         perf_event_open, rings (events.h)
+#     libperfrec-daemon.a: collector.c, the poll loop that ties them
+#       ^
+#     perfrecd: main.c
+#
+# events/ needs nothing of service/ and sideband/ nothing of events/.
+# For each library X: X_CPPFLAGS finds its public header, X_LIBS links it
+# and everything it needs, in order.
+include daemon/service/local.mk
+include daemon/events/local.mk
+include daemon/sideband/local.mk
+
 noinst_LIBRARIES += daemon/libperfrec-daemon.a
 daemon_libperfrec_daemon_a_SOURCES = \
-	daemon/options.c daemon/options.h \
-	daemon/log.c daemon/log.h \
-	daemon/events.c daemon/events.h daemon/pmu.c daemon/pmu.h \
-	daemon/event-set.c daemon/event-set.h \
-	daemon/ring.c daemon/ring.h \
-	daemon/user-stack.c daemon/user-stack.h \
-	daemon/collector.c daemon/collector.h \
-	daemon/output.c daemon/output.h \
-	daemon/synthesize.c daemon/buildid.c daemon/kernel.c daemon/ksyms.c daemon/ksyms.h daemon/synthesize.h daemon/synth-internal.h \
-	daemon/cgroup.c daemon/task-meta.c daemon/task-meta.h \
-	daemon/bincache.c daemon/bincache.h \
-	daemon/notify.c daemon/notify.h \
-	daemon/jit.c daemon/jit.h \
-	daemon/sink.h
-daemon_libperfrec_daemon_a_CPPFLAGS = $(AM_CPPFLAGS) \
-	-DPERFRECD_CONFIG_PATH='"$(sysconfdir)/perfrec/perfrecd.conf"'
-daemon_libperfrec_daemon_a_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+	daemon/collector.c daemon/collector.h
+daemon_libperfrec_daemon_a_CPPFLAGS = $(AM_CPPFLAGS) $(SERVICE_CPPFLAGS) \
+	$(EVENTS_CPPFLAGS) $(SIDEBAND_CPPFLAGS)
 
-DAEMON_CPPFLAGS = -I$(top_srcdir)/daemon
-DAEMON_LIBS = daemon/libperfrec-daemon.a $(FORMAT_LIBS) $(LIBELF_LIBS)
+DAEMON_CPPFLAGS = -I$(top_srcdir)/daemon $(SERVICE_CPPFLAGS) $(EVENTS_CPPFLAGS) \
+	$(SIDEBAND_CPPFLAGS)
+DAEMON_LIBS = daemon/libperfrec-daemon.a daemon/events/libperfrec-events.a \
+	$(SIDEBAND_LIBS)
 
 sbin_PROGRAMS += perfrecd
 perfrecd_SOURCES = daemon/main.c
+perfrecd_CPPFLAGS = $(AM_CPPFLAGS) $(DAEMON_CPPFLAGS)
 perfrecd_LDADD = $(DAEMON_LIBS)

@@ -5,9 +5,7 @@
 #include <string.h>
 #include "collector.h"
 #include "events.h"
-#include "log.h"
-#include "notify.h"
-#include "options.h"
+#include "service.h"
 
 /* What --check-config can know without opening events: the events resolve. */
 static int check_config(const struct perfrecd_options *o)

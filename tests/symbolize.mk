@@ -32,7 +32,7 @@ tests_symbolize_target_v2_LDADD = tests/libsymbolize-lib.so$(EXEEXT)
 # whole kallsyms does (synthetic, and this host's /proc/kallsyms).
 check_PROGRAMS += tests/test-ksyms
 tests_test_ksyms_SOURCES = tests/test-ksyms.c
-tests_test_ksyms_CPPFLAGS = $(AM_CPPFLAGS) $(DAEMON_CPPFLAGS) $(SYMBOLIZE_CPPFLAGS)
+tests_test_ksyms_CPPFLAGS = $(AM_CPPFLAGS) $(SIDEBAND_CPPFLAGS) $(SYMBOLIZE_CPPFLAGS)
 tests_test_ksyms_CFLAGS = $(TEST_CFLAGS)
-tests_test_ksyms_LDADD = $(DAEMON_LIBS) $(SYMBOLIZE_LIBS) $(CHECK_LIBS)
+tests_test_ksyms_LDADD = $(SIDEBAND_LIBS) $(SYMBOLIZE_LIBS) $(CHECK_LIBS)
 TESTS += tests/test-ksyms

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Kernel symbols as hit, daemon to reader: perfrecd's table (daemon/ksyms.c)
+ * Kernel symbols as hit, daemon to reader: perfrecd's table (daemon/sideband/ksyms.c)
  * looks addresses up and writes a KERNEL_SYMBOL record for each symbol
  * hit; the symbolizer's kernel made of those records
  * (symbolizer_kernel_hit()) must name every address exactly as its kernel

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "ksyms.h"
-#include "log.h"
+#include "service.h"
 #include "synth-internal.h"
 
 #define MODULES_MAX		65535u

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "log.h"
+#include "service.h"
 #include "synth-internal.h"
 #include "task-meta.h"
 

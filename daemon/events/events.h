@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 #include <linux/perf_event.h>
+#include "event-set.h"
+#include "user-stack.h"
 
 /*
  * Parses an event name into attr: on success attr is zeroed, then size,

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "bincache.h"
-#include "log.h"
+#include "service.h"
 #include "format.h"
 #include "synthesize.h"
 

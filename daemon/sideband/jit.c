@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "jit.h"
-#include "log.h"
+#include "service.h"
 #include "format.h"
 
 #ifndef FUSE_SUPER_MAGIC
