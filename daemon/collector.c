@@ -76,13 +76,6 @@ struct collector {
 	char meta_values[8][128];
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- records from the rings ---------------------------------------- */
 
@@ -291,7 +284,7 @@ static void note_loss(struct collector *c, enum prf_lost_reason reason, int cpu)
 
 	note.header.type = PRF_RECORD_LOST_NOTE;
 	note.header.size = sizeof(note);
-	note.time = now_ns();
+	note.time = prf_clock_ns(CLOCK_MONOTONIC);
 	note.reason = reason;
 	note.cpu = cpu;
 	output_append(c->output, &note, sizeof(note), note.time);
@@ -408,7 +401,7 @@ static void snapshot(struct collector *c)
 	struct synth_stats processes = { 0 };
 	struct kernel_stats kernel = { 0 };
 	pid_t only = c->options->pid ? c->options->pid : c->child;
-	uint64_t start = now_ns();
+	uint64_t start = prf_clock_ns(CLOCK_MONOTONIC);
 	int ret;
 
 	ret = synthesize_processes(c->options->proc_root, only, &c->layout,
@@ -416,7 +409,7 @@ static void snapshot(struct collector *c)
 	if (ret < 0)
 		log_warning("reading the processes from %s: %s", c->options->proc_root,
 			    strerror(-ret));
-	ret = buildid_emit_vdso(c->buildids, &c->sink, now_ns());
+	ret = buildid_emit_vdso(c->buildids, &c->sink, prf_clock_ns(CLOCK_MONOTONIC));
 	if (ret < 0)
 		log_warning("recording the vDSO's build-id: %s", strerror(-ret));
 	ret = task_meta_snapshot(&c->tasks, &c->layout, &c->sink);
@@ -439,12 +432,12 @@ static void snapshot(struct collector *c)
 		  (unsigned long long)processes.mappings,
 		  (unsigned long long)processes.build_ids,
 		  (unsigned long long)c->tasks.cgroups, (unsigned long long)c->tasks.nspids,
-		  (unsigned long long)kernel.symbols, (double)(now_ns() - start) / 1e6);
+		  (unsigned long long)kernel.symbols, (double)(prf_clock_ns(CLOCK_MONOTONIC) - start) / 1e6);
 }
 
 static int start_file(struct collector *c)
 {
-	uint64_t now = now_ns();
+	uint64_t now = prf_clock_ns(CLOCK_MONOTONIC);
 	int ret;
 
 	c->info.start_time_ns = now;
@@ -480,7 +473,7 @@ static void fill_stats(struct collector *c, struct prf_stats_record *r)
 	memset(r, 0, sizeof(*r));
 	r->header.type = PRF_RECORD_STATS;
 	r->header.size = sizeof(*r);
-	r->time = now_ns();
+	r->time = prf_clock_ns(CLOCK_MONOTONIC);
 	r->samples = c->stats.samples;
 	r->lost = c->stats.lost;
 	r->lost_samples = c->stats.lost_samples;
@@ -498,7 +491,7 @@ static void fill_stats(struct collector *c, struct prf_stats_record *r)
 static void log_stats(struct collector *c, enum log_level level)
 {
 	struct prf_stats_record r;
-	double elapsed = (double)(now_ns() - c->started_ns) / 1e9;
+	double elapsed = (double)(prf_clock_ns(CLOCK_MONOTONIC) - c->started_ns) / 1e9;
 
 	fill_stats(c, &r);
 	log_message(level,
@@ -545,7 +538,7 @@ static void notify_status(struct collector *c, const char *state)
 static void reload(struct collector *c)
 {
 	notify_send("RELOADING=1\nMONOTONIC_USEC=%llu",
-		    (unsigned long long)(now_ns() / 1000u));
+		    (unsigned long long)(prf_clock_ns(CLOCK_MONOTONIC) / 1000u));
 	rotate(c);
 	notify_status(c, "READY=1\n");
 }
@@ -978,7 +971,7 @@ static int run_loop(struct collector *c)
 					cpu_gone(c, ring);
 			}
 		}
-		now = now_ns();
+		now = prf_clock_ns(CLOCK_MONOTONIC);
 		if (c->watchdog_ns && now - c->last_watchdog_ns >= c->watchdog_ns / 2) {
 			notify_send("WATCHDOG=1");
 			c->last_watchdog_ns = now;
@@ -996,7 +989,7 @@ static int run_loop(struct collector *c)
 static void print_summary(struct collector *c)
 {
 	struct output_totals totals;
-	double elapsed = (double)(now_ns() - c->started_ns) / 1e9;
+	double elapsed = (double)(prf_clock_ns(CLOCK_MONOTONIC) - c->started_ns) / 1e9;
 
 	output_get_totals(c->output, &totals);
 	log_notice("%llu samples on %zu CPUs in %.1f s, %llu lost, %llu throttled; %llu file%s, %.1f MiB (%.1f MiB raw) in %s",
@@ -1152,7 +1145,7 @@ int collector_run(const struct perfrecd_options *options)
 	int go_fd = -1, failed_fd = -1, status;
 
 	c.watchdog_ns = notify_watchdog_usec() * 1000u;
-	c.started_ns = now_ns();
+	c.started_ns = prf_clock_ns(CLOCK_MONOTONIC);
 	status = setup(&c, &go_fd, &failed_fd);
 	if (status) {
 		if (c.child > 0) {
@@ -1162,10 +1155,10 @@ int collector_run(const struct perfrecd_options *options)
 		goto out;
 	}
 	/* The duration counts from when sampling starts, not from setup. */
-	c.started_ns = now_ns();
+	c.started_ns = prf_clock_ns(CLOCK_MONOTONIC);
 	if (options->duration_s > 0)
 		c.deadline_ns = c.started_ns + (uint64_t)(options->duration_s * 1e9 + 0.5);
-	c.last_flush_ns = c.last_drain_ns = c.last_watchdog_ns = now_ns();
+	c.last_flush_ns = c.last_drain_ns = c.last_watchdog_ns = prf_clock_ns(CLOCK_MONOTONIC);
 	notify_send("READY=1\nSTATUS=sampling %s on %zu CPUs", c.event_names,
 		    c.events.ring_count);
 	log_info("sampling %s at %s %llu on %zu CPUs into %s", c.event_names,

@@ -12,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "common.h"
 #include "event-set.h"
 
 static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
@@ -37,16 +38,15 @@ static long read_sysctl(const char *path, long fallback)
 static int online_cpus(const char *sysfs_root, int **cpus, size_t *count)
 {
 	char path[4096], text[4096];
-	size_t n = 0, capacity = 16;
-	int *list = malloc(capacity * sizeof(*list));
+	size_t n = 0, capacity = 0;
+	int *list = NULL;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", sysfs_root);
 	f = fopen(path, "re");
-	if (!f || !fgets(text, sizeof(text), f) || !list) {
+	if (!f || !fgets(text, sizeof(text), f)) {
 		if (f)
 			fclose(f);
-		free(list);
 		return -ENOENT;
 	}
 	fclose(f);
@@ -59,15 +59,9 @@ static int online_cpus(const char *sysfs_root, int **cpus, size_t *count)
 		if (*end == '-')
 			last = strtol(end + 1, &end, 10);
 		for (long cpu = first; cpu <= last && cpu < 65536; cpu++) {
-			if (n == capacity) {
-				int *grown = realloc(list, 2 * capacity * sizeof(*list));
-
-				if (!grown) {
-					free(list);
-					return -ENOMEM;
-				}
-				list = grown;
-				capacity *= 2;
+			if (prf_ensure_mem((void **)&list, &capacity, sizeof(*list), n + 1) < 0) {
+				free(list);
+				return -ENOMEM;
 			}
 			list[n++] = (int)cpu;
 		}
@@ -81,19 +75,18 @@ static int online_cpus(const char *sysfs_root, int **cpus, size_t *count)
 static int list_threads(const char *proc_root, pid_t pid, pid_t **tids, size_t *count)
 {
 	char path[4096];
-	size_t n = 0, capacity = 16;
-	pid_t *list = malloc(capacity * sizeof(*list));
+	size_t n = 0, capacity = 0;
+	pid_t *list = NULL;
 	struct dirent *entry;
 	DIR *dir;
 
 	snprintf(path, sizeof(path), "%s/%d/task", proc_root, (int)pid);
 	dir = opendir(path);
-	if (!dir || !list) {
+	if (!dir || prf_ensure_mem((void **)&list, &capacity, sizeof(*list), 16) < 0) {
 		int ret = dir ? -ENOMEM : -errno;
 
 		if (dir)
 			closedir(dir);
-		free(list);
 		return ret;
 	}
 	/* The main thread first: its fds own the rings. */
@@ -103,14 +96,8 @@ static int list_threads(const char *proc_root, pid_t pid, pid_t **tids, size_t *
 
 		if (tid <= 0 || tid == pid)
 			continue;
-		if (n == capacity) {
-			pid_t *grown = realloc(list, 2 * capacity * sizeof(*list));
-
-			if (!grown)
-				break;
-			list = grown;
-			capacity *= 2;
-		}
+		if (prf_ensure_mem((void **)&list, &capacity, sizeof(*list), n + 1) < 0)
+			break;
 		list[n++] = tid;
 	}
 	closedir(dir);
@@ -322,7 +309,7 @@ static int alloc_events(struct event_set *set, const struct perf_event_attr *att
 		event->attr.mmap = event->attr.mmap2 = 0;
 		event->attr.comm = event->attr.comm_exec = event->attr.task = 0;
 		event->attr.cgroup = 0;
-		event->cpu_fds = malloc(cpu_count * sizeof(*event->cpu_fds));
+		event->cpu_fds = calloc(cpu_count, sizeof(*event->cpu_fds));
 		if (!event->cpu_fds)
 			return -ENOMEM;
 		for (size_t r = 0; r < cpu_count; r++)

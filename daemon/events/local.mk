@@ -9,6 +9,7 @@ daemon_events_libperfrec_events_a_SOURCES = \
 	daemon/events/event-set.c daemon/events/event-set.h \
 	daemon/events/ring.c daemon/events/ring.h \
 	daemon/events/user-stack.c daemon/events/user-stack.h
+daemon_events_libperfrec_events_a_CPPFLAGS = $(AM_CPPFLAGS)
 
 EVENTS_CPPFLAGS = -I$(top_srcdir)/daemon/events
 EVENTS_LIBS = daemon/events/libperfrec-events.a $(FORMAT_LIBS)

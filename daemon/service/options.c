@@ -283,7 +283,7 @@ static int add_events(struct perfrecd_options *o, const char *value,
 			free(name);
 			return -E2BIG;
 		}
-		grown = realloc(o->events, (o->event_count + 1) * sizeof(*grown));
+		grown = reallocarray(o->events, o->event_count + 1, sizeof(*grown));
 		if (!grown) {
 			free(name);
 			return -ENOMEM;

@@ -517,15 +517,8 @@ void output_enforce_retention(struct output *o, uint64_t realtime_s)
 		if (fstatat(o->dir_fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !S_ISREG(st.st_mode))
 			continue;
-		if (count == capacity) {
-			struct old_file *grown;
-
-			capacity = capacity ? capacity * 2 : 64;
-			grown = realloc(files, capacity * sizeof(*files));
-			if (!grown)
-				break;
-			files = grown;
-		}
+		if (prf_ensure_mem((void **)&files, &capacity, sizeof(*files), count + 1) < 0)
+			break;
 		snprintf(files[count].name, sizeof(files[count].name), "%s", entry->d_name);
 		files[count].size = (uint64_t)st.st_size;
 		files[count].mtime = st.st_mtime;

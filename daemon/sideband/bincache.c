@@ -41,21 +41,16 @@ struct bincache {
 	size_t file_count, file_capacity;
 	uint8_t (*considered)[21];	/* build-ids seen: size, then bytes */
 	size_t considered_count, considered_capacity;
+	struct prf_index considered_index;
 };
 
 static void make_room(struct bincache *c, uint64_t bytes);
 
 static int add_file(struct bincache *c, const char *name, uint64_t bytes, struct timespec seen)
 {
-	if (c->file_count == c->file_capacity) {
-		size_t capacity = c->file_capacity ? 2 * c->file_capacity : 64;
-		struct bincache_file *grown = realloc(c->files, capacity * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		c->files = grown;
-		c->file_capacity = capacity;
-	}
+	if (prf_ensure_mem((void **)&c->files, &c->file_capacity, sizeof(*c->files),
+			   c->file_count + 1) < 0)
+		return -ENOMEM;
 	snprintf(c->files[c->file_count].name, sizeof(c->files[0].name), "%s", name);
 	c->files[c->file_count].bytes = bytes;
 	c->files[c->file_count].seen = seen;
@@ -181,6 +176,7 @@ void bincache_free(struct bincache *c)
 	close(c->dir_fd);
 	free(c->files);
 	free(c->considered);
+	prf_index_free(&c->considered_index);
 	free(c);
 }
 
@@ -215,24 +211,29 @@ static int remove_entry(const struct bincache *c, const char *name)
 	return ret;
 }
 
+static int same_build_id(const void *context, uint32_t id, const void *key)
+{
+	const uint8_t *seen = ((const struct bincache *)context)->considered[id - 1], *k = key;
+
+	return seen[0] == k[0] && !memcmp(seen + 1, k + 1, k[0]);
+}
+
 /* Whether the build-id was considered before; remembers it if not. */
 static int considered(struct bincache *c, const uint8_t *build_id, size_t size)
 {
-	for (size_t i = 0; i < c->considered_count; i++)
-		if (c->considered[i][0] == size && !memcmp(c->considered[i] + 1, build_id, size))
-			return 1;
-	if (c->considered_count == c->considered_capacity) {
-		size_t capacity = c->considered_capacity ? 2 * c->considered_capacity : 64;
-		uint8_t (*grown)[21] = realloc(c->considered, capacity * sizeof(*grown));
+	uint8_t key[21] = { (uint8_t)size };
+	uint64_t hash = prf_hash_bytes(build_id, size);
+	struct prf_index_slot *slot;
 
-		if (!grown)
-			return 1;	/* without memory, nothing new is kept */
-		c->considered = grown;
-		c->considered_capacity = capacity;
-	}
-	c->considered[c->considered_count][0] = (uint8_t)size;
-	memcpy(c->considered[c->considered_count] + 1, build_id, size);
-	c->considered_count++;
+	memcpy(key + 1, build_id, size);
+	slot = prf_index_place(&c->considered_index, hash, same_build_id, c, key);
+	if (slot && slot->id)
+		return 1;
+	if (!slot || prf_ensure_mem((void **)&c->considered, &c->considered_capacity,
+				    sizeof(*c->considered), c->considered_count + 1) < 0)
+		return 1;	/* without memory, nothing new is kept */
+	memcpy(c->considered[c->considered_count++], key, sizeof(key));
+	prf_index_insert(&c->considered_index, slot, hash, (uint32_t)c->considered_count);
 	return 0;
 }
 

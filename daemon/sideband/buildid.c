@@ -2,7 +2,7 @@
 /*
  * Build-ids of mapped files.  Reading one means opening the file and
  * parsing its ELF headers, so each (device, inode) is read once for the
- * collector's lifetime, failures included: a hash table of entries whose
+ * collector's lifetime, failures included: a hash index of entries whose
  * addresses stay put, since callers keep them.
  */
 #include <elf.h>
@@ -20,21 +20,19 @@
 #include "bincache.h"
 #include "synth-internal.h"
 
-#define CACHE_MIN_BUCKETS	256
 /* buildid_entry.written of a file no generation has carried yet */
 #define NEVER_WRITTEN		(~0u)
 
 struct buildid_node {
-	struct buildid_node *next;
 	uint64_t inode;
 	uint32_t major, minor;
 	struct buildid_entry entry;
 };
 
 struct buildid_cache {
-	struct buildid_node **buckets;
-	size_t bucket_count;		/* a power of two */
-	size_t count;
+	struct prf_index index;		/* (device, inode) -> 1 + index in nodes */
+	struct buildid_node **nodes;	/* each allocated alone: callers keep entries */
+	size_t count, capacity;
 	struct bincache *binaries;	/* NULL: none kept */
 	int vdso_offered;		/* the vDSO's image went to binaries */
 };
@@ -46,109 +44,32 @@ void buildid_cache_keep_binaries(struct buildid_cache *cache, struct bincache *b
 
 struct buildid_cache *buildid_cache_new(void)
 {
-	struct buildid_cache *cache = calloc(1, sizeof(*cache));
-
-	if (!cache)
-		return NULL;
-	cache->bucket_count = CACHE_MIN_BUCKETS;
-	cache->buckets = calloc(cache->bucket_count, sizeof(*cache->buckets));
-	if (!cache->buckets) {
-		free(cache);
-		return NULL;
-	}
-	return cache;
+	return calloc(1, sizeof(struct buildid_cache));
 }
 
 void buildid_cache_free(struct buildid_cache *cache)
 {
 	if (!cache)
 		return;
-	for (size_t i = 0; i < cache->bucket_count; i++) {
-		struct buildid_node *node = cache->buckets[i], *next;
-
-		for (; node; node = next) {
-			next = node->next;
-			free(node);
-		}
-	}
-	free(cache->buckets);
+	for (size_t i = 0; i < cache->count; i++)
+		free(cache->nodes[i]);
+	free(cache->nodes);
+	prf_index_free(&cache->index);
 	free(cache);
 }
 
-/* Inode numbers of one file system are dense: mix them (murmur3's fmix64). */
-static uint64_t key_hash(uint32_t major, uint32_t minor, uint64_t inode)
+/* Inode numbers of one file system are dense: mixed. */
+static uint64_t key_hash(const struct buildid_node *key)
 {
-	uint64_t h = inode ^ ((uint64_t)major << 44 | (uint64_t)minor << 24);
-
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h;
+	return prf_hash_mix(key->inode ^ ((uint64_t)key->major << 44 | (uint64_t)key->minor << 24));
 }
 
-static struct buildid_node **bucket_of(struct buildid_cache *cache,
-				       uint32_t major, uint32_t minor,
-				       uint64_t inode)
+static int node_equal(const void *context, uint32_t id, const void *key)
 {
-	uint64_t h = key_hash(major, minor, inode);
+	const struct buildid_node *node = ((const struct buildid_cache *)context)->nodes[id - 1];
+	const struct buildid_node *k = key;
 
-	return &cache->buckets[h & (cache->bucket_count - 1)];
-}
-
-static struct buildid_node *cache_find(struct buildid_cache *cache,
-				       uint32_t major, uint32_t minor,
-				       uint64_t inode)
-{
-	struct buildid_node *node = *bucket_of(cache, major, minor, inode);
-
-	for (; node; node = node->next) {
-		if (node->inode == inode && node->major == major &&
-		    node->minor == minor)
-			return node;
-	}
-	return NULL;
-}
-
-/* Doubles the table at a load of one; staying small is no error. */
-static void cache_grow(struct buildid_cache *cache)
-{
-	size_t old_count = cache->bucket_count;
-	struct buildid_node **old = cache->buckets;
-
-	cache->buckets = calloc(old_count * 2, sizeof(*old));
-	if (!cache->buckets) {
-		cache->buckets = old;
-		return;
-	}
-	cache->bucket_count = old_count * 2;
-	for (size_t i = 0; i < old_count; i++) {
-		struct buildid_node *node = old[i], *next;
-
-		for (; node; node = next) {
-			struct buildid_node **head;
-
-			next = node->next;
-			head = bucket_of(cache, node->major, node->minor,
-					 node->inode);
-			node->next = *head;
-			*head = node;
-		}
-	}
-	free(old);
-}
-
-static void cache_insert(struct buildid_cache *cache, struct buildid_node *node)
-{
-	struct buildid_node **head;
-
-	if (cache->count >= cache->bucket_count)
-		cache_grow(cache);
-	head = bucket_of(cache, node->major, node->minor, node->inode);
-	node->next = *head;
-	*head = node;
-	cache->count++;
+	return node->inode == k->inode && node->major == k->major && node->minor == k->minor;
 }
 
 static int scan_notes(Elf_Data *data, uint8_t build_id[20], uint8_t *size)
@@ -292,19 +213,24 @@ struct buildid_entry *buildid_lookup(struct buildid_cache *cache,
 				     const char *path, uint32_t major,
 				     uint32_t minor, uint64_t inode)
 {
-	struct buildid_node *node;
+	struct buildid_node key = { .inode = inode, .major = major, .minor = minor }, *node;
+	struct prf_index_slot *slot;
+	uint64_t hash = key_hash(&key);
 	int fd;
 
-	node = cache_find(cache, major, minor, inode);
-	if (node)
-		return &node->entry;
-	node = calloc(1, sizeof(*node));
+	slot = prf_index_place(&cache->index, hash, node_equal, cache, &key);
+	if (!slot)
+		return NULL;
+	if (slot->id)
+		return &cache->nodes[slot->id - 1]->entry;
+	if (prf_ensure_mem((void **)&cache->nodes, &cache->capacity, sizeof(*cache->nodes),
+			   cache->count + 1) < 0)
+		return NULL;
+	node = malloc(sizeof(*node));
 	if (!node)
 		return NULL;
-	node->major = major;
-	node->minor = minor;
-	node->inode = inode;
-	node->entry.written = NEVER_WRITTEN;
+	*node = key;
+	node->entry = (struct buildid_entry){ .written = NEVER_WRITTEN };
 	fd = open_mapped_file(proc_root, pid, start, end, path, major, minor,
 			      inode);
 	if (fd >= 0) {
@@ -317,7 +243,9 @@ struct buildid_entry *buildid_lookup(struct buildid_cache *cache,
 					  node->entry.size);
 		close(fd);
 	}
-	cache_insert(cache, node);
+	/* the slot stands: nothing was added since prf_index_place() */
+	cache->nodes[cache->count++] = node;
+	prf_index_insert(&cache->index, slot, hash, (uint32_t)cache->count);
 	return &node->entry;
 }
 

@@ -226,7 +226,7 @@ int synthesize_cgroups(const char *mount, const char *root,
 	}
 	w->layout = layout;
 	w->sink = sink;
-	w->time = synth_now();
+	w->time = prf_clock_ns(CLOCK_MONOTONIC);
 	memcpy(w->path, root, root_len + 1);
 	err = cgroup_id(fd, ".", &id);
 	if (!err)

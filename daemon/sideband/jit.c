@@ -71,14 +71,6 @@ struct jit_maps {
 	int full_said;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 struct jit_maps *jit_maps_new(const char *proc_root, uint64_t max_bytes)
 {
 	struct jit_maps *maps;
@@ -139,7 +131,7 @@ static void emit_text(struct jit_maps *maps, const struct jit_source *source, ui
 		return;
 	r.header.type = source->type;
 	r.header.size = (uint32_t)(sizeof(r) + padded);
-	r.time = now_ns();
+	r.time = prf_clock_ns(CLOCK_MONOTONIC);
 	r.pid = source->pid;
 	r.flags = flags;
 	r.offset = offset;
@@ -271,7 +263,7 @@ static struct jit_source *source_add(struct jit_maps *maps, uint32_t pid, uint32
 				    SOURCES_MAX);
 		return NULL;
 	}
-	grown = realloc(maps->sources, (maps->count + 1) * sizeof(*grown));
+	grown = reallocarray(maps->sources, maps->count + 1, sizeof(*grown));
 	if (!grown)
 		return NULL;
 	maps->sources = grown;

@@ -219,7 +219,7 @@ static int kallsyms_emit(struct kallsyms *ks, const struct record_sink *sink,
 			 uint64_t time)
 {
 	struct prf_kallsyms_record *record = (void *)ks->buf;
-	size_t total = sizeof(*record) + SYNTH_ALIGN8(ks->text_size);
+	size_t total = sizeof(*record) + PRF_ALIGN8(ks->text_size);
 
 	if (total > UINT32_MAX)
 		return -EFBIG;
@@ -400,7 +400,7 @@ static int kernel_emit(const char *proc_root, const char *sys_root,
 {
 	struct kernel_stats local;
 	struct kallsyms ks;
-	uint64_t time = synth_now();
+	uint64_t time = prf_clock_ns(CLOCK_MONOTONIC);
 	int read_err, err;
 
 	if (!stats)

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Kernel symbols as they are hit.  A file that carried all of
- * /proc/kallsyms (about 1 MB compressed) paid more for it than for its
- * samples; a file now carries the few hundred symbols its samples meet.
+ * /proc/kallsyms paid more for it than for its samples; a file now
+ * carries the symbols its samples meet.
  *
- * The table is read as a reader of the whole snapshot would read it
- * (reader/symbolize/kallsyms.c; perfrec-format(5), "Kernel symbols as
- * hit"): text symbols only, the best name at each address, each symbol
+ * The table is common/'s prf_ksym_table, the one a reader of the whole
+ * snapshot builds too (perfrec-format(5), "Kernel symbols as hit"): text
+ * symbols only, the best name at each address, each symbol
  * ending at the next or, at the end of a module, at a page bound.  The
  * record of a symbol carries that end, so that a reader of the records
  * alone names each address exactly as a reader of the snapshot.
@@ -14,9 +14,9 @@
  * Modules and BPF programs come and go: an address that misses rereads
  * the table, at once after ksyms_invalidate(), else at most every
  * KSYMS_RELOAD_NS, and half as often after each reread that did not name
- * the address (down to once in KSYMS_RELOAD_MAX_NS): the kernel takes
- * about 50 ms of CPU to print its 5 MB of kallsyms, and some addresses
- * no reread names (BPF programs without kallsyms entries).
+ * the address (down to once in KSYMS_RELOAD_MAX_NS): the kernel's
+ * printing of kallsyms costs CPU, and some addresses no reread names
+ * (BPF programs without kallsyms entries).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,32 +29,15 @@
 #include "service.h"
 #include "synth-internal.h"
 
-#define MODULES_MAX		65535u
-#define SYMBOL_SPAN_MAX		(1u << 20)
-#define KERNEL_PAGE		4096u
 #define CACHE_SIZE		4096u	/* direct-mapped, a power of 2 */
 #define KSYMS_RELOAD_NS		(30ull * 1000000000u)
 #define KSYMS_RELOAD_MAX_NS	(16 * KSYMS_RELOAD_NS)
 #define NO_SYMBOL		UINT32_MAX
 #define BATCH			256
 
-struct ksym {
-	uint64_t start;
-	uint32_t size;
-	uint32_t name;		/* offset of the NUL-terminated name in names */
-	uint32_t index;		/* line order, the last tie-break */
-	uint16_t module;	/* 1 + index in modules; 0: the kernel proper */
-	uint8_t type;
-	uint8_t rank;		/* lower wins at one address */
-};
-
+/* The kallsyms table, and what of it the current file has. */
 struct ksym_table {
-	struct ksym *syms;
-	size_t count, capacity;
-	char *names;
-	size_t names_used, names_capacity;
-	char (*modules)[PRF_MODULE_NAME_MAX];
-	size_t module_count, module_capacity;
+	struct prf_ksym_table k;
 	uint8_t *emitted;		/* a bit per symbol: in this file */
 	uint8_t *module_emitted;	/* a byte per module */
 };
@@ -76,121 +59,27 @@ struct ksyms {
 
 static void table_free(struct ksym_table *t)
 {
-	free(t->syms);
-	free(t->names);
-	free(t->modules);
+	prf_ksym_table_free(&t->k);
 	free(t->emitted);
 	free(t->module_emitted);
 	memset(t, 0, sizeof(*t));
 }
 
-static int grow(void **array, size_t *capacity, size_t need, size_t element)
+/* A line of the text: its symbol into the table, if it is one and fits. */
+static int parse_line(struct prf_ksym_table *t, const char *p, const char *end)
 {
-	size_t n = *capacity ? *capacity : 64;
-	void *bigger;
-
-	if (need <= *capacity)
-		return 0;
-	while (n < need)
-		n *= 2;
-	bigger = realloc(*array, n * element);
-	if (!bigger)
-		return -ENOMEM;
-	*array = bigger;
-	*capacity = n;
-	return 0;
-}
-
-/* The module "name" (line->module): 1 + its index in t, 0 for none. */
-static int module_of(struct ksym_table *t, const struct prf_kallsyms_line *line,
-		     uint16_t *module)
-{
-	size_t length = line->module_length;
-
-	*module = 0;
-	if (!line->module)
-		return 0;
-	/* a module's symbols are listed together: the last one first */
-	for (size_t i = t->module_count; i-- > 0;) {
-		if (!strncmp(t->modules[i], line->module, length) && !t->modules[i][length]) {
-			*module = (uint16_t)(i + 1);
-			return 0;
-		}
-	}
-	if (t->module_count == MODULES_MAX)
-		return 0;
-	if (grow((void **)&t->modules, &t->module_capacity, t->module_count + 1,
-		 sizeof(*t->modules)) < 0)
-		return -ENOMEM;
-	memcpy(t->modules[t->module_count], line->module, length);
-	t->modules[t->module_count][length] = '\0';
-	*module = (uint16_t)++t->module_count;
-	return 0;
-}
-
-static int parse_line(struct ksym_table *t, const char *p, const char *end)
-{
-	struct ksym k = { .index = (uint32_t)t->count };
 	struct prf_kallsyms_line line;
+	int err;
 
 	if (!prf_kallsyms_parse_line(p, end, &line))
 		return 0;
-	if (module_of(t, &line, &k.module) < 0 ||
-	    grow((void **)&t->names, &t->names_capacity, t->names_used + line.name_length + 1, 1) < 0 ||
-	    grow((void **)&t->syms, &t->capacity, t->count + 1, sizeof(*t->syms)) < 0)
-		return -ENOMEM;
-	k.start = line.address;
-	k.type = (uint8_t)line.type;
-	k.rank = (uint8_t)line.rank;
-	k.name = (uint32_t)t->names_used;
-	memcpy(t->names + t->names_used, line.name, line.name_length);
-	t->names[t->names_used + line.name_length] = '\0';
-	t->names_used += line.name_length + 1;
-	t->syms[t->count++] = k;
-	return 0;
-}
-
-static int compare_syms(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
-/* Sorted, the best name of each address kept, each one's end set. */
-static void table_finish(struct ksym_table *t)
-{
-	size_t kept = 0;
-
-	if (!t->count)		/* hidden addresses: no table, and qsort(NULL) is undefined */
-		return;
-	qsort(t->syms, t->count, sizeof(*t->syms), compare_syms);
-	for (size_t i = 0; i < t->count; i++)
-		if (!kept || t->syms[kept - 1].start != t->syms[i].start)
-			t->syms[kept++] = t->syms[i];
-	t->count = kept;
-	for (size_t i = 0; i < t->count; i++) {
-		const struct ksym *next = i + 1 < t->count ? &t->syms[i + 1] : NULL;
-		uint64_t start = t->syms[i].start, span, end;
-
-		if (next && next->module == t->syms[i].module)
-			span = SYMBOL_SPAN_MAX;
-		else	/* to the next page boundary, then one page */
-			span = (KERNEL_PAGE - (start & (KERNEL_PAGE - 1))) % KERNEL_PAGE + KERNEL_PAGE;
-		end = start + span < start ? UINT64_MAX : start + span;
-		if (next && next->start < end)
-			end = next->start;
-		t->syms[i].size = (uint32_t)(end - start);
-	}
+	err = prf_ksym_table_add(t, &line, 0);
+	return err == -E2BIG ? 0 : err;	/* what fits is the table */
 }
 
 #define READ_SIZE	(64u << 10)
 
-/* Read in pieces, whole lines parsed: the 5 MB text is never held whole. */
+/* Read in pieces, whole lines parsed: the text is never held whole. */
 static int table_read(struct ksym_table *t, const char *proc_root)
 {
 	char path[PATH_MAX], *buf;
@@ -227,8 +116,7 @@ static int table_read(struct ksym_table *t, const char *proc_root)
 				break;		/* the rest of the line is still to come */
 			if (!newline)
 				newline = end;	/* the last line, or one too long to be a symbol */
-			if (t->count < UINT32_MAX && t->names_used < UINT32_MAX - PRF_KSYM_NAME_MAX)
-				err = parse_line(t, p, newline);
+			err = parse_line(&t->k, p, newline);
 			p = newline + (newline < end);
 		}
 		kept = (size_t)(end - p);
@@ -239,14 +127,20 @@ static int table_read(struct ksym_table *t, const char *proc_root)
 	if (!err) {
 		void *smaller;
 
-		table_finish(t);
+		prf_ksym_table_finish(&t->k);
 		/* what the table keeps, no more: it lives as long as perfrecd */
-		smaller = realloc(t->syms, (t->count + 1) * sizeof(*t->syms));
-		t->syms = smaller ? smaller : t->syms;
-		smaller = realloc(t->names, t->names_used + 1);
-		t->names = smaller ? smaller : t->names;
-		t->emitted = calloc(t->count / 8 + 1, 1);
-		t->module_emitted = calloc(t->module_count + 1, 1);
+		smaller = reallocarray(t->k.syms, t->k.count + 1, sizeof(*t->k.syms));
+		if (smaller) {
+			t->k.syms = smaller;
+			t->k.capacity = t->k.count + 1;
+		}
+		smaller = realloc(t->k.names, t->k.names_used + 1);
+		if (smaller) {
+			t->k.names = smaller;
+			t->k.names_capacity = t->k.names_used + 1;
+		}
+		t->emitted = calloc(t->k.count / 8 + 1, 1);
+		t->module_emitted = calloc(t->k.module_count + 1, 1);
 		if (!t->emitted || !t->module_emitted)
 			err = -ENOMEM;
 	}
@@ -255,17 +149,12 @@ static int table_read(struct ksym_table *t, const char *proc_root)
 	return err;
 }
 
-static const char *module_name(const struct ksym_table *t, const struct ksym *k)
-{
-	return k->module ? t->modules[k->module - 1] : "";
-}
-
 static int is_emitted(const struct ksym_table *t, size_t i)
 {
 	return t->emitted[i / 8] >> (i % 8) & 1;
 }
 
-static size_t table_find(const struct ksym_table *t, uint64_t ip)
+static size_t table_find(const struct prf_ksym_table *t, uint64_t ip)
 {
 	size_t lo = 0, hi = t->count;
 
@@ -277,7 +166,7 @@ static size_t table_find(const struct ksym_table *t, uint64_t ip)
 		else
 			hi = mid;
 	}
-	if (!lo || ip - t->syms[lo - 1].start >= t->syms[lo - 1].size)
+	if (!lo || ip >= t->syms[lo - 1].end)
 		return NO_SYMBOL;
 	return lo - 1;
 }
@@ -285,23 +174,25 @@ static size_t table_find(const struct ksym_table *t, uint64_t ip)
 /* What this file has of the old table, the same symbol at the same address. */
 static void carry_emitted(struct ksym_table *to, const struct ksym_table *from)
 {
-	for (size_t i = 0; i < from->count; i++) {
-		const struct ksym *old = &from->syms[i];
+	const struct prf_ksym_table *a = &from->k, *b = &to->k;
+
+	for (size_t i = 0; i < a->count; i++) {
+		const struct prf_ksym *old = &a->syms[i];
 		size_t j;
 
 		if (!is_emitted(from, i))
 			continue;
-		j = table_find(to, old->start);
-		if (j != NO_SYMBOL && to->syms[j].start == old->start &&
-		    !strcmp(to->names + to->syms[j].name, from->names + old->name) &&
-		    !strcmp(module_name(to, &to->syms[j]), module_name(from, old)))
+		j = table_find(b, old->start);
+		if (j != NO_SYMBOL && b->syms[j].start == old->start &&
+		    !strcmp(prf_ksym_name(b, &b->syms[j]), prf_ksym_name(a, old)) &&
+		    !strcmp(prf_ksym_module(b, &b->syms[j]), prf_ksym_module(a, old)))
 			to->emitted[j / 8] |= (uint8_t)(1u << (j % 8));
 	}
-	for (size_t i = 0; i < from->module_count; i++) {
+	for (size_t i = 0; i < a->module_count; i++) {
 		if (!from->module_emitted[i])
 			continue;
-		for (size_t j = 0; j < to->module_count; j++)
-			if (!strcmp(to->modules[j], from->modules[i]))
+		for (size_t j = 0; j < b->module_count; j++)
+			if (!strcmp(b->modules[j], a->modules[i]))
 				to->module_emitted[j] = 1;
 	}
 }
@@ -309,7 +200,7 @@ static void carry_emitted(struct ksym_table *to, const struct ksym_table *from)
 static int reload(struct ksyms *ks)
 {
 	struct ksym_table fresh;
-	uint64_t start = synth_now();
+	uint64_t start = prf_clock_ns(CLOCK_MONOTONIC);
 	int err;
 
 	ks->loaded_ns = start;
@@ -319,12 +210,12 @@ static int reload(struct ksyms *ks)
 	if (err < 0)
 		return err;
 	log_debug("kernel symbols: %zu text symbols of %zu modules read from %s/kallsyms in %.1f ms",
-		  fresh.count, fresh.module_count, ks->proc_root,
-		  (double)(synth_now() - start) / 1e6);
+		  fresh.k.count, fresh.k.module_count, ks->proc_root,
+		  (double)(prf_clock_ns(CLOCK_MONOTONIC) - start) / 1e6);
 	carry_emitted(&fresh, &ks->table);
 	table_free(&ks->table);
 	ks->table = fresh;
-	ks->stats.symbols = fresh.count;
+	ks->stats.symbols = fresh.k.count;
 	memset(ks->cache, 0, sizeof(ks->cache));
 	return 0;
 }
@@ -363,8 +254,8 @@ void ksyms_file_started(struct ksyms *ks)
 {
 	if (!ks)
 		return;
-	memset(ks->table.emitted, 0, ks->table.count / 8 + 1);
-	memset(ks->table.module_emitted, 0, ks->table.module_count + 1);
+	memset(ks->table.emitted, 0, ks->table.k.count / 8 + 1);
+	memset(ks->table.module_emitted, 0, ks->table.k.module_count + 1);
 }
 
 void ksyms_invalidate(struct ksyms *ks)
@@ -391,10 +282,10 @@ static uint32_t lookup(struct ksyms *ks, uint64_t ip)
 		ks->stats.cache_hits++;
 		return slot->symbol;
 	}
-	found = table_find(&ks->table, ip);
+	found = table_find(&ks->table.k, ip);
 	if (found == NO_SYMBOL &&
-	    (ks->stale || synth_now() - ks->loaded_ns >= ks->reload_ns) && reload(ks) == 0) {
-		found = table_find(&ks->table, ip);
+	    (ks->stale || prf_clock_ns(CLOCK_MONOTONIC) - ks->loaded_ns >= ks->reload_ns) && reload(ks) == 0) {
+		found = table_find(&ks->table.k, ip);
 		if (found != NO_SYMBOL)
 			ks->reload_ns = KSYMS_RELOAD_NS;
 		else if (ks->reload_ns < KSYMS_RELOAD_MAX_NS)
@@ -417,10 +308,10 @@ static int emit_symbol(struct ksyms *ks, uint32_t i, const struct record_sink *s
 			   PRF_MODULE_NAME_MAX + 8];
 	} u;
 	struct ksym_table *t = &ks->table;
-	const struct ksym *k = &t->syms[i];
-	const char *name = t->names + k->name, *module = module_name(t, k);
+	const struct prf_ksym *k = &t->k.syms[i];
+	const char *name = prf_ksym_name(&t->k, k), *module = prf_ksym_module(&t->k, k);
 	size_t name_size = strlen(name) + 1, module_size = strlen(module) + 1;
-	size_t total = SYNTH_ALIGN8(sizeof(u.record) + name_size + module_size);
+	size_t total = PRF_ALIGN8(sizeof(u.record) + name_size + module_size);
 	int err;
 
 	if (k->module && !t->module_emitted[k->module - 1]) {
@@ -434,7 +325,7 @@ static int emit_symbol(struct ksyms *ks, uint32_t i, const struct record_sink *s
 	u.record.header.type = PRF_RECORD_KERNEL_SYMBOL;
 	u.record.header.size = (uint32_t)total;
 	u.record.start = k->start;
-	u.record.size = k->size;
+	u.record.size = (uint32_t)(k->end - k->start);
 	u.record.type = k->type;
 	memcpy(u.bytes + sizeof(u.record), name, name_size);
 	memcpy(u.bytes + sizeof(u.record) + name_size, module, module_size);

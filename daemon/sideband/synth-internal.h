@@ -14,17 +14,6 @@
 #include "format.h"
 #include "synthesize.h"
 
-#define SYNTH_ALIGN8(x)		(((x) + 7) & ~(size_t)7)
-
-/* Records are stamped on the clock of the files (prf_clock_property). */
-static inline uint64_t synth_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Writes the layout's sample_id_all trailer at out (room for
  * PRF_SAMPLE_ID_MAX bytes) so that readers take the record for one of
@@ -55,7 +44,7 @@ static inline size_t synth_trailer(const struct synth_layout *layout,
  */
 static inline size_t synth_put_string(char *out, const char *s, size_t len)
 {
-	size_t padded = SYNTH_ALIGN8(len + 1);
+	size_t padded = PRF_ALIGN8(len + 1);
 
 	memcpy(out, s, len);
 	memset(out + len, 0, padded - len);

@@ -94,18 +94,10 @@ ssize_t synth_read_all(int fd, char **buf, size_t *cap, size_t offset)
 	ssize_t n;
 
 	for (;;) {
-		if (*cap < used + 8 + 4096) {
-			size_t new_cap = *cap ? *cap * 2 : READ_BUF_SIZE;
-			char *p;
-
-			while (new_cap < used + 8 + 4096)
-				new_cap *= 2;
-			p = realloc(*buf, new_cap);
-			if (!p)
-				return -ENOMEM;
-			*buf = p;
-			*cap = new_cap;
-		}
+		if (*cap < used + 8 + 4096 &&
+		    prf_ensure_mem((void **)buf, cap, 1,
+				   used + 8 + (*cap ? 4096 : READ_BUF_SIZE)) < 0)
+			return -ENOMEM;
 		n = read(fd, *buf + used, *cap - used - 8);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -205,15 +197,9 @@ static int add_process(struct walk *w, pid_t pid)
 	struct proc_entry *entry;
 	ssize_t n;
 
-	if (w->proc_count == w->proc_cap) {
-		size_t cap = w->proc_cap ? w->proc_cap * 2 : 512;
-		struct proc_entry *p = realloc(w->procs, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		w->procs = p;
-		w->proc_cap = cap;
-	}
+	if (prf_ensure_mem((void **)&w->procs, &w->proc_cap, sizeof(*w->procs),
+			   w->proc_count + 1) < 0)
+		return -ENOMEM;
 	snprintf(path, sizeof(path), "%d/stat", (int)pid);
 	n = read_small(w->proc_fd, path, text, sizeof(text));
 	if (n < 0)
@@ -557,7 +543,7 @@ static int synthesize_process(struct walk *w, const struct proc_entry *proc)
 	pid_fd = openat(w->proc_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (pid_fd < 0)
 		return vanished(-errno) ? 0 : -errno;
-	w->time = synth_now();
+	w->time = prf_clock_ns(CLOCK_MONOTONIC);
 	threads = synthesize_threads(w, proc, pid_fd);
 	if (threads < 0)
 		err = threads;
@@ -576,7 +562,7 @@ static int emit_snapshot(struct walk *w, uint32_t type, uint64_t count)
 	memset(&record, 0, sizeof(record));
 	record.header.type = type;
 	record.header.size = sizeof(record);
-	record.time = synth_now();
+	record.time = prf_clock_ns(CLOCK_MONOTONIC);
 	record.process_count = count;
 	return w->sink->emit(w->sink->context, &record, sizeof(record),
 			     record.time);

@@ -174,7 +174,7 @@ static int process_threads(struct task_meta *m, pid_t pid, uint64_t time,
 
 static int walk_processes(struct task_meta *m, const struct record_sink *sink)
 {
-	uint64_t time = synth_now();
+	uint64_t time = prf_clock_ns(CLOCK_MONOTONIC);
 	struct dirent *d;
 	char name[16];
 	DIR *dir;
