@@ -153,11 +153,11 @@ static void note_mapping_build_id(struct collector *c,
 		memcpy(&inode, p + 48, 8);
 		memcpy(&inode_generation, p + 56, 8);
 	}
-	entry = buildid_lookup(c->buildids, c->options->proc_root, (pid_t)pid, start,
-			       start + length, filename, dev_major, dev_minor, inode);
+	entry = prd_buildid_lookup(c->buildids, c->options->proc_root, (pid_t)pid, start,
+				   start + length, filename, dev_major, dev_minor, inode);
 	if (entry)
-		buildid_emit(entry, c->generation, (pid_t)pid, filename, dev_major, dev_minor,
-			     inode, inode_generation, &c->sink, time);
+		prd_buildid_emit(entry, c->generation, (pid_t)pid, filename, dev_major, dev_minor,
+				 inode, inode_generation, &c->sink, time);
 }
 
 /*
@@ -173,15 +173,15 @@ static void append_trimmed(struct collector *c, const struct perf_event_header *
 					      c->trim_buffer, TRIM_BUFFER_SIZE);
 
 	if (size < 0 && !c->stats.samples_not_trimmed++)
-		log_warning("a sample from the kernel does not decode (%s); keeping it untrimmed",
-			    strerror(-size));
+		prd_log_warning("a sample from the kernel does not decode (%s); keeping it untrimmed",
+				strerror(-size));
 	c->stats.sample_bytes_in += record->size;
 	if (size > 0) {
 		c->stats.sample_bytes_out += (uint64_t)size;
-		output_append(c->output, c->trim_buffer, (size_t)size, time);
+		prd_output_append(c->output, c->trim_buffer, (size_t)size, time);
 	} else {
 		c->stats.sample_bytes_out += record->size;
-		output_append(c->output, record, record->size, time);
+		prd_output_append(c->output, record, record->size, time);
 	}
 }
 
@@ -204,8 +204,8 @@ static void append_mmap2(struct collector *c, const struct perf_event_header *re
 		((struct perf_event_header *)copy)->misc &= ~PERF_RECORD_MISC_MMAP_BUILD_ID;
 	}
 	note_mapping_build_id(c, record, time);
-	output_append(c->output, record, record->size, time);
-	jit_maps_note_mmap(c->jit, record, &c->sink);
+	prd_output_append(c->output, record, record->size, time);
+	prd_jit_maps_note_mmap(c->jit, record, &c->sink);
 }
 
 static int handle_record(void *context, const struct perf_event_header *record,
@@ -218,8 +218,8 @@ static int handle_record(void *context, const struct perf_event_header *record,
 	switch (record->type) {
 	case PERF_RECORD_SAMPLE:
 		c->stats.samples++;
-		ksyms_note_sample(c->ksyms, &c->events.events[0].attr, record, record->size,
-				  &c->sink, time);
+		prd_ksyms_note_sample(c->ksyms, &c->events.events[0].attr, record, record->size,
+				      &c->sink, time);
 		if (c->trim_buffer) {
 			append_trimmed(c, record, time);
 			return 0;
@@ -244,13 +244,13 @@ static int handle_record(void *context, const struct perf_event_header *record,
 		append_mmap2(c, record, time);
 		return 0;
 	case PERF_RECORD_EXIT:
-		output_append(c->output, record, record->size, time);
-		jit_maps_note_exit(c->jit, record, &c->sink);
+		prd_output_append(c->output, record, record->size, time);
+		prd_jit_maps_note_exit(c->jit, record, &c->sink);
 		return 0;
 	default:
 		break;
 	}
-	output_append(c->output, record, record->size, time);
+	prd_output_append(c->output, record, record->size, time);
 	/* After the FORK, so that readers know the task when they meet these. */
 	if (record->type == PERF_RECORD_FORK && record->size >= 32) {
 		uint32_t pid, tid;
@@ -260,7 +260,7 @@ static int handle_record(void *context, const struct perf_event_header *record,
 		memcpy(&tid, (const uint8_t *)record + 16, 4);
 		/* The FORK's own time, which readers order it by; not its trailer's. */
 		memcpy(&fork_time, (const uint8_t *)record + 24, 8);
-		task_meta_new_task(&c->tasks, (pid_t)pid, (pid_t)tid, fork_time, &c->sink);
+		prd_task_meta_new_task(&c->tasks, (pid_t)pid, (pid_t)tid, fork_time, &c->sink);
 	}
 	return 0;
 }
@@ -270,10 +270,10 @@ static int sink_emit(void *context, const void *record, size_t size, uint64_t ti
 	struct collector *c = context;
 	const struct perf_event_header *header = record;
 
-	output_append(c->output, record, size, time);
+	prd_output_append(c->output, record, size, time);
 	/* The snapshot's maps name the processes already running JIT code. */
 	if (header->type == PERF_RECORD_MMAP2)
-		jit_maps_note_mmap(c->jit, header, &c->sink);
+		prd_jit_maps_note_mmap(c->jit, header, &c->sink);
 	return 0;
 }
 
@@ -287,7 +287,7 @@ static void note_loss(struct collector *c, enum prf_lost_reason reason, int cpu)
 	note.time = prf_clock_ns(CLOCK_MONOTONIC);
 	note.reason = reason;
 	note.cpu = cpu;
-	output_append(c->output, &note, sizeof(note), note.time);
+	prd_output_append(c->output, &note, sizeof(note), note.time);
 }
 
 static void drain_ring(struct collector *c, struct cpu_ring *ring)
@@ -296,11 +296,11 @@ static void drain_ring(struct collector *c, struct cpu_ring *ring)
 
 	if (!ring->meta)
 		return;
-	ring_drain(ring, handle_record, c);
+	prd_ring_drain(ring, handle_record, c);
 	if (ring->overruns != overruns) {
 		note_loss(c, PRF_LOST_RING_OVERRUN, ring->cpu);
-		log_warning("CPU %d: the ring buffer held an impossible record; its contents were dropped",
-			    ring->cpu);
+		prd_log_warning("CPU %d: the ring buffer held an impossible record; its contents were dropped",
+				ring->cpu);
 	}
 }
 
@@ -404,35 +404,35 @@ static void snapshot(struct collector *c)
 	uint64_t start = prf_clock_ns(CLOCK_MONOTONIC);
 	int ret;
 
-	ret = synthesize_processes(c->options->proc_root, only, &c->layout,
-				   c->buildids, c->generation, &c->sink, &processes);
+	ret = prd_synthesize_processes(c->options->proc_root, only, &c->layout,
+				       c->buildids, c->generation, &c->sink, &processes);
 	if (ret < 0)
-		log_warning("reading the processes from %s: %s", c->options->proc_root,
-			    strerror(-ret));
-	ret = buildid_emit_vdso(c->buildids, &c->sink, prf_clock_ns(CLOCK_MONOTONIC));
+		prd_log_warning("reading the processes from %s: %s", c->options->proc_root,
+				strerror(-ret));
+	ret = prd_buildid_emit_vdso(c->buildids, &c->sink, prf_clock_ns(CLOCK_MONOTONIC));
 	if (ret < 0)
-		log_warning("recording the vDSO's build-id: %s", strerror(-ret));
-	ret = task_meta_snapshot(&c->tasks, &c->layout, &c->sink);
+		prd_log_warning("recording the vDSO's build-id: %s", strerror(-ret));
+	ret = prd_task_meta_snapshot(&c->tasks, &c->layout, &c->sink);
 	if (ret < 0)
-		log_warning("reading the cgroups from %s: %s", c->tasks.cgroup_mount,
-			    strerror(-ret));
-	ret = (c->options->kernel_symbols == KERNEL_SYMBOLS_ALL ? synthesize_kernel :
-	       synthesize_kernel_without_symbols)(c->options->proc_root, c->options->sysfs_root,
-						  &c->layout, &c->sink, &kernel);
-	ksyms_file_started(c->ksyms);
+		prd_log_warning("reading the cgroups from %s: %s", c->tasks.cgroup_mount,
+				strerror(-ret));
+	ret = (c->options->kernel_symbols == KERNEL_SYMBOLS_ALL ? prd_synthesize_kernel :
+	       prd_synthesize_kernel_without_symbols)(c->options->proc_root, c->options->sysfs_root,
+						      &c->layout, &c->sink, &kernel);
+	prd_ksyms_file_started(c->ksyms);
 	if (ret < 0)
-		log_warning("reading the kernel's symbols: %s", strerror(-ret));
+		prd_log_warning("reading the kernel's symbols: %s", strerror(-ret));
 	if (kernel.kallsyms_hidden && !c->kallsyms_hidden_said) {
-		log_notice("kernel symbol addresses are hidden (kernel.kptr_restrict, or no CAP_SYSLOG); kernel frames will not resolve");
+		prd_log_notice("kernel symbol addresses are hidden (kernel.kptr_restrict, or no CAP_SYSLOG); kernel frames will not resolve");
 		c->kallsyms_hidden_said = 1;
 	}
-	log_debug("snapshot: %llu processes, %llu threads, %llu mappings, %llu build-ids, %llu cgroups, %llu threads in other pid namespaces, %llu kernel symbols in KALLSYMS, in %.1f ms",
-		  (unsigned long long)processes.processes,
-		  (unsigned long long)processes.threads,
-		  (unsigned long long)processes.mappings,
-		  (unsigned long long)processes.build_ids,
-		  (unsigned long long)c->tasks.cgroups, (unsigned long long)c->tasks.nspids,
-		  (unsigned long long)kernel.symbols, (double)(prf_clock_ns(CLOCK_MONOTONIC) - start) / 1e6);
+	prd_log_debug("snapshot: %llu processes, %llu threads, %llu mappings, %llu build-ids, %llu cgroups, %llu threads in other pid namespaces, %llu kernel symbols in KALLSYMS, in %.1f ms",
+		      (unsigned long long)processes.processes,
+		      (unsigned long long)processes.threads,
+		      (unsigned long long)processes.mappings,
+		      (unsigned long long)processes.build_ids,
+		      (unsigned long long)c->tasks.cgroups, (unsigned long long)c->tasks.nspids,
+		      (unsigned long long)kernel.symbols, (double)(prf_clock_ns(CLOCK_MONOTONIC) - start) / 1e6);
 }
 
 static int start_file(struct collector *c)
@@ -441,12 +441,12 @@ static int start_file(struct collector *c)
 	int ret;
 
 	c->info.start_time_ns = now;
-	ret = output_start_file(c->output, &c->info, now);
+	ret = prd_output_start_file(c->output, &c->info, now);
 	if (ret < 0)
 		return ret;
 	c->generation++;
 	snapshot(c);
-	jit_maps_restate(c->jit, &c->sink);
+	prd_jit_maps_restate(c->jit, &c->sink);
 	return 0;
 }
 
@@ -468,7 +468,7 @@ static void fill_stats(struct collector *c, struct prf_stats_record *r)
 	struct output_totals totals;
 	struct rusage usage;
 
-	output_get_totals(c->output, &totals);
+	prd_output_get_totals(c->output, &totals);
 	getrusage(RUSAGE_SELF, &usage);
 	memset(r, 0, sizeof(*r));
 	r->header.type = PRF_RECORD_STATS;
@@ -494,15 +494,15 @@ static void log_stats(struct collector *c, enum log_level level)
 	double elapsed = (double)(prf_clock_ns(CLOCK_MONOTONIC) - c->started_ns) / 1e9;
 
 	fill_stats(c, &r);
-	log_message(level,
-		    "%llu samples in %.1f s (%.0f/s), %llu lost, %llu lost samples, %llu throttled; %.1f MiB written (%.1f MiB raw), %llu records dropped; CPU %.2f s user %.2f s system, RSS %.1f MiB",
-		    (unsigned long long)r.samples, elapsed,
-		    elapsed > 0 ? (double)r.samples / elapsed : 0.0,
-		    (unsigned long long)r.lost, (unsigned long long)r.lost_samples,
-		    (unsigned long long)r.throttled, (double)r.stored_bytes / 1048576.0,
-		    (double)r.raw_bytes / 1048576.0, (unsigned long long)r.dropped_records,
-		    (double)r.cpu_user_ns / 1e9, (double)r.cpu_system_ns / 1e9,
-		    (double)r.rss_bytes / 1048576.0);
+	prd_log_message(level,
+			"%llu samples in %.1f s (%.0f/s), %llu lost, %llu lost samples, %llu throttled; %.1f MiB written (%.1f MiB raw), %llu records dropped; CPU %.2f s user %.2f s system, RSS %.1f MiB",
+			(unsigned long long)r.samples, elapsed,
+			elapsed > 0 ? (double)r.samples / elapsed : 0.0,
+			(unsigned long long)r.lost, (unsigned long long)r.lost_samples,
+			(unsigned long long)r.throttled, (double)r.stored_bytes / 1048576.0,
+			(double)r.raw_bytes / 1048576.0, (unsigned long long)r.dropped_records,
+			(double)r.cpu_user_ns / 1e9, (double)r.cpu_system_ns / 1e9,
+			(double)r.rss_bytes / 1048576.0);
 }
 
 static void rotate(struct collector *c)
@@ -513,19 +513,19 @@ static void rotate(struct collector *c)
 	if (start_file(c) < 0)
 		return;		/* said by output; the current file goes on */
 	clock_gettime(CLOCK_REALTIME, &realtime);
-	output_enforce_retention(c->output, (uint64_t)realtime.tv_sec);
+	prd_output_enforce_retention(c->output, (uint64_t)realtime.tv_sec);
 }
 
 static void follow_cpus(struct collector *c);
 
 static void notify_status(struct collector *c, const char *state)
 {
-	const char *path = output_current_path(c->output);
+	const char *path = prd_output_current_path(c->output);
 
-	notify_send("%sSTATUS=%llu samples, %llu lost; writing %s", state,
-		    (unsigned long long)c->stats.samples,
-		    (unsigned long long)(c->stats.lost + c->stats.lost_samples),
-		    path ? path : "nothing");
+	prd_notify_send("%sSTATUS=%llu samples, %llu lost; writing %s", state,
+			(unsigned long long)c->stats.samples,
+			(unsigned long long)(c->stats.lost + c->stats.lost_samples),
+			path ? path : "nothing");
 }
 
 /*
@@ -537,8 +537,8 @@ static void notify_status(struct collector *c, const char *state)
  */
 static void reload(struct collector *c)
 {
-	notify_send("RELOADING=1\nMONOTONIC_USEC=%llu",
-		    (unsigned long long)(prf_clock_ns(CLOCK_MONOTONIC) / 1000u));
+	prd_notify_send("RELOADING=1\nMONOTONIC_USEC=%llu",
+			(unsigned long long)(prf_clock_ns(CLOCK_MONOTONIC) / 1000u));
 	rotate(c);
 	notify_status(c, "READY=1\n");
 }
@@ -571,14 +571,14 @@ static void periodic(struct collector *c, uint64_t now)
 	int rotation_due;
 
 	drain_all(c);
-	jit_maps_poll(c->jit, &c->sink);
+	prd_jit_maps_poll(c->jit, &c->sink);
 	follow_cpus(c);
 	c->last_drain_ns = now;
-	rotation_due = output_rotation_due(c->output, now);
+	rotation_due = prd_output_rotation_due(c->output, now);
 	if (rotation_due || now - c->last_flush_ns >= flush_interval_ns(c)) {
 		fill_stats(c, &stats);
-		output_append(c->output, &stats, sizeof(stats), stats.time);
-		output_flush(c->output, now);
+		prd_output_append(c->output, &stats, sizeof(stats), stats.time);
+		prd_output_flush(c->output, now);
 		c->last_flush_ns = now;
 	}
 	notify_status(c, "");
@@ -599,18 +599,18 @@ static int build_attr(struct collector *c, const char *event, struct perf_event_
 
 	memset(attr, 0, sizeof(*attr));
 	if (event) {
-		ret = event_parse(event, o->sysfs_root, attr, error, sizeof(error));
+		ret = prd_event_parse(event, o->sysfs_root, attr, error, sizeof(error));
 		if (ret < 0) {
-			log_error("-e %s: %s", event, error);
+			prd_log_error("-e %s: %s", event, error);
 			return ret;
 		}
 		snprintf(name, name_size, "%s", event);
 	} else {
-		ret = event_default(attr, name, name_size, notice, notice_size);
+		ret = prd_event_default(attr, name, name_size, notice, notice_size);
 		if (ret < 0) {
-			log_error("probing the default event: %s%s", strerror(-ret),
-				  ret == -EACCES || ret == -EPERM ?
-				  "; system-wide sampling needs CAP_PERFMON (or root), or kernel.perf_event_paranoid <= 0" : "");
+			prd_log_error("probing the default event: %s%s", strerror(-ret),
+				      ret == -EACCES || ret == -EPERM ?
+				      "; system-wide sampling needs CAP_PERFMON (or root), or kernel.perf_event_paranoid <= 0" : "");
 			return ret;
 		}
 	}
@@ -624,9 +624,9 @@ static int build_attr(struct collector *c, const char *event, struct perf_event_
 		attr->exclude_callchain_user = !!o->exclude_user_callchain;
 	}
 	if (o->call_graph == CALL_GRAPH_DWARF) {
-		ret = user_stack_configure(attr, o->stack_user_size, error, sizeof(error));
+		ret = prd_user_stack_configure(attr, o->stack_user_size, error, sizeof(error));
 		if (ret < 0) {
-			log_error("%s", error);
+			prd_log_error("%s", error);
 			return ret;
 		}
 	}
@@ -684,8 +684,8 @@ static size_t sample_bytes_estimate(const struct perf_event_attr *attr)
 		bytes = 384;
 	/* The kernel writes the whole stack reservation, live or not. */
 	if (attr->sample_type & PERF_SAMPLE_STACK_USER)
-		bytes += user_stack_record_bytes(attr->sample_regs_user,
-						 attr->sample_stack_user);
+		bytes += prd_user_stack_record_bytes(attr->sample_regs_user,
+						     attr->sample_stack_user);
 	return bytes;
 }
 
@@ -810,9 +810,9 @@ static void cpu_gone(struct collector *c, struct cpu_ring *ring)
 {
 	drain_ring(c, ring);
 	epoll_ctl(c->epoll_fd, EPOLL_CTL_DEL, ring->fd, NULL);
-	event_set_cpu_gone(&c->events, (size_t)(ring - c->events.rings));
+	prd_event_set_cpu_gone(&c->events, (size_t)(ring - c->events.rings));
 	note_loss(c, PRF_LOST_CPU_OFFLINE, ring->cpu);
-	log_notice("CPU %d went offline; sampling goes on on the others", ring->cpu);
+	prd_log_notice("CPU %d went offline; sampling goes on on the others", ring->cpu);
 }
 
 /*
@@ -829,7 +829,7 @@ static void follow_cpus(struct collector *c)
 	struct epoll_event ev = { .events = EPOLLIN };
 	char message[1024];
 
-	if (follows_tasks(c->options) || event_set_online(&c->events, c->cpu_online) < 0)
+	if (follows_tasks(c->options) || prd_event_set_online(&c->events, c->cpu_online) < 0)
 		return;
 	for (size_t i = 0; i < c->events.ring_count; i++) {
 		struct cpu_ring *ring = &c->events.rings[i];
@@ -838,23 +838,23 @@ static void follow_cpus(struct collector *c)
 			cpu_gone(c, ring);
 		if (ring->fd >= 0 || !c->cpu_online[i])
 			continue;
-		if (event_set_reopen_cpu(&c->events, i, message, sizeof(message)) < 0) {
-			log_warning("CPU %d is online again, but: %s", ring->cpu, message);
+		if (prd_event_set_reopen_cpu(&c->events, i, message, sizeof(message)) < 0) {
+			prd_log_warning("CPU %d is online again, but: %s", ring->cpu, message);
 			continue;
 		}
 		if (i == 0)	/* synthesized records carry the first ring's id */
 			c->layout.id = c->events.events[0].ids[0];
 		ev.data.u64 = i;
 		if (epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, ring->fd, &ev) < 0) {
-			log_warning("CPU %d: epoll: %s", ring->cpu, strerror(errno));
+			prd_log_warning("CPU %d: epoll: %s", ring->cpu, strerror(errno));
 			cpu_gone(c, ring);
 			continue;
 		}
 		rotate(c);
-		if (event_set_enable_cpu(&c->events, i) < 0)
-			log_warning("CPU %d: enabling its event: %s", ring->cpu, strerror(errno));
+		if (prd_event_set_enable_cpu(&c->events, i) < 0)
+			prd_log_warning("CPU %d: enabling its event: %s", ring->cpu, strerror(errno));
 		else
-			log_notice("CPU %d is online again: sampling it", ring->cpu);
+			prd_log_notice("CPU %d is online again: sampling it", ring->cpu);
 	}
 }
 
@@ -903,7 +903,7 @@ static void check_target_gone(struct collector *c)
 	if (!pid || c->rings_hung_up < c->events.ring_count)
 		return;
 	if (process_gone(c->options->proc_root, pid)) {
-		log_notice("process %d exited: finishing", (int)pid);
+		prd_log_notice("process %d exited: finishing", (int)pid);
 		c->stopping = 1;
 	}
 }
@@ -916,11 +916,11 @@ static void handle_signals(struct collector *c)
 		switch (info.ssi_signo) {
 		case SIGTERM:
 		case SIGINT:
-			log_info("%s: finishing", strsignal((int)info.ssi_signo));
+			prd_log_info("%s: finishing", strsignal((int)info.ssi_signo));
 			c->stopping = 1;
 			break;
 		case SIGHUP:
-			log_info("SIGHUP: starting a new file");
+			prd_log_info("SIGHUP: starting a new file");
 			reload(c);
 			break;
 		case SIGUSR1:
@@ -947,7 +947,7 @@ static int run_loop(struct collector *c)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			log_error("epoll_wait: %s", strerror(errno));
+			prd_log_error("epoll_wait: %s", strerror(errno));
 			return -errno;
 		}
 		for (int i = 0; i < n; i++) {
@@ -973,7 +973,7 @@ static int run_loop(struct collector *c)
 		}
 		now = prf_clock_ns(CLOCK_MONOTONIC);
 		if (c->watchdog_ns && now - c->last_watchdog_ns >= c->watchdog_ns / 2) {
-			notify_send("WATCHDOG=1");
+			prd_notify_send("WATCHDOG=1");
 			c->last_watchdog_ns = now;
 		}
 		if (now - c->last_drain_ns >= drain_interval_ns(c)) {
@@ -991,22 +991,22 @@ static void print_summary(struct collector *c)
 	struct output_totals totals;
 	double elapsed = (double)(prf_clock_ns(CLOCK_MONOTONIC) - c->started_ns) / 1e9;
 
-	output_get_totals(c->output, &totals);
-	log_notice("%llu samples on %zu CPUs in %.1f s, %llu lost, %llu throttled; %llu file%s, %.1f MiB (%.1f MiB raw) in %s",
-		   (unsigned long long)c->stats.samples, c->events.ring_count, elapsed,
-		   (unsigned long long)(c->stats.lost + c->stats.lost_samples),
-		   (unsigned long long)c->stats.throttled,
-		   (unsigned long long)totals.files, totals.files == 1 ? "" : "s",
-		   (double)totals.bytes / 1048576.0, (double)totals.raw_bytes / 1048576.0,
-		   c->options->output_dir);
+	prd_output_get_totals(c->output, &totals);
+	prd_log_notice("%llu samples on %zu CPUs in %.1f s, %llu lost, %llu throttled; %llu file%s, %.1f MiB (%.1f MiB raw) in %s",
+		       (unsigned long long)c->stats.samples, c->events.ring_count, elapsed,
+		       (unsigned long long)(c->stats.lost + c->stats.lost_samples),
+		       (unsigned long long)c->stats.throttled,
+		       (unsigned long long)totals.files, totals.files == 1 ? "" : "s",
+		       (double)totals.bytes / 1048576.0, (double)totals.raw_bytes / 1048576.0,
+		       c->options->output_dir);
 	if (c->trim_buffer)
-		log_notice("user stacks: %.1f MiB of samples from the kernel, %.1f MiB after dropping unused stack",
-			   (double)c->stats.sample_bytes_in / 1048576.0,
-			   (double)c->stats.sample_bytes_out / 1048576.0);
+		prd_log_notice("user stacks: %.1f MiB of samples from the kernel, %.1f MiB after dropping unused stack",
+			       (double)c->stats.sample_bytes_in / 1048576.0,
+			       (double)c->stats.sample_bytes_out / 1048576.0);
 	if (totals.dropped_records)
-		log_warning("%llu records (%llu bytes) could not be written",
-			    (unsigned long long)totals.dropped_records,
-			    (unsigned long long)totals.dropped_bytes);
+		prd_log_warning("%llu records (%llu bytes) could not be written",
+				(unsigned long long)totals.dropped_records,
+				(unsigned long long)totals.dropped_bytes);
 }
 
 static int setup(struct collector *c, int *go_fd, int *failed_fd)
@@ -1024,12 +1024,12 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 	int ret;
 
 	/* A directory that cannot be ours stops it before any event opens. */
-	ret = output_check_directory(o->output_dir, &error);
+	ret = prd_output_check_directory(o->output_dir, &error);
 	if (ret < 0) {
-		log_error("%s", error.message);
+		prd_log_error("%s", error.message);
 		return ret == -EPERM ? 2 : 1;
 	}
-	task_meta_open(&c->tasks, o->proc_root);
+	prd_task_meta_open(&c->tasks, o->proc_root);
 	for (size_t e = 0; e < count; e++) {
 		ret = build_attr(c, o->event_count ? o->events[e] : NULL, &attrs[e], names[e],
 				 sizeof(names[e]), notice, sizeof(notice));
@@ -1050,7 +1050,7 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 	for (size_t e = 0; e < count; e++)
 		rate += attrs[e].freq ? attrs[e].sample_freq : 1000;
 	target.ring_pages = o->ring_pages ? o->ring_pages :
-			    event_ring_pages_for(rate, sample_bytes_estimate(&attrs[0]));
+			    prd_event_ring_pages_for(rate, sample_bytes_estimate(&attrs[0]));
 	for (size_t e = 0; e < count; e++)
 		attrs[e].wakeup_watermark =
 			(uint32_t)(target.ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
@@ -1060,7 +1060,7 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 	} else if (o->command) {
 		c->child = start_command(o->command, go_fd, failed_fd);
 		if (c->child < 0) {
-			log_error("starting %s: %s", o->command[0], strerror(-c->child));
+			prd_log_error("starting %s: %s", o->command[0], strerror(-c->child));
 			return 1;
 		}
 		if (follows_tasks(o))
@@ -1068,20 +1068,20 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 	}
 	target.cpus = o->cpus;
 	target.cpu_count = o->cpu_count;
-	ret = event_set_open(&c->events, attrs, name_list, count, &target, message, sizeof(message));
+	ret = prd_event_set_open(&c->events, attrs, name_list, count, &target, message, sizeof(message));
 	if (ret < 0) {
-		log_error("%s", message);	/* the one line a failure prints */
+		prd_log_error("%s", message);	/* the one line a failure prints */
 		return ret == -EINVAL || ret == -ENOENT || ret == -EOPNOTSUPP ? 2 : 1;
 	}
 	if (*notice)
-		log_notice("%s", notice);
+		prd_log_notice("%s", notice);
 	c->ring_hung_up = calloc(c->events.ring_count, 1);
 	c->cpu_online = calloc(c->events.ring_count, 1);
 	if (c->events.events[0].attr.sample_type & PERF_SAMPLE_STACK_USER)
 		c->trim_buffer = malloc(TRIM_BUFFER_SIZE);
 	if (!c->ring_hung_up || !c->cpu_online || ((c->events.events[0].attr.sample_type & PERF_SAMPLE_STACK_USER) &&
 				 !c->trim_buffer)) {
-		log_error("out of memory");
+		prd_log_error("out of memory");
 		return 1;
 	}
 	c->layout = (struct synth_layout){ .attr = &c->events.events[0].attr,
@@ -1099,52 +1099,52 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 	output_config.zstd_level = o->zstd_level;
 	output_config.sample_encoding = o->sample_encoding;
 	output_config.group = o->group;
-	ret = output_create(&c->output, &output_config, &error);
+	ret = prd_output_open(&c->output, &output_config, &error);
 	if (ret < 0) {
-		log_error("%s", error.message);
+		prd_log_error("%s", error.message);
 		/* A directory others control, another daemon's, a group unknown: retrying cannot help. */
 		return ret == -EPERM || ret == -EBUSY || ret == -EINVAL ? 2 : 1;
 	}
 	describe_file(c);
-	c->buildids = buildid_cache_new();
+	c->buildids = prd_buildid_cache_new();
 	if (c->buildids && o->binary_cache_size) {
 		/* Without it the capture only loses container binaries: not fatal. */
-		ret = bincache_open(&c->binaries, o->output_dir, o->binary_cache_size, o->group);
+		ret = prd_bincache_open(&c->binaries, o->output_dir, o->binary_cache_size, o->group);
 		if (ret < 0)
-			log_warning("%s/.build-id: binary cache off: %s", o->output_dir, strerror(-ret));
+			prd_log_warning("%s/.build-id: binary cache off: %s", o->output_dir, strerror(-ret));
 		else
-			buildid_cache_keep_binaries(c->buildids, c->binaries);
+			prd_buildid_cache_keep_binaries(c->buildids, c->binaries);
 	}
-	c->jit = jit_maps_new(o->proc_root, o->jit_map_size);
+	c->jit = prd_jit_maps_new(o->proc_root, o->jit_map_size);
 	c->sink = (struct record_sink){ sink_emit, c };
 	if (o->kernel_symbols == KERNEL_SYMBOLS_HIT && !o->exclude_kernel) {
-		ret = ksyms_new(&c->ksyms, o->proc_root, o->sysfs_root);
+		ret = prd_ksyms_new(&c->ksyms, o->proc_root, o->sysfs_root);
 		if (ret < 0 && ret != -ENOENT)
-			log_warning("reading %s/kallsyms: %s; kernel frames will not be named",
-				    o->proc_root, strerror(-ret));
+			prd_log_warning("reading %s/kallsyms: %s; kernel frames will not be named",
+					o->proc_root, strerror(-ret));
 	}
 	if (open_signals(c) < 0 || open_loop(c) < 0) {
-		log_error("setting up the event loop: %s", strerror(errno));
+		prd_log_error("setting up the event loop: %s", strerror(errno));
 		return 1;
 	}
 	/* Enabled before the snapshot: a process starting in between is seen twice, never missed. */
 	if (!(follows_tasks(o) && o->command))
-		event_set_enable(&c->events, 1);
+		prd_event_set_enable(&c->events, 1);
 	ret = start_file(c);
 	if (ret < 0) {
-		log_error("cannot write to %s: %s", o->output_dir, strerror(-ret));
+		prd_log_error("cannot write to %s: %s", o->output_dir, strerror(-ret));
 		return 1;
 	}
 	return 0;
 }
 
-int collector_run(const struct perfrecd_options *options)
+int prd_collector_run(const struct perfrecd_options *options)
 {
 	struct collector c = { .options = options, .epoll_fd = -1, .signal_fd = -1,
 			       .timer_fd = -1, .tasks = { .proc_fd = -1 } };
 	int go_fd = -1, failed_fd = -1, status;
 
-	c.watchdog_ns = notify_watchdog_usec() * 1000u;
+	c.watchdog_ns = prd_notify_watchdog_usec() * 1000u;
 	c.started_ns = prf_clock_ns(CLOCK_MONOTONIC);
 	status = setup(&c, &go_fd, &failed_fd);
 	if (status) {
@@ -1159,17 +1159,17 @@ int collector_run(const struct perfrecd_options *options)
 	if (options->duration_s > 0)
 		c.deadline_ns = c.started_ns + (uint64_t)(options->duration_s * 1e9 + 0.5);
 	c.last_flush_ns = c.last_drain_ns = c.last_watchdog_ns = prf_clock_ns(CLOCK_MONOTONIC);
-	notify_send("READY=1\nSTATUS=sampling %s on %zu CPUs", c.event_names,
-		    c.events.ring_count);
-	log_info("sampling %s at %s %llu on %zu CPUs into %s", c.event_names,
-		 options->period ? "period" : "frequency",
-		 (unsigned long long)(options->period ? options->period : options->frequency),
-		 c.events.ring_count, options->output_dir);
+	prd_notify_send("READY=1\nSTATUS=sampling %s on %zu CPUs", c.event_names,
+			c.events.ring_count);
+	prd_log_info("sampling %s at %s %llu on %zu CPUs into %s", c.event_names,
+		     options->period ? "period" : "frequency",
+		     (unsigned long long)(options->period ? options->period : options->frequency),
+		     c.events.ring_count, options->output_dir);
 	if (go_fd >= 0) {
 		int ret = release_command(go_fd, failed_fd);
 
 		if (ret < 0) {
-			log_error("cannot run %s: %s", options->command[0], strerror(-ret));
+			prd_log_error("cannot run %s: %s", options->command[0], strerror(-ret));
 			waitpid(c.child, NULL, 0);
 			c.child = 0;
 			c.stopping = 1;
@@ -1179,17 +1179,17 @@ int collector_run(const struct perfrecd_options *options)
 
 	if (!c.stopping && run_loop(&c) < 0)
 		status = 1;
-	notify_send("STOPPING=1");
-	event_set_enable(&c.events, 0);
+	prd_notify_send("STOPPING=1");
+	prd_event_set_enable(&c.events, 0);
 	drain_all(&c);
-	jit_maps_poll(c.jit, &c.sink);
+	prd_jit_maps_poll(c.jit, &c.sink);
 	{
 		struct prf_stats_record stats;
 
 		fill_stats(&c, &stats);
-		output_append(c.output, &stats, sizeof(stats), stats.time);
+		prd_output_append(c.output, &stats, sizeof(stats), stats.time);
 	}
-	if (output_finish(c.output) < 0)
+	if (prd_output_finish(c.output) < 0)
 		status = 1;
 	print_summary(&c);
 	if (c.child > 0) {
@@ -1197,13 +1197,13 @@ int collector_run(const struct perfrecd_options *options)
 		waitpid(c.child, &c.child_status, 0);
 	}
 out:
-	output_destroy(c.output);
-	event_set_close(&c.events);
-	buildid_cache_free(c.buildids);
-	task_meta_close(&c.tasks);
-	ksyms_free(c.ksyms);
-	bincache_free(c.binaries);
-	jit_maps_free(c.jit);
+	prd_output_close(c.output);
+	prd_event_set_close(&c.events);
+	prd_buildid_cache_free(c.buildids);
+	prd_task_meta_close(&c.tasks);
+	prd_ksyms_free(c.ksyms);
+	prd_bincache_close(c.binaries);
+	prd_jit_maps_free(c.jit);
 	free(c.ring_hung_up);
 	free(c.cpu_online);
 	free(c.trim_buffer);

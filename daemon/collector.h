@@ -9,6 +9,6 @@
  * asks it to stop, or the profiled command exits.  Returns the exit
  * status: 0, 1 for a failure at run time, 2 for a setting that cannot work.
  */
-int collector_run(const struct perfrecd_options *options);
+int prd_collector_run(const struct perfrecd_options *options);
 
 #endif

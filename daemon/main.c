@@ -14,8 +14,8 @@ static int check_config(const struct perfrecd_options *o)
 	char error[512];
 
 	for (size_t i = 0; i < o->event_count; i++)
-		if (event_parse(o->events[i], o->sysfs_root, &attr, error, sizeof(error)) < 0) {
-			log_usage_error("event '%s': %s", o->events[i], error);
+		if (prd_event_parse(o->events[i], o->sysfs_root, &attr, error, sizeof(error)) < 0) {
+			prd_log_usage_error("event '%s': %s", o->events[i], error);
 			return 2;
 		}
 	printf("perfrecd: configuration OK (%s)\n", o->config_path);
@@ -28,25 +28,25 @@ int main(int argc, char **argv)
 	int ret;
 
 	/* Errors in the options are said as such; the verbosity comes later. */
-	log_init("perfrecd", 0);
-	options_init(&options);
-	ret = options_parse(&options, argc, argv);
+	prd_log_init("perfrecd", 0);
+	prd_options_init(&options);
+	ret = prd_options_parse(&options, argc, argv);
 	if (ret != 0) {
-		options_free(&options);
+		prd_options_fini(&options);
 		return ret > 0 ? 0 : 2;
 	}
 	if (options.check_config) {
 		ret = check_config(&options);
-		options_free(&options);
+		prd_options_fini(&options);
 		return ret;
 	}
-	log_init("perfrecd", options.verbosity);
-	ret = notify_init();
+	prd_log_init("perfrecd", options.verbosity);
+	ret = prd_notify_open();
 	if (ret < 0)
-		log_warning("NOTIFY_SOCKET or WATCHDOG_USEC is unusable (%s); not telling systemd our state",
-			    strerror(-ret));
-	ret = collector_run(&options);
-	notify_close();
-	options_free(&options);
+		prd_log_warning("NOTIFY_SOCKET or WATCHDOG_USEC is unusable (%s); not telling systemd our state",
+				strerror(-ret));
+	ret = prd_collector_run(&options);
+	prd_notify_close();
+	prd_options_fini(&options);
 	return ret;
 }

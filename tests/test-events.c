@@ -120,7 +120,7 @@ static struct perf_event_attr parse_ok(const char *name, const char *root)
 {
 	struct perf_event_attr attr;
 	char error[512] = "x";
-	int err = event_parse(name, root, &attr, error, sizeof(error));
+	int err = prd_event_parse(name, root, &attr, error, sizeof(error));
 
 	ck_assert_msg(err == 0, "'%s': %d %s", name, err, error);
 	ck_assert_msg(error[0] == '\0', "'%s' left an error: %s", name, error);
@@ -151,7 +151,7 @@ static void parse_fails(const char *name, const char *root, int want, const char
 
 	memset(&attr, 0xa5, sizeof(attr));
 	before = attr;
-	err = event_parse(name, root, &attr, error, sizeof(error));
+	err = prd_event_parse(name, root, &attr, error, sizeof(error));
 	ck_assert_msg(err == want, "'%s': returned %d (%s), want %d", name, err, error, want);
 	ck_assert_msg(strstr(error, text), "'%s': message '%s' lacks '%s'", name, error, text);
 	ck_assert_msg(!strchr(error, '\n'), "'%s': message has a newline", name);
@@ -163,7 +163,7 @@ static void parse_fails_exactly(const char *name, const char *root, int want,
 {
 	char error[1024] = "";
 	struct perf_event_attr attr;
-	int err = event_parse(name, root, &attr, error, sizeof(error));
+	int err = prd_event_parse(name, root, &attr, error, sizeof(error));
 
 	ck_assert_int_eq(err, want);
 	ck_assert_str_eq(error, message);
@@ -341,9 +341,9 @@ START_TEST(test_error_buffers)
 	struct perf_event_attr attr;
 	char small[8], big[5000];
 
-	ck_assert_int_eq(event_parse("cycels", NULL, &attr, small, sizeof(small)), -ENOENT);
+	ck_assert_int_eq(prd_event_parse("cycels", NULL, &attr, small, sizeof(small)), -ENOENT);
 	ck_assert_str_eq(small, "unknown");
-	ck_assert_int_eq(event_parse("cycels", NULL, &attr, NULL, 0), -ENOENT);
+	ck_assert_int_eq(prd_event_parse("cycels", NULL, &attr, NULL, 0), -ENOENT);
 	memset(big, 'a', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	parse_fails(big, NULL, -ENAMETOOLONG, "event name too long");
@@ -628,7 +628,7 @@ START_TEST(test_live_no_cpu_pmu)
 		fprintf(stderr, "this machine has a cpu PMU: skipped\n");
 		return;
 	}
-	ck_assert_int_eq(event_parse("cpu/cycles/", "/sys", &attr, error, sizeof(error)), -ENOENT);
+	ck_assert_int_eq(prd_event_parse("cpu/cycles/", "/sys", &attr, error, sizeof(error)), -ENOENT);
 	ck_assert_msg(strstr(error, "this machine has no 'cpu' PMU"), "%s", error);
 	ck_assert_msg(strstr(error, "software"), "%s", error);
 }
@@ -648,7 +648,7 @@ START_TEST(test_live_default)
 
 	if (fd >= 0)
 		close(fd);
-	err = event_default(&attr, name, sizeof(name), notice, sizeof(notice));
+	err = prd_event_default(&attr, name, sizeof(name), notice, sizeof(notice));
 	if (probe_errno == 0) {
 		ck_assert_int_eq(err, 0);
 		ck_assert_str_eq(name, "cycles");
@@ -666,10 +666,10 @@ START_TEST(test_live_default)
 		ck_assert_str_eq(notice, "");
 		return;
 	}
-	/* the event it chose, as the caller gets it, is one event_parse() gives */
+	/* the event it chose, as the caller gets it, is one prd_event_parse() gives */
 	ck_assert(!memcmp(&attr, (struct perf_event_attr[]){ parse_ok(name, NULL) },
 			  sizeof(attr)));
-	ck_assert_int_eq(event_default(&attr, name, 3, notice, sizeof(notice)), -ENOSPC);
+	ck_assert_int_eq(prd_event_default(&attr, name, 3, notice, sizeof(notice)), -ENOSPC);
 }
 END_TEST
 

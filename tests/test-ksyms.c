@@ -164,16 +164,16 @@ START_TEST(synthetic_kallsyms)
 	ck_assert_ptr_nonnull(f);
 	fputs(synthetic, f);
 	fclose(f);
-	ck_assert_int_eq(ksyms_new(&ks, dir, dir), 0);
+	ck_assert_int_eq(prd_ksyms_new(&ks, dir, dir), 0);
 	/* every 8 bytes of both regions, and past their ends */
 	for (uint64_t a = 0xffffffff80fff000ull; a < 0xffffffff81403000ull; a += 8)
-		ck_assert_int_eq(ksyms_note_ips(ks, &a, 1, &sink, 1), 0);
+		ck_assert_int_eq(prd_ksyms_note_ips(ks, &a, 1, &sink, 1), 0);
 	for (uint64_t a = 0xffffffffbffff000ull; a < 0xffffffffc0008000ull; a += 8)
-		ck_assert_int_eq(ksyms_note_ips(ks, &a, 1, &sink, 1), 0);
+		ck_assert_int_eq(prd_ksyms_note_ips(ks, &a, 1, &sink, 1), 0);
 	first_pass = c.records;
 	/* once per file: again nothing new, then everything again in the next file */
 	for (uint64_t a = 0xffffffff81000000ull; a < 0xffffffff81000500ull; a += 8)
-		ck_assert_int_eq(ksyms_note_ips(ks, &a, 1, &sink, 1), 0);
+		ck_assert_int_eq(prd_ksyms_note_ips(ks, &a, 1, &sink, 1), 0);
 	ck_assert_uint_eq(c.records, first_pass);
 
 	count = to_ksyms(&c, &k);
@@ -197,10 +197,10 @@ START_TEST(synthetic_kallsyms)
 		ck_assert_str_eq(dso_short_name(a.dso), "[dummy]");
 	}
 
-	ksyms_file_started(ks);
+	prd_ksyms_file_started(ks);
 	c.used = c.records = 0;
 	for (uint64_t a = 0xffffffff81000000ull; a < 0xffffffff81000500ull; a += 8)
-		ck_assert_int_eq(ksyms_note_ips(ks, &a, 1, &sink, 1), 0);
+		ck_assert_int_eq(prd_ksyms_note_ips(ks, &a, 1, &sink, 1), 0);
 	ck_assert_uint_eq(c.records, 4);	/* _text, __global_alias, weak_function, before_a_hole */
 
 	/* a module loaded since: an address that misses rereads, once invalidated */
@@ -208,12 +208,12 @@ START_TEST(synthetic_kallsyms)
 	ck_assert_ptr_nonnull(f);
 	fputs("ffffffffc0010000 t new_module_fn\t[newmod]\n", f);
 	fclose(f);
-	ksyms_invalidate(ks);
+	prd_ksyms_invalidate(ks);
 	c.used = c.records = 0;
 	{
 		uint64_t a[2] = { 0xffffffffc0010010ull, 0xffffffff81000010ull };
 
-		ck_assert_int_eq(ksyms_note_ips(ks, a, 2, &sink, 1), 0);
+		ck_assert_int_eq(prd_ksyms_note_ips(ks, a, 2, &sink, 1), 0);
 	}
 	/* only the new one: what this file had survives the reread */
 	ck_assert_uint_eq(c.records, 1);
@@ -224,7 +224,7 @@ START_TEST(synthetic_kallsyms)
 
 	free(k);
 	free(c.data);
-	ksyms_free(ks);
+	prd_ksyms_free(ks);
 	symbolizer_free(s);
 	symbolizer_free(sh);
 	unlink(path);
@@ -245,16 +245,16 @@ START_TEST(this_host)
 	char *text;
 	int err;
 
-	err = ksyms_new(&ks, "/proc", "/sys");
+	err = prd_ksyms_new(&ks, "/proc", "/sys");
 	if (err == -ENOENT || err == -EACCES) {
 		symbolizer_free(s);
 		symbolizer_free(sh);
 		return;		/* no kallsyms readable here */
 	}
 	ck_assert_int_eq(err, 0);
-	ksyms_get_stats(ks, &stats);
+	prd_ksyms_get_stats(ks, &stats);
 	if (!stats.symbols) {
-		ksyms_free(ks);
+		prd_ksyms_free(ks);
 		symbolizer_free(s);
 		symbolizer_free(sh);
 		return;		/* kptr_restrict: nothing to name */
@@ -269,7 +269,7 @@ START_TEST(this_host)
 		uint64_t a = strtoull(p, NULL, 16), tries[4] = { a, a + 1, a - 1, a + 16 };
 
 		if (a && line % 7 != 3)
-			ck_assert_int_eq(ksyms_note_ips(ks, tries, 4, &sink, 1), 0);
+			ck_assert_int_eq(prd_ksyms_note_ips(ks, tries, 4, &sink, 1), 0);
 		p = nl ? nl + 1 : end;
 	}
 	count = to_ksyms(&c, &k);
@@ -294,7 +294,7 @@ START_TEST(this_host)
 	free(k);
 	free(text);
 	free(c.data);
-	ksyms_free(ks);
+	prd_ksyms_free(ks);
 	symbolizer_free(s);
 	symbolizer_free(sh);
 }

@@ -110,14 +110,14 @@ static void ready_and_status(int abstract)
 
 	clear_environment();
 	listener_bind(&l, abstract);
-	ck_assert_int_eq(notify_init(), 1);
+	ck_assert_int_eq(prd_notify_open(), 1);
 	ck_assert_ptr_null(getenv("NOTIFY_SOCKET"));
-	ck_assert_int_eq(notify_send("READY=1\nSTATUS=%s", "x"), 1);
+	ck_assert_int_eq(prd_notify_send("READY=1\nSTATUS=%s", "x"), 1);
 	listener_expect(&l, "READY=1\nSTATUS=x");
-	ck_assert_int_eq(notify_send("WATCHDOG=1"), 1);
+	ck_assert_int_eq(prd_notify_send("WATCHDOG=1"), 1);
 	listener_expect(&l, "WATCHDOG=1");
-	notify_close();
-	ck_assert_int_eq(notify_send("STATUS=closed"), 0);
+	prd_notify_close();
+	ck_assert_int_eq(prd_notify_send("STATUS=closed"), 0);
 	listener_expect_nothing(&l);
 	listener_close(&l);
 }
@@ -144,10 +144,10 @@ START_TEST(long_status_is_sent_whole)
 	memset(status, 'a', sizeof(status) - 1);
 	snprintf(expected, sizeof(expected), "STATUS=%s\nX=1", status);
 	listener_bind(&l, 0);
-	ck_assert_int_eq(notify_init(), 1);
-	ck_assert_int_eq(notify_send("STATUS=%s\nX=%d", status, 1), 1);
+	ck_assert_int_eq(prd_notify_open(), 1);
+	ck_assert_int_eq(prd_notify_send("STATUS=%s\nX=%d", status, 1), 1);
 	listener_expect(&l, expected);
-	notify_close();
+	prd_notify_close();
 	listener_close(&l);
 }
 END_TEST
@@ -158,10 +158,10 @@ START_TEST(empty_state_is_refused)
 
 	clear_environment();
 	listener_bind(&l, 1);
-	ck_assert_int_eq(notify_init(), 1);
-	ck_assert_int_eq(notify_send("%s", ""), -EINVAL);
+	ck_assert_int_eq(prd_notify_open(), 1);
+	ck_assert_int_eq(prd_notify_send("%s", ""), -EINVAL);
 	listener_expect_nothing(&l);
-	notify_close();
+	prd_notify_close();
 	listener_close(&l);
 }
 END_TEST
@@ -173,14 +173,14 @@ START_TEST(nobody_listening)
 
 	clear_environment();
 	listener_bind(&l, 0);
-	ck_assert_int_eq(notify_init(), 1);
+	ck_assert_int_eq(prd_notify_open(), 1);
 	listener_close(&l);
-	ck_assert_int_eq(notify_send("READY=1"), -ENOENT);
+	ck_assert_int_eq(prd_notify_send("READY=1"), -ENOENT);
 	listener_bind(&l, 1);
 	listener_close(&l);
-	ck_assert_int_eq(notify_init(), 1);
-	ck_assert_int_eq(notify_send("READY=1"), -ECONNREFUSED);
-	notify_close();
+	ck_assert_int_eq(prd_notify_open(), 1);
+	ck_assert_int_eq(prd_notify_send("READY=1"), -ECONNREFUSED);
+	prd_notify_close();
 }
 END_TEST
 
@@ -193,16 +193,16 @@ START_TEST(bad_addresses)
 	for (size_t i = 0; i < sizeof(invalid) / sizeof(invalid[0]); i++) {
 		clear_environment();
 		setenv("NOTIFY_SOCKET", invalid[i], 1);
-		ck_assert_int_eq(notify_init(), -EINVAL);
+		ck_assert_int_eq(prd_notify_open(), -EINVAL);
 		ck_assert_ptr_null(getenv("NOTIFY_SOCKET"));
-		ck_assert_int_eq(notify_send("READY=1"), 0);
+		ck_assert_int_eq(prd_notify_send("READY=1"), 0);
 	}
 	long_path[0] = '/';
 	memset(long_path + 1, 'p', sizeof(long_path) - 2);
 	long_path[sizeof(long_path) - 1] = '\0';
 	setenv("NOTIFY_SOCKET", long_path, 1);
-	ck_assert_int_eq(notify_init(), -ENAMETOOLONG);
-	ck_assert_int_eq(notify_send("READY=1"), 0);
+	ck_assert_int_eq(prd_notify_open(), -ENAMETOOLONG);
+	ck_assert_int_eq(prd_notify_send("READY=1"), 0);
 }
 END_TEST
 
@@ -216,19 +216,19 @@ START_TEST(longest_addresses)
 	name[sizeof(name) - 2] = '\0';
 	clear_environment();
 	setenv("NOTIFY_SOCKET", name, 1);
-	ck_assert_int_eq(notify_init(), -ENAMETOOLONG);
+	ck_assert_int_eq(prd_notify_open(), -ENAMETOOLONG);
 	name[sizeof(name) - 3] = '\0';
 	setenv("NOTIFY_SOCKET", name, 1);
-	ck_assert_int_eq(notify_init(), 1);
+	ck_assert_int_eq(prd_notify_open(), 1);
 	name[0] = '@';
 	name[sizeof(name) - 3] = 'n';
 	setenv("NOTIFY_SOCKET", name, 1);
-	ck_assert_int_eq(notify_init(), 1);
+	ck_assert_int_eq(prd_notify_open(), 1);
 	name[sizeof(name) - 2] = 'n';
 	name[sizeof(name) - 1] = '\0';
 	setenv("NOTIFY_SOCKET", name, 1);
-	ck_assert_int_eq(notify_init(), -ENAMETOOLONG);
-	notify_close();
+	ck_assert_int_eq(prd_notify_open(), -ENAMETOOLONG);
+	prd_notify_close();
 }
 END_TEST
 
@@ -246,13 +246,13 @@ static void watchdog_setup(const char *usec, const char *pid)
 
 static void watchdog_expect(int init_result, uint64_t usec)
 {
-	ck_assert_int_eq(notify_init(), init_result);
-	ck_assert_uint_eq(notify_watchdog_usec(), usec);
+	ck_assert_int_eq(prd_notify_open(), init_result);
+	ck_assert_uint_eq(prd_notify_watchdog_usec(), usec);
 	ck_assert_ptr_null(getenv("NOTIFY_SOCKET"));
 	ck_assert_ptr_null(getenv("WATCHDOG_USEC"));
 	ck_assert_ptr_null(getenv("WATCHDOG_PID"));
-	notify_close();
-	ck_assert_uint_eq(notify_watchdog_usec(), 0);
+	prd_notify_close();
+	ck_assert_uint_eq(prd_notify_watchdog_usec(), 0);
 }
 
 START_TEST(watchdog_without_pid)
@@ -292,7 +292,7 @@ START_TEST(watchdog_malformed)
 	for (size_t i = 0; i < sizeof(usec) / sizeof(usec[0]); i++) {
 		watchdog_setup(usec[i], NULL);
 		watchdog_expect(-EINVAL, 0);
-		ck_assert_int_eq(notify_send("READY=1"), 0);
+		ck_assert_int_eq(prd_notify_send("READY=1"), 0);
 	}
 	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
 	watchdog_setup("30000000", "x");
@@ -308,25 +308,25 @@ START_TEST(no_socket_is_a_no_op)
 {
 	clear_environment();
 	setenv("WATCHDOG_USEC", "30000000", 1);
-	ck_assert_int_eq(notify_init(), 0);
-	ck_assert_uint_eq(notify_watchdog_usec(), 0);
+	ck_assert_int_eq(prd_notify_open(), 0);
+	ck_assert_uint_eq(prd_notify_watchdog_usec(), 0);
 	ck_assert_ptr_null(getenv("WATCHDOG_USEC"));
-	ck_assert_int_eq(notify_send("READY=1\nSTATUS=%s", "x"), 0);
-	ck_assert_int_eq(notify_send("WATCHDOG=1"), 0);
-	notify_close();
+	ck_assert_int_eq(prd_notify_send("READY=1\nSTATUS=%s", "x"), 0);
+	ck_assert_int_eq(prd_notify_send("WATCHDOG=1"), 0);
+	prd_notify_close();
 
 	setenv("NOTIFY_SOCKET", "", 1);
-	ck_assert_int_eq(notify_init(), 0);
-	ck_assert_int_eq(notify_send("READY=1"), 0);
+	ck_assert_int_eq(prd_notify_open(), 0);
+	ck_assert_int_eq(prd_notify_send("READY=1"), 0);
 	ck_assert_ptr_null(getenv("NOTIFY_SOCKET"));
 }
 END_TEST
 
 START_TEST(send_before_init_is_a_no_op)
 {
-	ck_assert_int_eq(notify_send("READY=1"), 0);
-	ck_assert_uint_eq(notify_watchdog_usec(), 0);
-	notify_close();
+	ck_assert_int_eq(prd_notify_send("READY=1"), 0);
+	ck_assert_uint_eq(prd_notify_watchdog_usec(), 0);
+	prd_notify_close();
 }
 END_TEST
 

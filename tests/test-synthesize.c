@@ -443,7 +443,7 @@ static void libc_path(char *path)
 
 START_TEST(self_process)
 {
-	struct buildid_cache *cache = buildid_cache_new();
+	struct buildid_cache *cache = prd_buildid_cache_new();
 	struct collector c = { .fail_at = -1 };
 	struct record_sink sink = sink_of(&c);
 	char exe[PATH_MAX], libc[PATH_MAX];
@@ -456,8 +456,8 @@ START_TEST(self_process)
 	ck_assert_ptr_nonnull(cache);
 	worker_start(&w);
 	t0 = now_ns();
-	ck_assert_int_eq(synthesize_processes("/proc", getpid(), &layout, cache,
-					      1, &sink, &stats), 0);
+	ck_assert_int_eq(prd_synthesize_processes("/proc", getpid(), &layout, cache,
+						  1, &sink, &stats), 0);
 	t1 = now_ns();
 	check_snapshot(&c, 1);
 	ck_assert_uint_eq(stats.processes, 1);
@@ -480,16 +480,16 @@ START_TEST(self_process)
 
 	/* the same file again: the build-ids are in it already */
 	collector_reset(&c);
-	ck_assert_int_eq(synthesize_processes("/proc", getpid(), &layout, cache,
-					      1, &sink, &stats), 0);
+	ck_assert_int_eq(prd_synthesize_processes("/proc", getpid(), &layout, cache,
+						  1, &sink, &stats), 0);
 	ck_assert_uint_eq(count_type(&c, PRF_RECORD_BUILD_ID), 0);
 	ck_assert_uint_eq(stats.build_ids, 0);
 	ck_assert_uint_eq(count_type(&c, PERF_RECORD_MMAP2), mmaps);
 
 	/* a new file needs them again */
 	collector_reset(&c);
-	ck_assert_int_eq(synthesize_processes("/proc", getpid(), &layout, cache,
-					      2, &sink, &stats), 0);
+	ck_assert_int_eq(prd_synthesize_processes("/proc", getpid(), &layout, cache,
+						  2, &sink, &stats), 0);
 	ck_assert_uint_eq(count_type(&c, PRF_RECORD_BUILD_ID), build_ids);
 	ck_assert_uint_eq(stats.build_ids, build_ids);
 	check_file_build_id(&c, find_mmap2(&c, getpid(), exe, &d) ?
@@ -497,7 +497,7 @@ START_TEST(self_process)
 
 	worker_stop(&w);
 	collector_reset(&c);
-	buildid_cache_free(cache);
+	prd_buildid_cache_free(cache);
 }
 END_TEST
 
@@ -530,15 +530,15 @@ static pid_t start_child(int hold[2])
 
 static uint64_t snapshot_processes(pid_t only_pid, struct collector *c)
 {
-	struct buildid_cache *cache = buildid_cache_new();
+	struct buildid_cache *cache = prd_buildid_cache_new();
 	struct record_sink sink = sink_of(c);
 	struct synth_stats stats;
 
 	collector_reset(c);
-	ck_assert_int_eq(synthesize_processes("/proc", only_pid, &layout, cache,
-					      1, &sink, &stats), 0);
+	ck_assert_int_eq(prd_synthesize_processes("/proc", only_pid, &layout, cache,
+						  1, &sink, &stats), 0);
 	check_snapshot(c, stats.processes);
-	buildid_cache_free(cache);
+	prd_buildid_cache_free(cache);
 	return stats.processes;
 }
 
@@ -591,34 +591,34 @@ END_TEST
 
 START_TEST(sink_errors_propagate)
 {
-	struct buildid_cache *cache = buildid_cache_new();
+	struct buildid_cache *cache = prd_buildid_cache_new();
 	struct collector c = { .fail_at = -1 };
 	struct record_sink sink = sink_of(&c);
 	struct kernel_stats kstats;
 	struct synth_stats stats;
 	long total;
 
-	ck_assert_int_eq(synthesize_processes("/proc", getpid(), &layout, cache,
-					      1, &sink, &stats), 0);
+	ck_assert_int_eq(prd_synthesize_processes("/proc", getpid(), &layout, cache,
+						  1, &sink, &stats), 0);
 	total = (long)c.count;
 	for (long at = 0; at < total; at += total / 7 + 1) {
 		collector_reset(&c);
 		c.fail_at = at;
-		ck_assert_int_eq(synthesize_processes("/proc", getpid(), &layout,
-						      cache, 9 + (unsigned)at,
-						      &sink, &stats), -ENOSPC);
+		ck_assert_int_eq(prd_synthesize_processes("/proc", getpid(), &layout,
+							  cache, 9 + (unsigned)at,
+							  &sink, &stats), -ENOSPC);
 		ck_assert_uint_eq(c.count, (size_t)at);
 	}
 	for (long at = 0; at < 3; at++) {
 		collector_reset(&c);
 		c.fail_at = at;
-		ck_assert_int_eq(synthesize_kernel("/proc", "/sys", &layout,
-						   &sink, &kstats), -ENOSPC);
+		ck_assert_int_eq(prd_synthesize_kernel("/proc", "/sys", &layout,
+						       &sink, &kstats), -ENOSPC);
 	}
-	ck_assert_int_eq(synthesize_processes("/nonexistent", 0, &layout, cache,
-					      1, &sink, &stats), -ENOENT);
+	ck_assert_int_eq(prd_synthesize_processes("/nonexistent", 0, &layout, cache,
+						  1, &sink, &stats), -ENOENT);
 	collector_reset(&c);
-	buildid_cache_free(cache);
+	prd_buildid_cache_free(cache);
 }
 END_TEST
 
@@ -792,22 +792,22 @@ static void check_fake_maps(const struct collector *c, const char *exe,
 static uint64_t fake_snapshot(const char *proc, pid_t only_pid,
 			      struct collector *c)
 {
-	struct buildid_cache *cache = buildid_cache_new();
+	struct buildid_cache *cache = prd_buildid_cache_new();
 	struct record_sink sink = sink_of(c);
 	struct synth_stats stats;
 
 	collector_reset(c);
-	ck_assert_int_eq(synthesize_processes(proc, only_pid, &layout, cache, 1,
-					      &sink, &stats), 0);
+	ck_assert_int_eq(prd_synthesize_processes(proc, only_pid, &layout, cache, 1,
+						  &sink, &stats), 0);
 	check_snapshot(c, stats.processes);
-	buildid_cache_free(cache);
+	prd_buildid_cache_free(cache);
 	return stats.processes;
 }
 
 START_TEST(fake_proc)
 {
 	struct collector c = { .fail_at = -1 };
-	struct buildid_cache *cache = buildid_cache_new();
+	struct buildid_cache *cache = prd_buildid_cache_new();
 	struct record_sink sink = sink_of(&c);
 	char exe[PATH_MAX], proc[PATH_MAX], *root = make_root();
 	const struct prf_build_id_record *b;
@@ -822,8 +822,8 @@ START_TEST(fake_proc)
 	ck_assert_int_eq(mkdir(proc, 0755), 0);
 	make_fake_proc(proc, exe, &st);
 
-	ck_assert_int_eq(synthesize_processes(proc, 0, &layout, cache, 1,
-					      &sink, &stats), 0);
+	ck_assert_int_eq(prd_synthesize_processes(proc, 0, &layout, cache, 1,
+						  &sink, &stats), 0);
 	check_snapshot(&c, 5);
 	ck_assert_uint_eq(stats.processes, 5);
 	ck_assert_uint_eq(stats.threads, 6);
@@ -859,7 +859,7 @@ START_TEST(fake_proc)
 	ck_assert_uint_eq(fake_snapshot(proc, 99, &c), 0);
 
 	collector_reset(&c);
-	buildid_cache_free(cache);
+	prd_buildid_cache_free(cache);
 	remove_root(root);
 }
 END_TEST
@@ -869,7 +869,7 @@ END_TEST
 START_TEST(buildid_cache_entries)
 {
 	enum { N = 5000 };
-	struct buildid_cache *cache = buildid_cache_new();
+	struct buildid_cache *cache = prd_buildid_cache_new();
 	struct collector c = { .fail_at = -1 };
 	struct record_sink sink = sink_of(&c);
 	struct buildid_entry **entries = calloc(N, sizeof(*entries)), *e;
@@ -880,38 +880,38 @@ START_TEST(buildid_cache_entries)
 	int fd;
 
 	for (int i = 0; i < N; i++) {
-		entries[i] = buildid_lookup(cache, "/nonexistent", 1, 0, 0x1000,
-					    "/nonexistent/file", 8, i % 7,
-					    (uint64_t)i * 4096);
+		entries[i] = prd_buildid_lookup(cache, "/nonexistent", 1, 0, 0x1000,
+						"/nonexistent/file", 8, i % 7,
+						(uint64_t)i * 4096);
 		ck_assert_ptr_nonnull(entries[i]);
 		ck_assert_uint_eq(entries[i]->size, 0);
 	}
 	for (int i = 0; i < N; i++) {
-		e = buildid_lookup(cache, "/nonexistent", 1, 0, 0x1000,
-				   "/nonexistent/file", 8, i % 7,
-				   (uint64_t)i * 4096);
+		e = prd_buildid_lookup(cache, "/nonexistent", 1, 0, 0x1000,
+				       "/nonexistent/file", 8, i % 7,
+				       (uint64_t)i * 4096);
 		ck_assert_ptr_eq(e, entries[i]);
 		ck_assert_ptr_ne(entries[i], entries[(i + 1) % N]);
 	}
-	ck_assert_int_eq(buildid_emit(entries[0], 1, 1, "/nonexistent/file", 8,
-				      0, 0, 0, &sink, 1), 0);
+	ck_assert_int_eq(prd_buildid_emit(entries[0], 1, 1, "/nonexistent/file", 8,
+					  0, 0, 0, &sink, 1), 0);
 	ck_assert_uint_eq(c.count, 0);
 
 	/* through /proc/PID/root when map_files has no such range */
 	self_exe(exe);
 	ck_assert_int_eq(stat(exe, &st), 0);
-	e = buildid_lookup(cache, "/proc", getpid(), 0, 0, exe,
-			   major(st.st_dev), minor(st.st_dev), st.st_ino);
+	e = prd_buildid_lookup(cache, "/proc", getpid(), 0, 0, exe,
+			       major(st.st_dev), minor(st.st_dev), st.st_ino);
 	ck_assert_uint_eq(e->size, readelf_build_id(exe, expect));
 	ck_assert_mem_eq(e->build_id, expect, e->size);
 	/* generation 0 is a generation like any other */
-	ck_assert_int_eq(buildid_emit(e, 0, getpid(), exe, major(st.st_dev),
-				      minor(st.st_dev), st.st_ino, 5, &sink,
-				      42), 1);
-	ck_assert_int_eq(buildid_emit(e, 0, getpid(), exe, 0, 0, st.st_ino, 5,
-				      &sink, 42), 0);
-	ck_assert_int_eq(buildid_emit(e, 1, getpid(), exe, 0, 0, st.st_ino, 5,
-				      &sink, 43), 1);
+	ck_assert_int_eq(prd_buildid_emit(e, 0, getpid(), exe, major(st.st_dev),
+					  minor(st.st_dev), st.st_ino, 5, &sink,
+					  42), 1);
+	ck_assert_int_eq(prd_buildid_emit(e, 0, getpid(), exe, 0, 0, st.st_ino, 5,
+					  &sink, 42), 0);
+	ck_assert_int_eq(prd_buildid_emit(e, 1, getpid(), exe, 0, 0, st.st_ino, 5,
+					  &sink, 43), 1);
 	ck_assert_uint_eq(c.count, 2);
 	b = (const void *)c.records[0].data;
 	ck_assert_uint_eq(b->header.type, PRF_RECORD_BUILD_ID);
@@ -931,14 +931,14 @@ START_TEST(buildid_cache_entries)
 	fd = mkstemp(junk);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(write(fd, "not an ELF file", 15), 15);
-	ck_assert_int_lt(buildid_read_file(fd, id, &size), 0);
+	ck_assert_int_lt(prd_buildid_read_file(fd, id, &size), 0);
 	ck_assert_uint_eq(size, 0);
 	close(fd);
 	unlink(junk);
 
 	free(entries);
 	collector_reset(&c);
-	buildid_cache_free(cache);
+	prd_buildid_cache_free(cache);
 }
 END_TEST
 
@@ -1046,8 +1046,8 @@ START_TEST(kernel_real)
 	size_t lines, n;
 	FILE *modules;
 
-	ck_assert_int_eq(synthesize_kernel("/proc", "/sys", &layout, &sink,
-					   &stats), 0);
+	ck_assert_int_eq(prd_synthesize_kernel("/proc", "/sys", &layout, &sink,
+					       &stats), 0);
 	kallsyms_facts(&facts);
 
 	ck_assert_uint_eq(count_type(&c, PRF_RECORD_KALLSYMS), 1);
@@ -1149,7 +1149,7 @@ static void run_kernel(const char *root, struct collector *c,
 	snprintf(proc, sizeof(proc), "%s/proc", root);
 	snprintf(sys, sizeof(sys), "%s/sys", root);
 	collector_reset(c);
-	ck_assert_int_eq(synthesize_kernel(proc, sys, &layout, &sink, stats), 0);
+	ck_assert_int_eq(prd_synthesize_kernel(proc, sys, &layout, &sink, stats), 0);
 }
 
 /*
@@ -1177,7 +1177,7 @@ START_TEST(kernel_fake_without_symbols)
 	strcpy(at, "ffffffff81000000 T _stext\n");
 	put_text(root, "proc/kallsyms", text);
 	collector_reset(&c);
-	ck_assert_int_eq(synthesize_kernel_without_symbols(proc, sys, &layout, &sink, &stats), 0);
+	ck_assert_int_eq(prd_synthesize_kernel_without_symbols(proc, sys, &layout, &sink, &stats), 0);
 	ck_assert_int_eq(stats.kallsyms_hidden, 0);
 	ck_assert_uint_eq(stats.symbols, 0);
 	ck_assert_uint_eq(count_type(&c, PRF_RECORD_KALLSYMS), 0);
@@ -1189,14 +1189,14 @@ START_TEST(kernel_fake_without_symbols)
 		at += sprintf(at, "ffffffff8%07zx t local_%06zu\n", i * 16, i);
 	put_text(root, "proc/kallsyms", text);
 	collector_reset(&c);
-	ck_assert_int_eq(synthesize_kernel_without_symbols(proc, sys, &layout, &sink, &stats), 0);
+	ck_assert_int_eq(prd_synthesize_kernel_without_symbols(proc, sys, &layout, &sink, &stats), 0);
 	ck_assert_int_eq(stats.kallsyms_hidden, 0);
 	check_kernel_mmap(&c, 0xffffffff81200000ull, "[kernel.kallsyms]_text");
 
 	/* every address zero, _text's too: hidden, and no kernel map */
 	put_text(root, "proc/kallsyms", fake_kallsyms_hidden);
 	collector_reset(&c);
-	ck_assert_int_eq(synthesize_kernel_without_symbols(proc, sys, &layout, &sink, &stats), 0);
+	ck_assert_int_eq(prd_synthesize_kernel_without_symbols(proc, sys, &layout, &sink, &stats), 0);
 	ck_assert_int_eq(stats.kallsyms_hidden, 1);
 	ck_assert_uint_eq(count_type(&c, PERF_RECORD_MMAP), 0);
 	ck_assert_uint_eq(count_type(&c, PRF_RECORD_KALLSYMS), 0);
@@ -1324,8 +1324,8 @@ static double synthesize_ms(struct buildid_cache *cache, unsigned generation,
 	struct record_sink sink = sink_of(&c);
 	uint64_t start = now_ns();
 
-	ck_assert_int_eq(synthesize_processes("/proc", 0, &layout, cache,
-					      generation, &sink, stats), 0);
+	ck_assert_int_eq(prd_synthesize_processes("/proc", 0, &layout, cache,
+						  generation, &sink, stats), 0);
 	start = now_ns() - start;
 	collector_reset(&c);
 	return (double)start / 1e6;
@@ -1333,7 +1333,7 @@ static double synthesize_ms(struct buildid_cache *cache, unsigned generation,
 
 START_TEST(timing)
 {
-	struct buildid_cache *cache = buildid_cache_new();
+	struct buildid_cache *cache = prd_buildid_cache_new();
 	struct collector c = { .fail_at = -1 };
 	struct record_sink sink = sink_of(&c);
 	struct synth_stats stats;
@@ -1349,8 +1349,8 @@ START_TEST(timing)
 		best = ms < best ? ms : best;
 	}
 	start = now_ns();
-	ck_assert_int_eq(synthesize_kernel("/proc", "/sys", &layout, &sink,
-					   &kstats), 0);
+	ck_assert_int_eq(prd_synthesize_kernel("/proc", "/sys", &layout, &sink,
+					       &kstats), 0);
 	kernel = (double)(now_ns() - start) / 1e6;
 	fprintf(stderr, "synthesis: %llu processes, %llu threads, "
 		"%llu mappings, %llu build-ids: %.2f ms with a cold build-id "
@@ -1362,7 +1362,7 @@ START_TEST(timing)
 		(unsigned long long)stats.build_ids, cold, warm, best,
 		(unsigned long long)kstats.symbols, kernel);
 	collector_reset(&c);
-	buildid_cache_free(cache);
+	prd_buildid_cache_free(cache);
 }
 END_TEST
 

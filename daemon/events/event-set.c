@@ -188,7 +188,7 @@ static int read_id(int fd, uint64_t *id, char *error, size_t error_size)
 	return -errno;
 }
 
-uint32_t event_ring_pages_for(uint64_t frequency, size_t sample_bytes)
+uint32_t prd_event_ring_pages_for(uint64_t frequency, size_t sample_bytes)
 {
 	/*
 	 * Half a second of samples, from 256 KiB to 4 MiB: rings are locked
@@ -258,7 +258,7 @@ static int open_cpu(struct event_set *set, size_t index, pid_t pid, char *error,
 	}
 	ret = read_id(fd, &first->ids[index], error, error_size);
 	if (!ret) {
-		ret = ring_map(ring, fd, cpu, set->ring_pages);
+		ret = prd_ring_map(ring, fd, cpu, set->ring_pages);
 		if (ret < 0)
 			explain_mmap_error(-ret, set->ring_pages, error, error_size);
 	}
@@ -274,7 +274,7 @@ static int open_cpu(struct event_set *set, size_t index, pid_t pid, char *error,
 		fd = open_redirected(event, pid, cpu, ring->fd, &event->ids[index],
 				     error, error_size);
 		if (fd < 0) {
-			event_set_cpu_gone(set, index);
+			prd_event_set_cpu_gone(set, index);
 			return fd;
 		}
 		event->cpu_fds[index] = fd;
@@ -348,9 +348,9 @@ static int keep_listed_cpus(int *cpus, size_t *count, const int *listed, size_t 
 	return 0;
 }
 
-int event_set_open(struct event_set *set, const struct perf_event_attr *attrs,
-		   const char *const *names, size_t count,
-		   const struct event_target *target, char *error, size_t error_size)
+int prd_event_set_open(struct event_set *set, const struct perf_event_attr *attrs,
+		       const char *const *names, size_t count,
+		       const struct event_target *target, char *error, size_t error_size)
 {
 	pid_t *tids = NULL, pid;
 	size_t thread_count = 1;
@@ -424,11 +424,11 @@ next_thread:;
 fail:
 	free(tids);
 	free(cpus);
-	event_set_close(set);
+	prd_event_set_close(set);
 	return ret;
 }
 
-int event_set_online(const struct event_set *set, unsigned char *online)
+int prd_event_set_online(const struct event_set *set, unsigned char *online)
 {
 	int *cpus, ret;
 	size_t count;
@@ -445,7 +445,7 @@ int event_set_online(const struct event_set *set, unsigned char *online)
 	return 0;
 }
 
-void event_set_cpu_gone(struct event_set *set, size_t index)
+void prd_event_set_cpu_gone(struct event_set *set, size_t index)
 {
 	struct cpu_ring *ring = &set->rings[index];
 	int cpu = ring->cpu;
@@ -459,17 +459,17 @@ void event_set_cpu_gone(struct event_set *set, size_t index)
 	}
 	if (ring->fd >= 0)
 		close(ring->fd);
-	ring_unmap(ring);
+	prd_ring_unmap(ring);
 	ring->fd = -1;
 	ring->cpu = cpu;
 }
 
-int event_set_reopen_cpu(struct event_set *set, size_t index, char *error, size_t error_size)
+int prd_event_set_reopen_cpu(struct event_set *set, size_t index, char *error, size_t error_size)
 {
 	return open_cpu(set, index, -1, error, error_size);
 }
 
-int event_set_enable_cpu(struct event_set *set, size_t index)
+int prd_event_set_enable_cpu(struct event_set *set, size_t index)
 {
 	int ret = 0;
 
@@ -485,12 +485,12 @@ int event_set_enable_cpu(struct event_set *set, size_t index)
 	return ret;
 }
 
-void event_set_close(struct event_set *set)
+void prd_event_set_close(struct event_set *set)
 {
 	for (size_t i = 0; i < set->extra_count; i++)
 		close(set->extra_fds[i]);
 	for (size_t i = 0; i < set->ring_count; i++)
-		event_set_cpu_gone(set, i);
+		prd_event_set_cpu_gone(set, i);
 	for (size_t e = 0; e < set->event_count; e++) {
 		free(set->events[e].cpu_fds);
 		free(set->events[e].ids);
@@ -501,7 +501,7 @@ void event_set_close(struct event_set *set)
 	memset(set, 0, sizeof(*set));
 }
 
-int event_set_enable(struct event_set *set, int enable)
+int prd_event_set_enable(struct event_set *set, int enable)
 {
 	unsigned long request = enable ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE;
 	int ret = 0;

@@ -54,30 +54,30 @@ struct event_target {
  * failure returns a negative errno with a one-line message naming the
  * event, the cause and what to do about it.
  */
-int event_set_open(struct event_set *set, const struct perf_event_attr *attrs,
-		   const char *const *names, size_t count,
-		   const struct event_target *target, char *error, size_t error_size);
-void event_set_close(struct event_set *set);
+int prd_event_set_open(struct event_set *set, const struct perf_event_attr *attrs,
+		       const char *const *names, size_t count,
+		       const struct event_target *target, char *error, size_t error_size);
+void prd_event_set_close(struct event_set *set);
 
 /*
  * For a system-wide set: online[i] is 1 when the CPU of ring i is online
  * now (one read of sysfs); 0, or a negative errno.  A CPU that goes
  * offline stops its events for good (no hang-up is signalled):
- * event_set_cpu_gone() closes them and unmaps the ring (drain it first).
- * Once the CPU is back, event_set_reopen_cpu() opens every event there
+ * prd_event_set_cpu_gone() closes them and unmaps the ring (drain it first).
+ * Once the CPU is back, prd_event_set_reopen_cpu() opens every event there
  * anew (disabled): new fds, ring and ids in their places, enabled by
- * event_set_enable_cpu().  0 or a negative errno with a one-line message.
+ * prd_event_set_enable_cpu().  0 or a negative errno with a one-line message.
  */
-int event_set_online(const struct event_set *set, unsigned char *online);
-void event_set_cpu_gone(struct event_set *set, size_t index);
-int event_set_reopen_cpu(struct event_set *set, size_t index, char *error, size_t error_size);
-int event_set_enable_cpu(struct event_set *set, size_t index);
-int event_set_enable(struct event_set *set, int enable);
+int prd_event_set_online(const struct event_set *set, unsigned char *online);
+void prd_event_set_cpu_gone(struct event_set *set, size_t index);
+int prd_event_set_reopen_cpu(struct event_set *set, size_t index, char *error, size_t error_size);
+int prd_event_set_enable_cpu(struct event_set *set, size_t index);
+int prd_event_set_enable(struct event_set *set, int enable);
 
 /*
  * Data pages per ring for a sampling rate and the bytes a sample takes in
  * the ring, when not told (a power of 2).
  */
-uint32_t event_ring_pages_for(uint64_t frequency, size_t sample_bytes);
+uint32_t prd_event_ring_pages_for(uint64_t frequency, size_t sample_bytes);
 
 #endif

@@ -347,7 +347,7 @@ static int take_sampling_terms(char *terms,
 				freq = true;
 			}
 		} else {
-			if (kept++)	/* empty terms stay, for pmu_parse to refuse */
+			if (kept++)	/* empty terms stay, for prd_pmu_parse to refuse */
 				*out++ = ',';
 			memmove(out, item, strlen(item) + 1);
 			out += strlen(out);
@@ -395,7 +395,7 @@ static int parse_pmu_event(char *copy, const char *name, const char *sysfs_root,
 		attr->type = named.type;
 		attr->config = named.config;
 	} else {
-		err = pmu_parse(sysfs_root, copy, terms, attr, error, size);
+		err = prd_pmu_parse(sysfs_root, copy, terms, attr, error, size);
 	}
 	if (err || !*mods)
 		return err;
@@ -425,8 +425,8 @@ static int parse_named_event(char *copy, const char *name,
 	return mods ? parse_modifiers(mods, name, attr, error, size) : 0;
 }
 
-int event_parse(const char *name, const char *sysfs_root,
-		struct perf_event_attr *attr, char *error, size_t error_size)
+int prd_event_parse(const char *name, const char *sysfs_root,
+		    struct perf_event_attr *attr, char *error, size_t error_size)
 {
 	struct perf_event_attr parsed;
 	char copy[NAME_SIZE];
@@ -462,8 +462,8 @@ static int set_name(char *name, size_t size, const char *value)
 	return len < 0 || (size_t)len >= size ? -ENOSPC : 0;
 }
 
-int event_default(struct perf_event_attr *attr, char *name, size_t name_size,
-		  char *notice, size_t notice_size)
+int prd_event_default(struct perf_event_attr *attr, char *name, size_t name_size,
+		      char *notice, size_t notice_size)
 {
 	struct perf_event_attr probe;
 	int fd, err;

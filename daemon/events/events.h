@@ -30,8 +30,8 @@
  * sysfs_root is "/sys" normally.  On failure returns a negative errno and writes a one-line
  * message naming the cause into error.
  */
-int event_parse(const char *name, const char *sysfs_root,
-		struct perf_event_attr *attr, char *error, size_t error_size);
+int prd_event_parse(const char *name, const char *sysfs_root,
+		    struct perf_event_attr *attr, char *error, size_t error_size);
 
 /*
  * The default event: hardware cycles when this machine's PMU counts them,
@@ -42,7 +42,7 @@ int event_parse(const char *name, const char *sysfs_root,
  * comes back as its negative errno for the caller to explain; -ENOSPC
  * when name_size is too small.
  */
-int event_default(struct perf_event_attr *attr, char *name, size_t name_size,
-		  char *notice, size_t notice_size);
+int prd_event_default(struct perf_event_attr *attr, char *name, size_t name_size,
+		      char *notice, size_t notice_size);
 
 #endif

@@ -323,7 +323,7 @@ static int apply_pseudo_term(struct pmu *pmu, struct perf_event_attr *attr,
 	}
 	for (size_t i = 0; i < sizeof(sampling) / sizeof(sampling[0]); i++) {
 		if (!strcmp(t->name, sampling[i])) {
-			/* The caller fills sampling fields after event_parse(). */
+			/* The caller fills sampling fields after prd_event_parse(). */
 			pmu_error(pmu, "term '%s' is not supported in event names: "
 				  "perfrecd sets sampling options itself", t->name);
 			return -EOPNOTSUPP;
@@ -530,8 +530,8 @@ static int apply_alias(struct pmu *pmu, struct perf_event_attr *attr,
 	return 0;
 }
 
-int pmu_parse(const char *sysfs_root, const char *pmu_name, const char *terms,
-	      struct perf_event_attr *attr, char *error, size_t error_size)
+int prd_pmu_parse(const char *sysfs_root, const char *pmu_name, const char *terms,
+		  struct perf_event_attr *attr, char *error, size_t error_size)
 {
 	struct pmu pmu = { .name = pmu_name, .error = error, .error_size = error_size };
 	char copy[TEXT_SIZE], where[TEXT_SIZE + 300], user_where[300];

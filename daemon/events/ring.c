@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include "ring.h"
 
-int ring_map(struct cpu_ring *ring, int fd, int cpu, size_t data_pages)
+int prd_ring_map(struct cpu_ring *ring, int fd, int cpu, size_t data_pages)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	void *base;
@@ -39,7 +39,7 @@ int ring_map(struct cpu_ring *ring, int fd, int cpu, size_t data_pages)
 	return 0;
 }
 
-void ring_unmap(struct cpu_ring *ring)
+void prd_ring_unmap(struct cpu_ring *ring)
 {
 	if (ring->meta)
 		munmap(ring->meta, ring->mapped_size);
@@ -56,7 +56,7 @@ size_t ring_pending(const struct cpu_ring *ring)
 	return (size_t)(head - ring->meta->data_tail);
 }
 
-int ring_drain(struct cpu_ring *ring, ring_record_fn fn, void *context)
+int prd_ring_drain(struct cpu_ring *ring, ring_record_fn fn, void *context)
 {
 	uint64_t head = __atomic_load_n(&ring->meta->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = ring->meta->data_tail;	/* only we write it */

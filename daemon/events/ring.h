@@ -18,8 +18,8 @@ struct cpu_ring {
 	uint64_t overruns;		/* times the ring held an impossible record */
 };
 
-int ring_map(struct cpu_ring *ring, int fd, int cpu, size_t data_pages);
-void ring_unmap(struct cpu_ring *ring);
+int prd_ring_map(struct cpu_ring *ring, int fd, int cpu, size_t data_pages);
+void prd_ring_unmap(struct cpu_ring *ring);
 
 /*
  * Called for each record in the ring, in order; record is contiguous and
@@ -29,7 +29,7 @@ typedef int (*ring_record_fn)(void *context, const struct perf_event_header *rec
 			      int cpu);
 
 /* Hands every complete record to fn and frees their space. */
-int ring_drain(struct cpu_ring *ring, ring_record_fn fn, void *context);
+int prd_ring_drain(struct cpu_ring *ring, ring_record_fn fn, void *context);
 
 /* Bytes waiting in the ring. */
 size_t ring_pending(const struct cpu_ring *ring);

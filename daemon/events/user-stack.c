@@ -44,8 +44,8 @@ uint64_t user_stack_regs_mask(void)
 	return regs_mask;
 }
 
-int user_stack_configure(struct perf_event_attr *attr, uint32_t stack_size,
-			 char *error, size_t error_size)
+int prd_user_stack_configure(struct perf_event_attr *attr, uint32_t stack_size,
+			     char *error, size_t error_size)
 {
 	if (!regs_mask) {
 		snprintf(error, error_size,
@@ -61,7 +61,7 @@ int user_stack_configure(struct perf_event_attr *attr, uint32_t stack_size,
 	return 0;
 }
 
-size_t user_stack_record_bytes(uint64_t mask, uint32_t stack_size)
+size_t prd_user_stack_record_bytes(uint64_t mask, uint32_t stack_size)
 {
 	/* abi and registers; size, data and dyn_size */
 	return 8 + 8 * (size_t)__builtin_popcountll(mask) + 16 + stack_size;

@@ -20,10 +20,10 @@ uint64_t user_stack_regs_mask(void);
  * sample (a multiple of 8, at most STACK_USER_SIZE_MAX).  Returns 0, or
  * -EOPNOTSUPP with a one-line message when this architecture has no mask.
  */
-int user_stack_configure(struct perf_event_attr *attr, uint32_t stack_size,
-			 char *error, size_t error_size);
+int prd_user_stack_configure(struct perf_event_attr *attr, uint32_t stack_size,
+			     char *error, size_t error_size);
 
 /* The most bytes of a sample that regs and stack add in the ring. */
-size_t user_stack_record_bytes(uint64_t regs_mask, uint32_t stack_size);
+size_t prd_user_stack_record_bytes(uint64_t regs_mask, uint32_t stack_size);
 
 #endif

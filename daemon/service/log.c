@@ -20,7 +20,7 @@ static const char *log_program = "perfrecd";
 static int log_threshold = LOG_LEVEL_NOTICE;
 static int log_to_journal;
 
-void log_init(const char *program, int verbosity)
+void prd_log_init(const char *program, int verbosity)
 {
 	log_program = program;
 	log_to_journal = getenv("JOURNAL_STREAM") != NULL;
@@ -53,7 +53,7 @@ static void log_write(enum log_level level, const char *label,
 	fflush(stderr);
 }
 
-void log_message(enum log_level level, const char *fmt, ...)
+void prd_log_message(enum log_level level, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -65,7 +65,7 @@ void log_message(enum log_level level, const char *fmt, ...)
 	va_end(ap);
 }
 
-void log_usage_error(const char *fmt, ...)
+void prd_log_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 

@@ -6,23 +6,23 @@
 enum log_level { LOG_LEVEL_ERROR = 3, LOG_LEVEL_WARNING = 4,
 		 LOG_LEVEL_NOTICE = 5, LOG_LEVEL_INFO = 6, LOG_LEVEL_DEBUG = 7 };
 
-void log_init(const char *program, int verbosity);
+void prd_log_init(const char *program, int verbosity);
 __attribute__((format(printf, 2, 3)))
-void log_message(enum log_level level, const char *fmt, ...);
+void prd_log_message(enum log_level level, const char *fmt, ...);
 
 /*
- * A usage or configuration error, which may come before log_init() has
+ * A usage or configuration error, which may come before prd_log_init() has
  * the verbosity: "perfrecd: TEXT" at a terminal, as command-line tools say
  * them, and priority err in the journal, where an unlabelled line would be
  * info.
  */
 __attribute__((format(printf, 1, 2)))
-void log_usage_error(const char *fmt, ...);
+void prd_log_usage_error(const char *fmt, ...);
 
-#define log_error(...)   log_message(LOG_LEVEL_ERROR, __VA_ARGS__)
-#define log_warning(...) log_message(LOG_LEVEL_WARNING, __VA_ARGS__)
-#define log_notice(...)  log_message(LOG_LEVEL_NOTICE, __VA_ARGS__)
-#define log_info(...)    log_message(LOG_LEVEL_INFO, __VA_ARGS__)
-#define log_debug(...)   log_message(LOG_LEVEL_DEBUG, __VA_ARGS__)
+#define prd_log_error(...)   prd_log_message(LOG_LEVEL_ERROR, __VA_ARGS__)
+#define prd_log_warning(...) prd_log_message(LOG_LEVEL_WARNING, __VA_ARGS__)
+#define prd_log_notice(...)  prd_log_message(LOG_LEVEL_NOTICE, __VA_ARGS__)
+#define prd_log_info(...)    prd_log_message(LOG_LEVEL_INFO, __VA_ARGS__)
+#define prd_log_debug(...)   prd_log_message(LOG_LEVEL_DEBUG, __VA_ARGS__)
 
 #endif

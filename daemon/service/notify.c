@@ -124,12 +124,12 @@ static char *env_take(const char *name)
 	return copy;
 }
 
-int notify_init(void)
+int prd_notify_open(void)
 {
 	char *socket_text, *usec_text, *pid_text;
 	int ret = 0;
 
-	notify_close();
+	prd_notify_close();
 	socket_text = env_take("NOTIFY_SOCKET");
 	usec_text = env_take("WATCHDOG_USEC");
 	pid_text = env_take("WATCHDOG_PID");
@@ -177,7 +177,7 @@ static int datagram_send(const char *text, size_t length)
 	return sent == (ssize_t)length ? 1 : -EMSGSIZE;
 }
 
-int notify_send(const char *fmt, ...)
+int prd_notify_send(const char *fmt, ...)
 {
 	char *text;
 	va_list ap;
@@ -195,12 +195,12 @@ int notify_send(const char *fmt, ...)
 	return ret;
 }
 
-uint64_t notify_watchdog_usec(void)
+uint64_t prd_notify_watchdog_usec(void)
 {
 	return notify.watchdog_usec;
 }
 
-void notify_close(void)
+void prd_notify_close(void)
 {
 	if (notify.fd >= 0)
 		close(notify.fd);

@@ -18,26 +18,26 @@
  * negative errno for a malformed address or watchdog setting (-EINVAL,
  * -ENAMETOOLONG) or a failed socket(); nothing is sent after an error.
  */
-int notify_init(void);
+int prd_notify_open(void);
 
 /*
  * Sends one state string built printf-style, e.g.
- * notify_send("READY=1\nSTATUS=sampling %u CPUs", n).  Returns 1 when
+ * prd_notify_send("READY=1\nSTATUS=sampling %u CPUs", n).  Returns 1 when
  * sent, 0 without a socket, or a negative errno (-ENOENT, -ECONNREFUSED
  * when nobody listens; -EAGAIN when systemd did not take it within a
  * second; -EINVAL for an empty string).
  */
 __attribute__((format(printf, 1, 2)))
-int notify_send(const char *fmt, ...);
+int prd_notify_send(const char *fmt, ...);
 
 /*
  * The watchdog timeout systemd asked for, in microseconds, or 0 when there
  * is none (or it was meant for another process: WATCHDOG_PID).  Send
  * "WATCHDOG=1" at least every half of it.
  */
-uint64_t notify_watchdog_usec(void);
+uint64_t prd_notify_watchdog_usec(void);
 
-/* Closes the socket; later notify_send() calls do nothing. */
-void notify_close(void);
+/* Closes the socket; later prd_notify_send() calls do nothing. */
+void prd_notify_close(void);
 
 #endif

@@ -77,7 +77,7 @@ static const struct setting settings[] = {
 
 enum { OPTION_SETTING_BASE = 0x1000, OPTION_CHECK_CONFIG = 0x2000, OPTION_CONFIG };
 
-void options_init(struct perfrecd_options *o)
+void prd_options_init(struct perfrecd_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->frequency = 97;
@@ -97,7 +97,7 @@ void options_init(struct perfrecd_options *o)
 	o->proc_root = strdup("/proc");
 }
 
-void options_free(struct perfrecd_options *o)
+void prd_options_fini(struct perfrecd_options *o)
 {
 	free(o->config_path);
 	free(o->cpus);
@@ -499,8 +499,8 @@ static int apply(struct perfrecd_options *o, const struct setting *s,
 	return 0;
 }
 
-int options_set(struct perfrecd_options *o, const char *key, const char *value,
-		char *error, size_t error_size)
+int prd_options_set(struct perfrecd_options *o, const char *key, const char *value,
+		    char *error, size_t error_size)
 {
 	const struct setting *s = find_setting(key);
 
@@ -535,7 +535,7 @@ static int load_config(struct perfrecd_options *o, const char *path)
 		int ret = -errno;
 
 		if (ret != -ENOENT)
-			log_usage_error("%s: %s", path, strerror(-ret));
+			prd_log_usage_error("%s: %s", path, strerror(-ret));
 		return ret == -ENOENT ? ret : -EINVAL;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -543,7 +543,7 @@ static int load_config(struct perfrecd_options *o, const char *path)
 
 		number++;
 		if (!strchr(line, '\n') && !feof(f)) {
-			log_usage_error("%s:%u: line too long", path, number);
+			prd_log_usage_error("%s:%u: line too long", path, number);
 			goto bad;
 		}
 		key = trim(line);
@@ -551,14 +551,14 @@ static int load_config(struct perfrecd_options *o, const char *path)
 			continue;
 		equals = strchr(key, '=');
 		if (!equals) {
-			log_usage_error("%s:%u: expected 'key = value'", path, number);
+			prd_log_usage_error("%s:%u: expected 'key = value'", path, number);
 			goto bad;
 		}
 		*equals = '\0';
 		key = trim(key);
 		value = trim(equals + 1);
-		if (options_set(o, key, value, error, sizeof(error)) < 0) {
-			log_usage_error("%s:%u: %s", path, number, error);
+		if (prd_options_set(o, key, value, error, sizeof(error)) < 0) {
+			prd_log_usage_error("%s:%u: %s", path, number, error);
 			goto bad;
 		}
 	}
@@ -667,11 +667,11 @@ static void bad_option(int c, char **argv)
 		text[strcspn(text, "=")] = '\0';
 	}
 	if (c == ':')
-		log_usage_error("option '%s' needs a value (see perfrecd --help)", text);
+		prd_log_usage_error("option '%s' needs a value (see perfrecd --help)", text);
 	else if (known)
-		log_usage_error("option '%s' takes no value (see perfrecd --help)", text);
+		prd_log_usage_error("option '%s' takes no value (see perfrecd --help)", text);
 	else
-		log_usage_error("unknown %soption '%s' (see perfrecd --help)",
+		prd_log_usage_error("unknown %soption '%s' (see perfrecd --help)",
 			strncmp(text, "--", 2) == 0 ? "or ambiguous " : "", text);
 }
 
@@ -696,7 +696,7 @@ static int find_config_path(struct perfrecd_options *o, int argc, char **argv,
 	return 0;
 }
 
-int options_parse(struct perfrecd_options *o, int argc, char **argv)
+int prd_options_parse(struct perfrecd_options *o, int argc, char **argv)
 {
 	struct option long_options[sizeof(settings) / sizeof(settings[0]) + 8];
 	char error[512];
@@ -706,7 +706,7 @@ int options_parse(struct perfrecd_options *o, int argc, char **argv)
 	find_config_path(o, argc, argv, long_options);
 	ret = load_config(o, o->config_path);
 	if (ret == -ENOENT && o->config_given) {
-		log_usage_error("%s: %s", o->config_path, strerror(ENOENT));
+		prd_log_usage_error("%s: %s", o->config_path, strerror(ENOENT));
 		return -EINVAL;
 	}
 	if (ret < 0 && ret != -ENOENT)
@@ -762,7 +762,7 @@ int options_parse(struct perfrecd_options *o, int argc, char **argv)
 		if (s->kind == KIND_FLAG)
 			value = "yes";
 		if (apply(o, s, value, error, sizeof(error)) < 0) {
-			log_usage_error("--%s", error);
+			prd_log_usage_error("--%s", error);
 			return -EINVAL;
 		}
 	}
@@ -776,15 +776,15 @@ int options_parse(struct perfrecd_options *o, int argc, char **argv)
 			o->command[i] = argv[optind + (int)i];
 	}
 	if (o->command && o->pid) {
-		log_usage_error("--pid and a COMMAND exclude each other");
+		prd_log_usage_error("--pid and a COMMAND exclude each other");
 		return -EINVAL;
 	}
 	if (o->pid && (o->all_cpus || o->cpu_count)) {
-		log_usage_error("--pid samples one process wherever it runs; it cannot go with -a or --cpu");
+		prd_log_usage_error("--pid samples one process wherever it runs; it cannot go with -a or --cpu");
 		return -EINVAL;
 	}
 	if (o->call_graph == CALL_GRAPH_DWARF && o->exclude_user_callchain) {
-		log_usage_error("--call-graph dwarf records user stacks to unwind; it cannot go with --no-user-callchain");
+		prd_log_usage_error("--call-graph dwarf records user stacks to unwind; it cannot go with --no-user-callchain");
 		return -EINVAL;
 	}
 	return 0;

@@ -76,8 +76,8 @@ struct perfrecd_options {
 	int verbosity;			/* -v (more), -q (less) */
 };
 
-void options_init(struct perfrecd_options *options);
-void options_free(struct perfrecd_options *options);
+void prd_options_init(struct perfrecd_options *options);
+void prd_options_fini(struct perfrecd_options *options);
 
 /*
  * Parses argv into options, reading the config file first (the one named
@@ -85,14 +85,14 @@ void options_free(struct perfrecd_options *options);
  * program should exit successfully (--help, --version), or -EINVAL after
  * printing one line naming the bad flag, file:line or value.
  */
-int options_parse(struct perfrecd_options *options, int argc, char **argv);
+int prd_options_parse(struct perfrecd_options *options, int argc, char **argv);
 
 /*
  * Applies one "key = value" setting (config file keys are the long flag
  * names: frequency, event, output, rotate-size, ...).  Sizes take K/M/G
  * suffixes, times s/m/h/d.  Returns 0 or -EINVAL with a message in error.
  */
-int options_set(struct perfrecd_options *options, const char *key,
-		const char *value, char *error, size_t error_size);
+int prd_options_set(struct perfrecd_options *options, const char *key,
+		    const char *value, char *error, size_t error_size);
 
 #endif

@@ -101,7 +101,7 @@ static int check_directory(const char *directory, const struct stat *st,
 	return 0;
 }
 
-int output_check_directory(const char *directory, struct prf_error *error)
+int prd_output_check_directory(const char *directory, struct prf_error *error)
 {
 	struct stat st;
 
@@ -135,7 +135,7 @@ static int lock_directory(struct output *o, struct prf_error *error)
 	}
 	n = snprintf(text, sizeof(text), "%ld\n", (long)getpid());
 	if (ftruncate(o->lock_fd, 0) < 0 || pwrite(o->lock_fd, text, (size_t)n, 0) != n)
-		log_warning("%s/%s: %s", o->directory, LOCK_FILE, strerror(errno));
+		prd_log_warning("%s/%s: %s", o->directory, LOCK_FILE, strerror(errno));
 	return 0;
 }
 
@@ -157,8 +157,8 @@ static int find_group(struct output *o, struct prf_error *error)
 	return 0;
 }
 
-int output_create(struct output **out, const struct output_config *config,
-		  struct prf_error *error)
+int prd_output_open(struct output **out, const struct output_config *config,
+		    struct prf_error *error)
 {
 	struct output *o;
 	struct statvfs vfs;
@@ -187,7 +187,7 @@ int output_create(struct output **out, const struct output_config *config,
 	o->dir_fd = open(config->directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (o->dir_fd < 0) {
 		ret = -errno;
-		output_destroy(o);
+		prd_output_close(o);
 		return fail(error, ret, "output directory %s: %s",
 				     config->directory, strerror(-ret));
 	}
@@ -196,7 +196,7 @@ int output_create(struct output **out, const struct output_config *config,
 		ret = errno && errno != EEXIST ? -errno : -EROFS;
 		if (fstatvfs(o->dir_fd, &vfs) == 0 && (vfs.f_flag & ST_RDONLY))
 			ret = -EROFS;
-		output_destroy(o);
+		prd_output_close(o);
 		return fail(error, ret, "output directory %s: %s",
 				     config->directory, strerror(-ret));
 	}
@@ -208,14 +208,14 @@ int output_create(struct output **out, const struct output_config *config,
 	if (!ret)
 		ret = lock_directory(o, error);
 	if (ret < 0) {
-		output_destroy(o);
+		prd_output_close(o);
 		return ret;
 	}
 	*out = o;
 	return 0;
 }
 
-void output_destroy(struct output *o)
+void prd_output_close(struct output *o)
 {
 	if (!o)
 		return;
@@ -251,9 +251,9 @@ static int close_current(struct output *o)
 		return 0;
 	ret = prf_writer_finish(o->writer);
 	if (ret < 0)
-		log_warning("%s", prf_writer_last_error(o->writer));
+		prd_log_warning("%s", prf_writer_last_error(o->writer));
 	else if (fsync(o->fd) < 0)
-		log_warning("%s: fsync: %s", o->path, strerror(errno));
+		prd_log_warning("%s: fsync: %s", o->path, strerror(errno));
 	totals_add_writer(o);
 	prf_writer_close(o->writer);
 	close(o->fd);
@@ -263,7 +263,7 @@ static int close_current(struct output *o)
 	return ret;
 }
 
-int output_finish(struct output *o)
+int prd_output_finish(struct output *o)
 {
 	return close_current(o);
 }
@@ -293,14 +293,14 @@ static void start_failed(struct output *o, const char *message)
 	if (!o->writer)
 		return;
 	if (!o->failing && !o->start_failing)
-		log_warning("%s; going on with %s", message, o->path);
+		prd_log_warning("%s; going on with %s", message, o->path);
 	else
-		log_debug("%s", message);
+		prd_log_debug("%s", message);
 	o->start_failing = 1;
 }
 
-int output_start_file(struct output *o, const struct prf_file_info *info,
-		      uint64_t now_ns)
+int prd_output_start_file(struct output *o, const struct prf_file_info *info,
+			  uint64_t now_ns)
 {
 	char message[PATH_MAX + 600];
 	struct prf_writer_options options = { 0 };
@@ -347,7 +347,7 @@ int output_start_file(struct output *o, const struct prf_file_info *info,
 		return ret;
 	}
 	if (o->start_failing)
-		log_notice("%s: new files can be made again", o->directory);
+		prd_log_notice("%s: new files can be made again", o->directory);
 	o->start_failing = 0;
 	close_current(o);
 	o->writer = writer;
@@ -356,11 +356,11 @@ int output_start_file(struct output *o, const struct prf_file_info *info,
 	o->started_ns = now_ns;
 	snprintf(o->name, sizeof(o->name), "%s", name);
 	snprintf(o->path, sizeof(o->path), "%s", path);
-	log_info("writing %s", o->path);
+	prd_log_info("writing %s", o->path);
 	return 0;
 }
 
-int output_rotation_due(const struct output *o, uint64_t now_ns)
+int prd_output_rotation_due(const struct output *o, uint64_t now_ns)
 {
 	struct prf_writer_stats stats;
 
@@ -383,7 +383,7 @@ static void begin_episode(struct output *o, const char *message, int error)
 	o->failing = 1;
 	o->episode_error = error < 0 ? -error : error;
 	o->episode_chunks = stats.chunks;
-	log_warning("%s; still sampling, dropping data until it can be written", message);
+	prd_log_warning("%s; still sampling, dropping data until it can be written", message);
 }
 
 /*
@@ -411,10 +411,10 @@ static void check_recovery(struct output *o, uint64_t now_ns)
 	note.records = stats.dropped_records - o->episode_dropped_records;
 	note.bytes = stats.dropped_bytes - o->episode_dropped_bytes;
 	note.error = o->episode_error;
-	log_notice("%s: writing again; %llu records (%llu bytes) were dropped",
-		   o->path, (unsigned long long)note.records,
-		   (unsigned long long)note.bytes);
-	output_append(o, &note, sizeof(note), now_ns);
+	prd_log_notice("%s: writing again; %llu records (%llu bytes) were dropped",
+		       o->path, (unsigned long long)note.records,
+		       (unsigned long long)note.bytes);
+	prd_output_append(o, &note, sizeof(note), now_ns);
 	ret = prf_writer_flush(o->writer);
 	if (ret < 0) {
 		/*
@@ -428,8 +428,8 @@ static void check_recovery(struct output *o, uint64_t now_ns)
 	o->episode_dropped_bytes = stats.dropped_bytes;
 }
 
-void output_append(struct output *o, const void *record, size_t size,
-		   uint64_t time)
+void prd_output_append(struct output *o, const void *record, size_t size,
+		       uint64_t time)
 {
 	int ret;
 
@@ -443,7 +443,7 @@ void output_append(struct output *o, const void *record, size_t size,
 		begin_episode(o, prf_writer_last_error(o->writer), ret);
 }
 
-void output_flush(struct output *o, uint64_t now_ns)
+void prd_output_flush(struct output *o, uint64_t now_ns)
 {
 	struct prf_writer_stats before, after;
 	int ret;
@@ -493,7 +493,7 @@ static int is_capture_name(const char *name)
 	       strcmp(name + n - 4, ".prf") == 0;
 }
 
-void output_enforce_retention(struct output *o, uint64_t realtime_s)
+void prd_output_enforce_retention(struct output *o, uint64_t realtime_s)
 {
 	struct old_file *files = NULL;
 	size_t count = 0, capacity = 0;
@@ -540,19 +540,19 @@ void output_enforce_retention(struct output *o, uint64_t realtime_s)
 		if (!too_big && !too_old)
 			continue;
 		if (unlinkat(o->dir_fd, files[i].name, 0) < 0) {
-			log_warning("%s/%s: cannot delete: %s", o->directory,
-				    files[i].name, strerror(errno));
+			prd_log_warning("%s/%s: cannot delete: %s", o->directory,
+					files[i].name, strerror(errno));
 			continue;
 		}
 		total -= files[i].size;
 		o->totals.deleted_files++;
-		log_info("deleted %s/%s (%s)", o->directory, files[i].name,
-			 too_big ? "over the size limit" : "over the age limit");
+		prd_log_info("deleted %s/%s (%s)", o->directory, files[i].name,
+			     too_big ? "over the size limit" : "over the age limit");
 	}
 	free(files);
 }
 
-void output_get_totals(const struct output *o, struct output_totals *totals)
+void prd_output_get_totals(const struct output *o, struct output_totals *totals)
 {
 	*totals = o->totals;
 	if (o->writer) {
@@ -568,7 +568,7 @@ void output_get_totals(const struct output *o, struct output_totals *totals)
 	}
 }
 
-const char *output_current_path(const struct output *o)
+const char *prd_output_current_path(const struct output *o)
 {
 	return o->writer ? o->path : NULL;
 }

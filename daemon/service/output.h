@@ -38,42 +38,42 @@ struct output_totals {
 /*
  * Whether directory, if it exists, may hold captures: ours (or root's) and
  * writable by no one else.  0, or -EPERM (-ENOTDIR, ...) with a message.
- * output_create() checks it again, on the directory it opened.
+ * prd_output_open() checks it again, on the directory it opened.
  */
-int output_check_directory(const char *directory, struct prf_error *error);
+int prd_output_check_directory(const char *directory, struct prf_error *error);
 
-int output_create(struct output **output, const struct output_config *config,
-		  struct prf_error *error);
-void output_destroy(struct output *output);
+int prd_output_open(struct output **output, const struct output_config *config,
+		    struct prf_error *error);
+void prd_output_close(struct output *output);
 
 /*
  * Finishes the current file (if any) and starts the next one with this
  * header.  On failure the current file, if there is one, stays open.
  */
-int output_start_file(struct output *output, const struct prf_file_info *info,
-		      uint64_t now_ns);
+int prd_output_start_file(struct output *output, const struct prf_file_info *info,
+			  uint64_t now_ns);
 
 /* True when the current file has reached its size or age. */
-int output_rotation_due(const struct output *output, uint64_t now_ns);
+int prd_output_rotation_due(const struct output *output, uint64_t now_ns);
 
 /*
  * Appends a record to the current file.  Write errors are absorbed here:
  * the writer keeps the file whole, the loss is counted, logged once per
  * episode, and noted in the file once writing works again.
  */
-void output_append(struct output *output, const void *record, size_t size,
-		   uint64_t time);
+void prd_output_append(struct output *output, const void *record, size_t size,
+		       uint64_t time);
 
 /* Writes what is buffered and makes it durable (fdatasync). */
-void output_flush(struct output *output, uint64_t now_ns);
+void prd_output_flush(struct output *output, uint64_t now_ns);
 
 /* Finishes the current file: trailer, fsync, closed. */
-int output_finish(struct output *output);
+int prd_output_finish(struct output *output);
 
 /* Deletes the oldest finished files beyond the size and age limits. */
-void output_enforce_retention(struct output *output, uint64_t realtime_s);
+void prd_output_enforce_retention(struct output *output, uint64_t realtime_s);
 
-void output_get_totals(const struct output *output, struct output_totals *totals);
-const char *output_current_path(const struct output *output);
+void prd_output_get_totals(const struct output *output, struct output_totals *totals);
+const char *prd_output_current_path(const struct output *output);
 
 #endif

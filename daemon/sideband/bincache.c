@@ -118,8 +118,8 @@ static void scan(struct bincache *c)
 	closedir(dir);
 }
 
-int bincache_open(struct bincache **out, const char *output_dir, uint64_t max_bytes,
-		  const char *group)
+int prd_bincache_open(struct bincache **out, const char *output_dir, uint64_t max_bytes,
+		      const char *group)
 {
 	struct bincache *c = calloc(1, sizeof(*c));
 	int parent, err;
@@ -169,7 +169,7 @@ int bincache_open(struct bincache **out, const char *output_dir, uint64_t max_by
 	return 0;
 }
 
-void bincache_free(struct bincache *c)
+void prd_bincache_close(struct bincache *c)
 {
 	if (!c)
 		return;
@@ -271,8 +271,8 @@ static void make_room(struct bincache *c, uint64_t bytes)
 	qsort(c->files, c->file_count, sizeof(*c->files), oldest_first);
 	while (gone < c->file_count && c->bytes + bytes > c->max_bytes) {
 		if (remove_entry(c, c->files[gone].name) == 0) {
-			log_info("binary cache: removed .build-id/%s (%" PRIu64 " bytes), the least recently seen",
-				 c->files[gone].name, c->files[gone].bytes);
+			prd_log_info("binary cache: removed .build-id/%s (%" PRIu64 " bytes), the least recently seen",
+				     c->files[gone].name, c->files[gone].bytes);
 			c->bytes -= c->files[gone].bytes;
 		}
 		gone++;
@@ -334,7 +334,7 @@ static int have_entry(int sub_fd, const char *rest, const uint8_t *build_id, siz
 
 	if (fd < 0)
 		return 0;
-	ok = !fstat(fd, &st) && S_ISREG(st.st_mode) && !buildid_read_file(fd, id, &id_size) &&
+	ok = !fstat(fd, &st) && S_ISREG(st.st_mode) && !prd_buildid_read_file(fd, id, &id_size) &&
 	     id_size == size && !memcmp(id, build_id, size);
 	if (ok)
 		futimens(fd, NULL);	/* seen again: the last to go */
@@ -362,7 +362,7 @@ static int store(const struct bincache *c, int fd, int sub_fd, const char *rest,
 		err = -errno;
 	if (!err && fsync(out) < 0)
 		err = -errno;
-	if (!err && (buildid_read_file(out, id, &id_size) || id_size != size ||
+	if (!err && (prd_buildid_read_file(out, id, &id_size) || id_size != size ||
 		     memcmp(id, build_id, size)))
 		err = -EILSEQ;		/* changed while copied */
 	close(out);
@@ -374,8 +374,8 @@ static int store(const struct bincache *c, int fd, int sub_fd, const char *rest,
 	return err;
 }
 
-void bincache_consider(struct bincache *c, int fd, const char *path, uint32_t major,
-		       uint32_t minor, uint64_t inode, const uint8_t *build_id, size_t size)
+void prd_bincache_consider(struct bincache *c, int fd, const char *path, uint32_t major,
+			   uint32_t minor, uint64_t inode, const uint8_t *build_id, size_t size)
 {
 	char hex[2 * 20 + 1], sub[3], name[sizeof(c->files[0].name)];
 	struct timespec now;
@@ -391,8 +391,8 @@ void bincache_consider(struct bincache *c, int fd, const char *path, uint32_t ma
 	snprintf(name, sizeof(name), "%s/%s", sub, hex + 2);
 	sub_fd = open_sub(c, sub, 1);
 	if (sub_fd < 0) {
-		log_warning("binary cache: cannot keep %s (build-id %s): .build-id/%s: %s", path,
-			    hex, sub, strerror(-sub_fd));
+		prd_log_warning("binary cache: cannot keep %s (build-id %s): .build-id/%s: %s", path,
+				hex, sub, strerror(-sub_fd));
 		return;
 	}
 	if (have_entry(sub_fd, hex + 2, build_id, size) || fstat(fd, &st) < 0 ||
@@ -401,7 +401,7 @@ void bincache_consider(struct bincache *c, int fd, const char *path, uint32_t ma
 		return;
 	}
 	if ((uint64_t)st.st_size > c->max_bytes) {
-		log_warning("binary cache: not keeping %s (build-id %s): %" PRIu64
+		prd_log_warning("binary cache: not keeping %s (build-id %s): %" PRIu64
 			   " bytes, over the cap of %" PRIu64, path, hex, (uint64_t)st.st_size,
 			   c->max_bytes);
 		close(sub_fd);
@@ -411,12 +411,12 @@ void bincache_consider(struct bincache *c, int fd, const char *path, uint32_t ma
 	err = store(c, fd, sub_fd, hex + 2, (uint64_t)st.st_size, build_id, size);
 	close(sub_fd);
 	if (err) {
-		log_warning("binary cache: cannot keep %s (build-id %s) in .build-id/%s: %s",
-			    path, hex, name, strerror(-err));
+		prd_log_warning("binary cache: cannot keep %s (build-id %s) in .build-id/%s: %s",
+				path, hex, name, strerror(-err));
 		return;
 	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	add_file(c, name, (uint64_t)st.st_size, now);
-	log_info("binary cache: kept %s (build-id %s, %" PRIu64 " bytes): not reachable at its path here",
-		 path, hex, (uint64_t)st.st_size);
+	prd_log_info("binary cache: kept %s (build-id %s, %" PRIu64 " bytes): not reachable at its path here",
+		     path, hex, (uint64_t)st.st_size);
 }

@@ -22,9 +22,9 @@ struct bincache;
  * group's when group is not NULL); the files already there count against
  * max_bytes.  0 and *out, or a negative errno (the caller says it).
  */
-int bincache_open(struct bincache **out, const char *output_dir, uint64_t max_bytes,
-		  const char *group);
-void bincache_free(struct bincache *cache);
+int prd_bincache_open(struct bincache **out, const char *output_dir, uint64_t max_bytes,
+		      const char *group);
+void prd_bincache_close(struct bincache *cache);
 
 /*
  * A mapped file, open as fd (from /proc/PID/map_files), whose build-id is
@@ -32,7 +32,7 @@ void bincache_free(struct bincache *cache);
  * file (device and inode), or the tree has the build-id already.  Each
  * build-id is considered once.  Failures are logged, never fatal.
  */
-void bincache_consider(struct bincache *cache, int fd, const char *path, uint32_t major,
-		       uint32_t minor, uint64_t inode, const uint8_t *build_id, size_t size);
+void prd_bincache_consider(struct bincache *cache, int fd, const char *path, uint32_t major,
+			   uint32_t minor, uint64_t inode, const uint8_t *build_id, size_t size);
 
 #endif

@@ -37,17 +37,17 @@ struct buildid_cache {
 	int vdso_offered;		/* the vDSO's image went to binaries */
 };
 
-void buildid_cache_keep_binaries(struct buildid_cache *cache, struct bincache *binaries)
+void prd_buildid_cache_keep_binaries(struct buildid_cache *cache, struct bincache *binaries)
 {
 	cache->binaries = binaries;
 }
 
-struct buildid_cache *buildid_cache_new(void)
+struct buildid_cache *prd_buildid_cache_new(void)
 {
 	return calloc(1, sizeof(struct buildid_cache));
 }
 
-void buildid_cache_free(struct buildid_cache *cache)
+void prd_buildid_cache_free(struct buildid_cache *cache)
 {
 	if (!cache)
 		return;
@@ -135,7 +135,7 @@ static int find_in_sections(Elf *elf, uint8_t build_id[20], uint8_t *size)
 	return -ENODATA;
 }
 
-int buildid_read_file(int fd, uint8_t build_id[20], uint8_t *size)
+int prd_buildid_read_file(int fd, uint8_t build_id[20], uint8_t *size)
 {
 	Elf *elf;
 	int err;
@@ -207,11 +207,11 @@ static int open_mapped_file(const char *proc_root, pid_t pid, uint64_t start,
 	return open_checked(path, major, minor, inode);
 }
 
-struct buildid_entry *buildid_lookup(struct buildid_cache *cache,
-				     const char *proc_root, pid_t pid,
-				     uint64_t start, uint64_t end,
-				     const char *path, uint32_t major,
-				     uint32_t minor, uint64_t inode)
+struct buildid_entry *prd_buildid_lookup(struct buildid_cache *cache,
+					 const char *proc_root, pid_t pid,
+					 uint64_t start, uint64_t end,
+					 const char *path, uint32_t major,
+					 uint32_t minor, uint64_t inode)
 {
 	struct buildid_node key = { .inode = inode, .major = major, .minor = minor }, *node;
 	struct prf_index_slot *slot;
@@ -234,13 +234,13 @@ struct buildid_entry *buildid_lookup(struct buildid_cache *cache,
 	fd = open_mapped_file(proc_root, pid, start, end, path, major, minor,
 			      inode);
 	if (fd >= 0) {
-		if (buildid_read_file(fd, node->entry.build_id,
-				      &node->entry.size))
+		if (prd_buildid_read_file(fd, node->entry.build_id,
+					  &node->entry.size))
 			node->entry.size = 0;
 		else if (cache->binaries)
-			bincache_consider(cache->binaries, fd, path, major, minor,
-					  inode, node->entry.build_id,
-					  node->entry.size);
+			prd_bincache_consider(cache->binaries, fd, path, major, minor,
+					      inode, node->entry.build_id,
+					      node->entry.size);
 		close(fd);
 	}
 	/* the slot stands: nothing was added since prf_index_place() */
@@ -249,11 +249,11 @@ struct buildid_entry *buildid_lookup(struct buildid_cache *cache,
 	return &node->entry;
 }
 
-int buildid_emit_record(const struct record_sink *sink, uint64_t time,
-			uint32_t pid, uint32_t flags, uint32_t major,
-			uint32_t minor, uint64_t inode,
-			uint64_t inode_generation, const uint8_t *build_id,
-			uint8_t size, const char *path)
+int prd_buildid_emit_record(const struct record_sink *sink, uint64_t time,
+			    uint32_t pid, uint32_t flags, uint32_t major,
+			    uint32_t minor, uint64_t inode,
+			    uint64_t inode_generation, const uint8_t *build_id,
+			    uint8_t size, const char *path)
 {
 	union {
 		struct prf_build_id_record record;
@@ -281,18 +281,18 @@ int buildid_emit_record(const struct record_sink *sink, uint64_t time,
 }
 
 /* Files without a build-id get no record: there is nothing to say. */
-int buildid_emit(struct buildid_entry *entry, unsigned generation,
-		 pid_t pid, const char *path, uint32_t major, uint32_t minor,
-		 uint64_t inode, uint64_t inode_generation,
-		 const struct record_sink *sink, uint64_t time)
+int prd_buildid_emit(struct buildid_entry *entry, unsigned generation,
+		     pid_t pid, const char *path, uint32_t major, uint32_t minor,
+		     uint64_t inode, uint64_t inode_generation,
+		     const struct record_sink *sink, uint64_t time)
 {
 	int err;
 
 	if (!entry->size || entry->written == generation)
 		return 0;
-	err = buildid_emit_record(sink, time, (uint32_t)pid, 0, major, minor,
-				  inode, inode_generation, entry->build_id,
-				  entry->size, path);
+	err = prd_buildid_emit_record(sink, time, (uint32_t)pid, 0, major, minor,
+				      inode, inode_generation, entry->build_id,
+				      entry->size, path);
 	if (err)
 		return err;
 	entry->written = generation;
@@ -316,11 +316,11 @@ static void offer_vdso(struct bincache *binaries, const void *image, size_t size
 		done += (size_t)n;
 	}
 	if (done == size)
-		bincache_consider(binaries, fd, VDSO_NAME, 0, 0, 0, build_id, build_id_size);
+		prd_bincache_consider(binaries, fd, VDSO_NAME, 0, 0, 0, build_id, build_id_size);
 	close(fd);
 }
 
-int buildid_emit_vdso(struct buildid_cache *cache, const struct record_sink *sink, uint64_t time)
+int prd_buildid_emit_vdso(struct buildid_cache *cache, const struct record_sink *sink, uint64_t time)
 {
 	uint8_t id[PRF_BUILD_ID_MAX], id_size;
 	const void *image;
@@ -333,5 +333,5 @@ int buildid_emit_vdso(struct buildid_cache *cache, const struct record_sink *sin
 		cache->vdso_offered = 1;
 		offer_vdso(cache->binaries, image, size, id, id_size);
 	}
-	return buildid_emit_record(sink, time, UINT32_MAX, 0, 0, 0, 0, 0, id, id_size, VDSO_NAME);
+	return prd_buildid_emit_record(sink, time, UINT32_MAX, 0, 0, 0, 0, 0, id, id_size, VDSO_NAME);
 }

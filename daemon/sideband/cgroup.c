@@ -38,7 +38,7 @@ struct cgroup_body {
 	char path[];
 };
 
-int cgroup_kernel_support(void)
+int prd_cgroup_kernel_support(void)
 {
 	struct perf_event_attr attr;
 	int fd;
@@ -80,8 +80,8 @@ static void unescape(char *s)
  * "36 25 0:31 ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER":
  * the first cgroup2 mount, its mount point and the hierarchy's part it shows.
  */
-int cgroup_find_mount(const char *proc_root, char *mount, size_t mount_size,
-		      char *root, size_t root_size)
+int prd_cgroup_find_mount(const char *proc_root, char *mount, size_t mount_size,
+			  char *root, size_t root_size)
 {
 	char path[PATH_MAX], *line = NULL;
 	size_t line_size = 0;
@@ -205,9 +205,9 @@ static int walk_cgroups(struct cgroup_walk *w, int dir_fd, size_t path_len, int 
 	return err;
 }
 
-int synthesize_cgroups(const char *mount, const char *root,
-		       const struct synth_layout *layout,
-		       const struct record_sink *sink, uint64_t *count)
+int prd_synthesize_cgroups(const char *mount, const char *root,
+			   const struct synth_layout *layout,
+			   const struct record_sink *sink, uint64_t *count)
 {
 	struct cgroup_walk *w;
 	size_t root_len = strlen(root);
@@ -243,8 +243,8 @@ int synthesize_cgroups(const char *mount, const char *root,
 
 /* ---- kernels without PERF_SAMPLE_CGROUP ------------------------------ */
 
-int synthesize_task_cgroup(int proc_fd, pid_t pid, const struct record_sink *sink,
-			   uint64_t time)
+int prd_synthesize_task_cgroup(int proc_fd, pid_t pid, const struct record_sink *sink,
+			       uint64_t time)
 {
 	uint64_t record[(sizeof(struct prf_task_cgroup_record) + PATH_MAX + 8) / 8];
 	struct prf_task_cgroup_record *r = (void *)record;

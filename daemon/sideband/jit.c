@@ -71,7 +71,7 @@ struct jit_maps {
 	int full_said;
 };
 
-struct jit_maps *jit_maps_new(const char *proc_root, uint64_t max_bytes)
+struct jit_maps *prd_jit_maps_new(const char *proc_root, uint64_t max_bytes)
 {
 	struct jit_maps *maps;
 
@@ -85,7 +85,7 @@ struct jit_maps *jit_maps_new(const char *proc_root, uint64_t max_bytes)
 	maps->window = malloc(WINDOW);
 	maps->text = malloc(RECORD_TEXT_MAX);
 	if (!maps->proc_root || !maps->window || !maps->text) {
-		jit_maps_free(maps);
+		prd_jit_maps_free(maps);
 		return NULL;
 	}
 	return maps;
@@ -102,7 +102,7 @@ static void source_close(struct jit_source *source)
 	source->path = NULL;
 }
 
-void jit_maps_free(struct jit_maps *maps)
+void prd_jit_maps_free(struct jit_maps *maps)
 {
 	if (!maps)
 		return;
@@ -234,9 +234,9 @@ static int source_ready(struct jit_source *source)
 		return 0;
 	if (fd < 0) {
 		source->refused = 1;
-		log_notice("process %u: not reading /%s: %s", source->pid, source->path,
-			   fd == -EPERM ? "not owned by the process" :
-			   fd == -EINVAL ? "not a regular file" : strerror(-fd));
+		prd_log_notice("process %u: not reading /%s: %s", source->pid, source->path,
+			       fd == -EPERM ? "not owned by the process" :
+			       fd == -EINVAL ? "not a regular file" : strerror(-fd));
 		return 0;
 	}
 	source->fd = fd;
@@ -259,8 +259,8 @@ static struct jit_source *source_add(struct jit_maps *maps, uint32_t pid, uint32
 
 	if (maps->count == SOURCES_MAX) {
 		if (!maps->full_said++)
-			log_warning("more than %u processes with JIT code: the others' maps are not copied",
-				    SOURCES_MAX);
+			prd_log_warning("more than %u processes with JIT code: the others' maps are not copied",
+					SOURCES_MAX);
 		return NULL;
 	}
 	grown = reallocarray(maps->sources, maps->count + 1, sizeof(*grown));
@@ -340,8 +340,8 @@ static void read_map(struct jit_maps *maps, struct jit_source *source, uint64_t 
 		source->offset = offset;
 	if (cut && !(flags & PRF_JIT_RESTATED)) {
 		source->cut = 1;
-		log_notice("process %u: /%s is larger than --jit-map-size (%" PRIu64 " bytes): the rest is not copied",
-			   source->pid, source->path, maps->max_bytes);
+		prd_log_notice("process %u: /%s is larger than --jit-map-size (%" PRIu64 " bytes): the rest is not copied",
+			       source->pid, source->path, maps->max_bytes);
 	}
 	emit_text(maps, source, record_offset, flags | (cut ? PRF_JIT_CUT : 0), sink);
 }
@@ -368,8 +368,8 @@ static uint64_t jitdump_start(struct jit_source *source)
 	if (header[0] != JITDUMP_MAGIC || header[2] < JITDUMP_HEADER_MIN ||
 	    header[2] > WINDOW) {
 		if (!source->refused)
-			log_notice("process %u: /%s is no jitdump this host writes: not copied",
-				   source->pid, source->path);
+			prd_log_notice("process %u: /%s is no jitdump this host writes: not copied",
+				       source->pid, source->path);
 		source->refused = 1;
 		return 0;
 	}
@@ -431,8 +431,8 @@ static void read_dump(struct jit_maps *maps, struct jit_source *source, uint64_t
 		source->offset = offset;
 	if (cut && !(flags & PRF_JIT_RESTATED)) {
 		source->cut = 1;
-		log_notice("process %u: /%s has more code than --jit-map-size (%" PRIu64 " bytes): the rest is not copied",
-			   source->pid, source->path, maps->max_bytes);
+		prd_log_notice("process %u: /%s has more code than --jit-map-size (%" PRIu64 " bytes): the rest is not copied",
+			       source->pid, source->path, maps->max_bytes);
 	}
 	emit_text(maps, source, record_offset, flags | (cut ? PRF_JIT_CUT : 0), sink);
 }
@@ -468,8 +468,8 @@ static int jitdump_name(const char *name, uint32_t pid)
 	return base && !strcmp(base + 1, want);
 }
 
-void jit_maps_note_mmap(struct jit_maps *maps, const struct perf_event_header *record,
-			const struct record_sink *sink)
+void prd_jit_maps_note_mmap(struct jit_maps *maps, const struct perf_event_header *record,
+			    const struct record_sink *sink)
 {
 	const uint8_t *p = (const uint8_t *)record;
 	const char *name = (const char *)p + 72;
@@ -501,8 +501,8 @@ void jit_maps_note_mmap(struct jit_maps *maps, const struct perf_event_header *r
 	(void)tid;
 }
 
-void jit_maps_note_exit(struct jit_maps *maps, const struct perf_event_header *record,
-			const struct record_sink *sink)
+void prd_jit_maps_note_exit(struct jit_maps *maps, const struct perf_event_header *record,
+			    const struct record_sink *sink)
 {
 	uint32_t pid, tid;
 
@@ -522,7 +522,7 @@ void jit_maps_note_exit(struct jit_maps *maps, const struct perf_event_header *r
 	}
 }
 
-void jit_maps_poll(struct jit_maps *maps, const struct record_sink *sink)
+void prd_jit_maps_poll(struct jit_maps *maps, const struct record_sink *sink)
 {
 	if (!maps)
 		return;
@@ -530,7 +530,7 @@ void jit_maps_poll(struct jit_maps *maps, const struct record_sink *sink)
 		source_poll(maps, &maps->sources[i], sink);
 }
 
-void jit_maps_restate(struct jit_maps *maps, const struct record_sink *sink)
+void prd_jit_maps_restate(struct jit_maps *maps, const struct record_sink *sink)
 {
 	if (!maps)
 		return;

@@ -24,21 +24,21 @@
 struct jit_maps;
 
 /* max_bytes 0: JIT maps are not copied (NULL is returned, and every call is a no-op). */
-struct jit_maps *jit_maps_new(const char *proc_root, uint64_t max_bytes);
-void jit_maps_free(struct jit_maps *maps);
+struct jit_maps *prd_jit_maps_new(const char *proc_root, uint64_t max_bytes);
+void prd_jit_maps_free(struct jit_maps *maps);
 
 /* An MMAP2 record, the kernel's or synthesized. */
-void jit_maps_note_mmap(struct jit_maps *maps, const struct perf_event_header *record,
-			const struct record_sink *sink);
+void prd_jit_maps_note_mmap(struct jit_maps *maps, const struct perf_event_header *record,
+			    const struct record_sink *sink);
 
 /* A PERF_RECORD_EXIT: the process's last lines, then it is forgotten. */
-void jit_maps_note_exit(struct jit_maps *maps, const struct perf_event_header *record,
-			const struct record_sink *sink);
+void prd_jit_maps_note_exit(struct jit_maps *maps, const struct perf_event_header *record,
+			    const struct record_sink *sink);
 
 /* Each flush and at the end: what the files gained since. */
-void jit_maps_poll(struct jit_maps *maps, const struct record_sink *sink);
+void prd_jit_maps_poll(struct jit_maps *maps, const struct record_sink *sink);
 
 /* A new file: everything taken so far, again, so that the file stands alone. */
-void jit_maps_restate(struct jit_maps *maps, const struct record_sink *sink);
+void prd_jit_maps_restate(struct jit_maps *maps, const struct record_sink *sink);
 
 #endif

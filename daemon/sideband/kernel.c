@@ -57,7 +57,7 @@ static ssize_t read_at_root(const char *root, const char *path, char **buf)
 	fd = open_at_root(root, path);
 	if (fd < 0)
 		return fd;
-	n = synth_read_all(fd, buf, &cap, 0);
+	n = prd_synth_read_all(fd, buf, &cap, 0);
 	close(fd);
 	if (n < 0) {
 		free(*buf);
@@ -137,8 +137,8 @@ static int kallsyms_read(const char *proc_root, struct kallsyms *ks)
 		close(fd);
 		return -ENOMEM;
 	}
-	n = synth_read_all(fd, &ks->buf, &ks->cap,
-			   sizeof(struct prf_kallsyms_record));
+	n = prd_synth_read_all(fd, &ks->buf, &ks->cap,
+			       sizeof(struct prf_kallsyms_record));
 	close(fd);
 	if (n < 0)
 		return (int)n;
@@ -223,7 +223,7 @@ static int kallsyms_emit(struct kallsyms *ks, const struct record_sink *sink,
 
 	if (total > UINT32_MAX)
 		return -EFBIG;
-	/* synth_read_all() left 8 bytes after the text for this */
+	/* prd_synth_read_all() left 8 bytes after the text for this */
 	memset(ks->buf + sizeof(*record) + ks->text_size, 0,
 	       total - sizeof(*record) - ks->text_size);
 	memset(record, 0, sizeof(*record));
@@ -289,8 +289,8 @@ static int kernel_build_id_emit(const char *sys_root,
 
 	if (notes_file_build_id(sys_root, "kernel/notes", id, &size))
 		return 0;
-	err = buildid_emit_record(sink, time, UINT32_MAX, PRF_BUILD_ID_KERNEL,
-				  0, 0, 0, 0, id, size, KERNEL_MMAP_NAME);
+	err = prd_buildid_emit_record(sink, time, UINT32_MAX, PRF_BUILD_ID_KERNEL,
+				      0, 0, 0, 0, id, size, KERNEL_MMAP_NAME);
 	if (!err)
 		stats->have_build_id = 1;
 	return err;
@@ -359,9 +359,9 @@ static int modules_emit(const char *proc_root, const char *sys_root,
 }
 
 /* The line of /proc/modules for the module name, emitted; -ENOENT if none. */
-int synthesize_kernel_module(const char *proc_root, const char *sys_root,
-			     const char *name, const struct record_sink *sink,
-			     uint64_t time)
+int prd_synthesize_kernel_module(const char *proc_root, const char *sys_root,
+				 const char *name, const struct record_sink *sink,
+				 uint64_t time)
 {
 	size_t length = strlen(name);
 	char *buf, *line, *next;
@@ -425,18 +425,18 @@ static int kernel_emit(const char *proc_root, const char *sys_root,
 	return err ? err : read_err;
 }
 
-int synthesize_kernel(const char *proc_root, const char *sys_root,
-		      const struct synth_layout *layout,
-		      const struct record_sink *sink,
-		      struct kernel_stats *stats)
+int prd_synthesize_kernel(const char *proc_root, const char *sys_root,
+			  const struct synth_layout *layout,
+			  const struct record_sink *sink,
+			  struct kernel_stats *stats)
 {
 	return kernel_emit(proc_root, sys_root, layout, sink, stats, 1);
 }
 
-int synthesize_kernel_without_symbols(const char *proc_root, const char *sys_root,
-				      const struct synth_layout *layout,
-				      const struct record_sink *sink,
-				      struct kernel_stats *stats)
+int prd_synthesize_kernel_without_symbols(const char *proc_root, const char *sys_root,
+					  const struct synth_layout *layout,
+					  const struct record_sink *sink,
+					  struct kernel_stats *stats)
 {
 	return kernel_emit(proc_root, sys_root, layout, sink, stats, 0);
 }

@@ -12,7 +12,7 @@
  * alone names each address exactly as a reader of the snapshot.
  *
  * Modules and BPF programs come and go: an address that misses rereads
- * the table, at once after ksyms_invalidate(), else at most every
+ * the table, at once after prd_ksyms_invalidate(), else at most every
  * KSYMS_RELOAD_NS, and half as often after each reread that did not name
  * the address (down to once in KSYMS_RELOAD_MAX_NS): the kernel's
  * printing of kallsyms costs CPU, and some addresses no reread names
@@ -209,9 +209,9 @@ static int reload(struct ksyms *ks)
 	err = table_read(&fresh, ks->proc_root);
 	if (err < 0)
 		return err;
-	log_debug("kernel symbols: %zu text symbols of %zu modules read from %s/kallsyms in %.1f ms",
-		  fresh.k.count, fresh.k.module_count, ks->proc_root,
-		  (double)(prf_clock_ns(CLOCK_MONOTONIC) - start) / 1e6);
+	prd_log_debug("kernel symbols: %zu text symbols of %zu modules read from %s/kallsyms in %.1f ms",
+		      fresh.k.count, fresh.k.module_count, ks->proc_root,
+		      (double)(prf_clock_ns(CLOCK_MONOTONIC) - start) / 1e6);
 	carry_emitted(&fresh, &ks->table);
 	table_free(&ks->table);
 	ks->table = fresh;
@@ -220,7 +220,7 @@ static int reload(struct ksyms *ks)
 	return 0;
 }
 
-int ksyms_new(struct ksyms **out, const char *proc_root, const char *sys_root)
+int prd_ksyms_new(struct ksyms **out, const char *proc_root, const char *sys_root)
 {
 	struct ksyms *ks = calloc(1, sizeof(*ks));
 	int err;
@@ -233,14 +233,14 @@ int ksyms_new(struct ksyms **out, const char *proc_root, const char *sys_root)
 	ks->reload_ns = KSYMS_RELOAD_NS;
 	err = ks->proc_root && ks->sys_root ? reload(ks) : -ENOMEM;
 	if (err < 0) {
-		ksyms_free(ks);
+		prd_ksyms_free(ks);
 		return err;
 	}
 	*out = ks;
 	return 0;
 }
 
-void ksyms_free(struct ksyms *ks)
+void prd_ksyms_free(struct ksyms *ks)
 {
 	if (!ks)
 		return;
@@ -250,7 +250,7 @@ void ksyms_free(struct ksyms *ks)
 	free(ks);
 }
 
-void ksyms_file_started(struct ksyms *ks)
+void prd_ksyms_file_started(struct ksyms *ks)
 {
 	if (!ks)
 		return;
@@ -258,13 +258,13 @@ void ksyms_file_started(struct ksyms *ks)
 	memset(ks->table.module_emitted, 0, ks->table.k.module_count + 1);
 }
 
-void ksyms_invalidate(struct ksyms *ks)
+void prd_ksyms_invalidate(struct ksyms *ks)
 {
 	if (ks)
 		ks->stale = 1;
 }
 
-void ksyms_get_stats(const struct ksyms *ks, struct ksyms_stats *stats)
+void prd_ksyms_get_stats(const struct ksyms *ks, struct ksyms_stats *stats)
 {
 	if (ks)
 		*stats = ks->stats;
@@ -316,7 +316,7 @@ static int emit_symbol(struct ksyms *ks, uint32_t i, const struct record_sink *s
 
 	if (k->module && !t->module_emitted[k->module - 1]) {
 		/* The module's record (build-id, extent) is a courtesy: its absence no error. */
-		err = synthesize_kernel_module(ks->proc_root, ks->sys_root, module, sink, time);
+		err = prd_synthesize_kernel_module(ks->proc_root, ks->sys_root, module, sink, time);
 		if (err < 0 && err != -ENOENT && err != -EINVAL && err != -ENOMEM)
 			return err;
 		t->module_emitted[k->module - 1] = 1;
@@ -337,8 +337,8 @@ static int emit_symbol(struct ksyms *ks, uint32_t i, const struct record_sink *s
 	return 0;
 }
 
-int ksyms_note_ips(struct ksyms *ks, const uint64_t *ips, size_t count,
-		   const struct record_sink *sink, uint64_t time)
+int prd_ksyms_note_ips(struct ksyms *ks, const uint64_t *ips, size_t count,
+		       const struct record_sink *sink, uint64_t time)
 {
 	for (size_t n = 0; n < count; n++) {
 		uint32_t i;
@@ -364,9 +364,9 @@ static int is_kernel_mode(uint16_t misc)
 }
 
 /* The addresses readers look up (reader/report/aggregate.c's build_stack()). */
-int ksyms_note_callchain(struct ksyms *ks, uint16_t misc, uint64_t ip,
-			 const uint64_t *callchain, uint64_t nr,
-			 const struct record_sink *sink, uint64_t time)
+int prd_ksyms_note_callchain(struct ksyms *ks, uint16_t misc, uint64_t ip,
+			     const uint64_t *callchain, uint64_t nr,
+			     const struct record_sink *sink, uint64_t time)
 {
 	uint64_t ips[BATCH];
 	size_t n = 0;
@@ -395,18 +395,18 @@ int ksyms_note_callchain(struct ksyms *ks, uint16_t misc, uint64_t ip,
 			ips[n++] = first ? address : address - 1;
 		first = 0;
 		if (n == BATCH) {
-			err = ksyms_note_ips(ks, ips, n, sink, time);
+			err = prd_ksyms_note_ips(ks, ips, n, sink, time);
 			if (err < 0)
 				return err;
 			n = 0;
 		}
 	}
-	return ksyms_note_ips(ks, ips, n, sink, time);
+	return prd_ksyms_note_ips(ks, ips, n, sink, time);
 }
 
-int ksyms_note_sample(struct ksyms *ks, const struct perf_event_attr *attr,
-		      const void *record, size_t size,
-		      const struct record_sink *sink, uint64_t time)
+int prd_ksyms_note_sample(struct ksyms *ks, const struct perf_event_attr *attr,
+			  const void *record, size_t size,
+			  const struct record_sink *sink, uint64_t time)
 {
 	const struct perf_event_header *header = record;
 	const uint64_t *callchain;
@@ -418,5 +418,5 @@ int ksyms_note_sample(struct ksyms *ks, const struct perf_event_attr *attr,
 	/* Most samples are of user code: nothing of theirs to look up. */
 	if (!is_kernel_mode(header->misc) && (!nr || callchain[0] == PERF_CONTEXT_USER))
 		return 0;
-	return ksyms_note_callchain(ks, header->misc, ip, callchain, nr, sink, time);
+	return prd_ksyms_note_callchain(ks, header->misc, ip, callchain, nr, sink, time);
 }

@@ -23,38 +23,38 @@ struct ksyms_stats {
 };
 
 /* Reads proc_root/kallsyms; 0 or a negative errno (-ENOENT: none). */
-int ksyms_new(struct ksyms **out, const char *proc_root, const char *sys_root);
-void ksyms_free(struct ksyms *ks);
+int prd_ksyms_new(struct ksyms **out, const char *proc_root, const char *sys_root);
+void prd_ksyms_free(struct ksyms *ks);
 
 /* A new file: every symbol is written again when it is next hit. */
-void ksyms_file_started(struct ksyms *ks);
+void prd_ksyms_file_started(struct ksyms *ks);
 
 /* The kernel added or removed symbols (PERF_RECORD_KSYMBOL): reread at the next miss. */
-void ksyms_invalidate(struct ksyms *ks);
+void prd_ksyms_invalidate(struct ksyms *ks);
 
 /*
  * Looks up count kernel addresses and writes the symbols not yet in this
  * file to sink.  Returns 0 or the sink's error.
  */
-int ksyms_note_ips(struct ksyms *ks, const uint64_t *ips, size_t count,
-		   const struct record_sink *sink, uint64_t time);
+int prd_ksyms_note_ips(struct ksyms *ks, const uint64_t *ips, size_t count,
+		       const struct record_sink *sink, uint64_t time);
 
 /*
- * The kernel addresses of a sample through ksyms_note_ips(): ip when misc
+ * The kernel addresses of a sample through prd_ksyms_note_ips(): ip when misc
  * says kernel mode (0: none), and of the callchain (PERF_CONTEXT_*
  * markers kept, as the kernel wrote it) the kernel entries, callers'
  * less one, as readers look up a call.  For a stack table: once per new
  * (misc, ip, callchain).
  */
-int ksyms_note_callchain(struct ksyms *ks, uint16_t misc, uint64_t ip,
-			 const uint64_t *callchain, uint64_t nr,
-			 const struct record_sink *sink, uint64_t time);
+int prd_ksyms_note_callchain(struct ksyms *ks, uint16_t misc, uint64_t ip,
+			     const uint64_t *callchain, uint64_t nr,
+			     const struct record_sink *sink, uint64_t time);
 
-/* ksyms_note_callchain() of a PERF_RECORD_SAMPLE laid out by attr. */
-int ksyms_note_sample(struct ksyms *ks, const struct perf_event_attr *attr,
-		      const void *record, size_t size,
-		      const struct record_sink *sink, uint64_t time);
+/* prd_ksyms_note_callchain() of a PERF_RECORD_SAMPLE laid out by attr. */
+int prd_ksyms_note_sample(struct ksyms *ks, const struct perf_event_attr *attr,
+			  const void *record, size_t size,
+			  const struct record_sink *sink, uint64_t time);
 
-void ksyms_get_stats(const struct ksyms *ks, struct ksyms_stats *stats);
+void prd_ksyms_get_stats(const struct ksyms *ks, struct ksyms_stats *stats);
 
 #endif

@@ -56,13 +56,13 @@ static inline size_t synth_put_string(char *out, const char *s, size_t len)
  * bytes) as needed.  Leaves at least 8 bytes free after the data, the
  * first of them NUL.  Returns the bytes read or -errno.
  */
-ssize_t synth_read_all(int fd, char **buf, size_t *cap, size_t offset);
+ssize_t prd_synth_read_all(int fd, char **buf, size_t *cap, size_t offset);
 
 /* The PRF_RECORD_BUILD_ID record itself (path truncated to PATH_MAX). */
-int buildid_emit_record(const struct record_sink *sink, uint64_t time,
-			uint32_t pid, uint32_t flags, uint32_t major,
-			uint32_t minor, uint64_t inode,
-			uint64_t inode_generation, const uint8_t *build_id,
-			uint8_t size, const char *path);
+int prd_buildid_emit_record(const struct record_sink *sink, uint64_t time,
+			    uint32_t pid, uint32_t flags, uint32_t major,
+			    uint32_t minor, uint64_t inode,
+			    uint64_t inode_generation, const uint8_t *build_id,
+			    uint8_t size, const char *path);
 
 #endif

@@ -88,7 +88,7 @@ static int vanished(int err)
 	       err == -EPERM;
 }
 
-ssize_t synth_read_all(int fd, char **buf, size_t *cap, size_t offset)
+ssize_t prd_synth_read_all(int fd, char **buf, size_t *cap, size_t offset)
 {
 	size_t used = offset;
 	ssize_t n;
@@ -461,12 +461,12 @@ static int emit_build_id(struct walk *w, pid_t pid, const struct map_line *m,
 
 	if (!w->cache || !m->inode || path[0] != '/')
 		return 0;
-	entry = buildid_lookup(w->cache, w->proc_root, pid, m->start, m->end,
-			       path, m->major, m->minor, m->inode);
+	entry = prd_buildid_lookup(w->cache, w->proc_root, pid, m->start, m->end,
+				   path, m->major, m->minor, m->inode);
 	if (!entry)
 		return -ENOMEM;
-	ret = buildid_emit(entry, w->generation, pid, path, m->major,
-			   m->minor, m->inode, 0, w->sink, w->time);
+	ret = prd_buildid_emit(entry, w->generation, pid, path, m->major,
+			       m->minor, m->inode, 0, w->sink, w->time);
 	if (ret > 0)
 		w->stats.build_ids++;
 	return ret < 0 ? ret : 0;
@@ -518,7 +518,7 @@ static int synthesize_maps(struct walk *w, pid_t pid, int pid_fd)
 	fd = openat(pid_fd, "maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return vanished(-errno) ? 0 : -errno;
-	n = synth_read_all(fd, &w->buf, &w->buf_cap, 0);
+	n = prd_synth_read_all(fd, &w->buf, &w->buf_cap, 0);
 	close(fd);
 	if (n < 0)
 		return vanished((int)n) ? 0 : (int)n;
@@ -586,11 +586,11 @@ static int walk_processes(struct walk *w, pid_t only_pid)
 	return emit_snapshot(w, PRF_RECORD_SNAPSHOT_END, w->stats.processes);
 }
 
-int synthesize_processes(const char *proc_root, pid_t only_pid,
-			 const struct synth_layout *layout,
-			 struct buildid_cache *cache, unsigned generation,
-			 const struct record_sink *sink,
-			 struct synth_stats *stats)
+int prd_synthesize_processes(const char *proc_root, pid_t only_pid,
+			     const struct synth_layout *layout,
+			     struct buildid_cache *cache, unsigned generation,
+			     const struct record_sink *sink,
+			     struct synth_stats *stats)
 {
 	struct walk *w;
 	int err;

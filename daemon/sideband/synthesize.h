@@ -25,11 +25,11 @@ struct synth_stats {
  * Bracketed by PRF_RECORD_SNAPSHOT_BEGIN/END.  Processes vanishing while
  * they are read are skipped silently; returns 0 or the sink's error.
  */
-int synthesize_processes(const char *proc_root, pid_t only_pid,
-			 const struct synth_layout *layout,
-			 struct buildid_cache *cache, unsigned generation,
-			 const struct record_sink *sink,
-			 struct synth_stats *stats);
+int prd_synthesize_processes(const char *proc_root, pid_t only_pid,
+			     const struct synth_layout *layout,
+			     struct buildid_cache *cache, unsigned generation,
+			     const struct record_sink *sink,
+			     struct synth_stats *stats);
 
 struct kernel_stats {
 	int kallsyms_hidden;		/* kptr_restrict zeroed the addresses */
@@ -46,19 +46,19 @@ struct kernel_stats {
  * Also a PERF_RECORD_MMAP for the kernel image ([kernel.kallsyms]_text)
  * as perf writes it, so readers know the kernel's text range.
  */
-int synthesize_kernel(const char *proc_root, const char *sys_root,
-		      const struct synth_layout *layout,
-		      const struct record_sink *sink,
-		      struct kernel_stats *stats);
+int prd_synthesize_kernel(const char *proc_root, const char *sys_root,
+			  const struct synth_layout *layout,
+			  const struct record_sink *sink,
+			  struct kernel_stats *stats);
 /* The same without the KALLSYMS and the KERNEL_MODULEs (--kernel-symbols=hit, none). */
-int synthesize_kernel_without_symbols(const char *proc_root, const char *sys_root,
-				      const struct synth_layout *layout,
-				      const struct record_sink *sink,
-				      struct kernel_stats *stats);
+int prd_synthesize_kernel_without_symbols(const char *proc_root, const char *sys_root,
+					  const struct synth_layout *layout,
+					  const struct record_sink *sink,
+					  struct kernel_stats *stats);
 /* The PRF_RECORD_KERNEL_MODULE of the loaded module name; -ENOENT if none. */
-int synthesize_kernel_module(const char *proc_root, const char *sys_root,
-			     const char *name, const struct record_sink *sink,
-			     uint64_t time);
+int prd_synthesize_kernel_module(const char *proc_root, const char *sys_root,
+				 const char *name, const struct record_sink *sink,
+				 uint64_t time);
 
 /* ---- build-ids of mapped files, cached per (device, inode) --------- */
 
@@ -68,14 +68,14 @@ struct buildid_entry {
 	unsigned written;		/* generation of the file that has it */
 };
 
-struct buildid_cache *buildid_cache_new(void);
-void buildid_cache_free(struct buildid_cache *cache);
+struct buildid_cache *prd_buildid_cache_new(void);
+void prd_buildid_cache_free(struct buildid_cache *cache);
 /*
  * From now on, each file read for its build-id is offered to binaries
  * (bincache.h), which keeps those not found at their path here.
  */
 struct bincache;
-void buildid_cache_keep_binaries(struct buildid_cache *cache, struct bincache *binaries);
+void prd_buildid_cache_keep_binaries(struct buildid_cache *cache, struct bincache *binaries);
 
 /*
  * The build-id of the file pid maps at [start, end) from path with this
@@ -83,20 +83,20 @@ void buildid_cache_keep_binaries(struct buildid_cache *cache, struct bincache *b
  * /proc/PID/map_files/START-END, else /proc/PID/root/PATH (so files in
  * containers resolve), else PATH; then cached, failures included.
  */
-struct buildid_entry *buildid_lookup(struct buildid_cache *cache,
-				     const char *proc_root, pid_t pid,
-				     uint64_t start, uint64_t end,
-				     const char *path, uint32_t major,
-				     uint32_t minor, uint64_t inode);
+struct buildid_entry *prd_buildid_lookup(struct buildid_cache *cache,
+					 const char *proc_root, pid_t pid,
+					 uint64_t start, uint64_t end,
+					 const char *path, uint32_t major,
+					 uint32_t minor, uint64_t inode);
 
 /*
  * Emits a PRF_RECORD_BUILD_ID for entry unless the file of this generation
  * already has it.  Returns 1 if emitted, 0 if not needed, or an error.
  */
-int buildid_emit(struct buildid_entry *entry, unsigned generation,
-		 pid_t pid, const char *path, uint32_t major, uint32_t minor,
-		 uint64_t inode, uint64_t inode_generation,
-		 const struct record_sink *sink, uint64_t time);
+int prd_buildid_emit(struct buildid_entry *entry, unsigned generation,
+		     pid_t pid, const char *path, uint32_t major, uint32_t minor,
+		     uint64_t inode, uint64_t inode_generation,
+		     const struct record_sink *sink, uint64_t time);
 
 /*
  * The vDSO has no file, so neither MMAP2 nor /proc gives its build-id:
@@ -104,10 +104,10 @@ int buildid_emit(struct buildid_entry *entry, unsigned generation,
  * offers its image to the binary cache once.  0 or a negative errno.
  */
 #define VDSO_NAME "[vdso]"
-int buildid_emit_vdso(struct buildid_cache *cache, const struct record_sink *sink,
-		      uint64_t time);
+int prd_buildid_emit_vdso(struct buildid_cache *cache, const struct record_sink *sink,
+			  uint64_t time);
 
 /* Reads the GNU build-id note of an ELF file; 0 and size, or -errno. */
-int buildid_read_file(int fd, uint8_t build_id[20], uint8_t *size);
+int prd_buildid_read_file(int fd, uint8_t build_id[20], uint8_t *size);
 
 #endif

@@ -16,27 +16,27 @@
 #include "synth-internal.h"
 #include "task-meta.h"
 
-void task_meta_open(struct task_meta *m, const char *proc_root)
+void prd_task_meta_open(struct task_meta *m, const char *proc_root)
 {
 	ssize_t n;
 
 	memset(m, 0, sizeof(*m));
 	m->proc_fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	m->kernel_cgroups = cgroup_kernel_support();
-	m->have_cgroup2 = cgroup_find_mount(proc_root, m->cgroup_mount, sizeof(m->cgroup_mount),
-					    m->cgroup_root, sizeof(m->cgroup_root)) == 0;
+	m->kernel_cgroups = prd_cgroup_kernel_support();
+	m->have_cgroup2 = prd_cgroup_find_mount(proc_root, m->cgroup_mount, sizeof(m->cgroup_mount),
+						m->cgroup_root, sizeof(m->cgroup_root)) == 0;
 	if (m->proc_fd >= 0) {
 		n = readlinkat(m->proc_fd, "self/ns/pid", m->self_pidns, sizeof(m->self_pidns) - 1);
 		m->self_pidns[n > 0 ? n : 0] = '\0';
 	}
 	if (!m->have_cgroup2)
-		log_info("no cgroup2 mount in %s/self/mountinfo: samples will not name their cgroups",
-			 proc_root);
+		prd_log_info("no cgroup2 mount in %s/self/mountinfo: samples will not name their cgroups",
+			     proc_root);
 	else if (!m->kernel_cgroups)
-		log_info("the kernel cannot tag samples with their cgroup (PERF_SAMPLE_CGROUP, Linux 5.7); each process's cgroup is recorded instead");
+		prd_log_info("the kernel cannot tag samples with their cgroup (PERF_SAMPLE_CGROUP, Linux 5.7); each process's cgroup is recorded instead");
 }
 
-void task_meta_close(struct task_meta *m)
+void prd_task_meta_close(struct task_meta *m)
 {
 	if (m->proc_fd >= 0)
 		close(m->proc_fd);
@@ -192,7 +192,7 @@ static int walk_processes(struct task_meta *m, const struct record_sink *sink)
 			continue;
 		snprintf(name, sizeof(name), "%d", (int)pid);
 		if (!m->kernel_cgroups && m->have_cgroup2) {
-			err = synthesize_task_cgroup(m->proc_fd, pid, sink, time);
+			err = prd_synthesize_task_cgroup(m->proc_fd, pid, sink, time);
 			if (err && err != -ENOENT && err != -ESRCH && err != -EACCES)
 				break;
 			err = 0;
@@ -204,23 +204,23 @@ static int walk_processes(struct task_meta *m, const struct record_sink *sink)
 	return err;
 }
 
-int task_meta_snapshot(struct task_meta *m, const struct synth_layout *layout,
-		       const struct record_sink *sink)
+int prd_task_meta_snapshot(struct task_meta *m, const struct synth_layout *layout,
+			   const struct record_sink *sink)
 {
 	int err;
 
 	m->cgroups = m->nspids = 0;
 	if (m->have_cgroup2 && m->kernel_cgroups) {
-		err = synthesize_cgroups(m->cgroup_mount, m->cgroup_root, layout, sink,
-					 &m->cgroups);
+		err = prd_synthesize_cgroups(m->cgroup_mount, m->cgroup_root, layout, sink,
+					     &m->cgroups);
 		if (err && err != -ENOENT && err != -EACCES)
 			return err;
 	}
 	return m->proc_fd >= 0 ? walk_processes(m, sink) : 0;
 }
 
-int task_meta_new_task(struct task_meta *m, pid_t pid, pid_t tid, uint64_t time,
-		       const struct record_sink *sink)
+int prd_task_meta_new_task(struct task_meta *m, pid_t pid, pid_t tid, uint64_t time,
+			   const struct record_sink *sink)
 {
 	char task[48];
 	int err;
@@ -228,7 +228,7 @@ int task_meta_new_task(struct task_meta *m, pid_t pid, pid_t tid, uint64_t time,
 	if (m->proc_fd < 0 || pid <= 0 || tid <= 0)
 		return 0;
 	if (pid == tid && !m->kernel_cgroups && m->have_cgroup2) {
-		err = synthesize_task_cgroup(m->proc_fd, pid, sink, time);
+		err = prd_synthesize_task_cgroup(m->proc_fd, pid, sink, time);
 		if (err && err != -ENOENT && err != -ESRCH && err != -EACCES)
 			return err;
 	}

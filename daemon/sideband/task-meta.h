@@ -25,8 +25,8 @@ struct task_meta {
 };
 
 /* Looks at proc_root and the kernel once; never fails (what is missing is left out). */
-void task_meta_open(struct task_meta *m, const char *proc_root);
-void task_meta_close(struct task_meta *m);
+void prd_task_meta_open(struct task_meta *m, const char *proc_root);
+void prd_task_meta_close(struct task_meta *m);
 
 /*
  * At the start of a file: the existing cgroups (PERF_RECORD_CGROUP), or
@@ -34,22 +34,22 @@ void task_meta_close(struct task_meta *m);
  * a PRF_RECORD_NSPID for each thread in another pid namespace.
  * Returns 0 or the sink's error.
  */
-int task_meta_snapshot(struct task_meta *m, const struct synth_layout *layout,
-		       const struct record_sink *sink);
+int prd_task_meta_snapshot(struct task_meta *m, const struct synth_layout *layout,
+			   const struct record_sink *sink);
 
 /* A FORK from the rings: the new task's namespace ids, its cgroup if needed. */
-int task_meta_new_task(struct task_meta *m, pid_t pid, pid_t tid, uint64_t time,
-		       const struct record_sink *sink);
+int prd_task_meta_new_task(struct task_meta *m, pid_t pid, pid_t tid, uint64_t time,
+			   const struct record_sink *sink);
 
 /* cgroup.c */
-int cgroup_kernel_support(void);
-int cgroup_find_mount(const char *proc_root, char *mount, size_t mount_size,
-		      char *root, size_t root_size);
-int synthesize_cgroups(const char *mount, const char *root,
-		       const struct synth_layout *layout,
-		       const struct record_sink *sink, uint64_t *count);
+int prd_cgroup_kernel_support(void);
+int prd_cgroup_find_mount(const char *proc_root, char *mount, size_t mount_size,
+			  char *root, size_t root_size);
+int prd_synthesize_cgroups(const char *mount, const char *root,
+			   const struct synth_layout *layout,
+			   const struct record_sink *sink, uint64_t *count);
 /* proc_fd's PID/cgroup as a PRF_RECORD_TASK_CGROUP; -errno when gone. */
-int synthesize_task_cgroup(int proc_fd, pid_t pid, const struct record_sink *sink,
-			   uint64_t time);
+int prd_synthesize_task_cgroup(int proc_fd, pid_t pid, const struct record_sink *sink,
+			       uint64_t time);
 
 #endif
