@@ -186,7 +186,7 @@ static void append_trimmed(struct collector *c, const struct perf_event_header *
 }
 
 /*
- * Our events never ask for build-ids (event_attr()), but Linux 6.18 sets
+ * Our events never ask for build-ids (build_attr()), but Linux 6.18 sets
  * MMAP_BUILD_ID in every event's MMAP2 records while any event on the
  * machine asks (perf record --buildid-mmap), over our bodies of device
  * and inode.  The flag is cleared, so that the file says what the body is.

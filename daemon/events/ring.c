@@ -49,13 +49,6 @@ void prd_ring_unmap(struct cpu_ring *ring)
 	ring->wrap_buffer = NULL;
 }
 
-size_t ring_pending(const struct cpu_ring *ring)
-{
-	uint64_t head = __atomic_load_n(&ring->meta->data_head, __ATOMIC_ACQUIRE);
-
-	return (size_t)(head - ring->meta->data_tail);
-}
-
 int prd_ring_drain(struct cpu_ring *ring, ring_record_fn fn, void *context)
 {
 	uint64_t head = __atomic_load_n(&ring->meta->data_head, __ATOMIC_ACQUIRE);

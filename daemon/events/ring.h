@@ -31,7 +31,4 @@ typedef int (*ring_record_fn)(void *context, const struct perf_event_header *rec
 /* Hands every complete record to fn and frees their space. */
 int prd_ring_drain(struct cpu_ring *ring, ring_record_fn fn, void *context);
 
-/* Bytes waiting in the ring. */
-size_t ring_pending(const struct cpu_ring *ring);
-
 #endif

@@ -39,11 +39,6 @@ static const uint64_t regs_mask = (1ULL << PERF_REG_ARM64_MAX) - 1;
 static const uint64_t regs_mask = 0;
 #endif
 
-uint64_t user_stack_regs_mask(void)
-{
-	return regs_mask;
-}
-
 int prd_user_stack_configure(struct perf_event_attr *attr, uint32_t stack_size,
 			     char *error, size_t error_size)
 {

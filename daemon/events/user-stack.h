@@ -12,9 +12,6 @@
  * binaries' CFI.  The kernel still walks the kernel part of the callchain.
  */
 
-/* The registers sampled on this architecture; 0 where dwarf is not supported. */
-uint64_t user_stack_regs_mask(void);
-
 /*
  * Sets attr up for dwarf callchains with stack_size bytes of stack per
  * sample (a multiple of 8, at most STACK_USER_SIZE_MAX).  Returns 0, or

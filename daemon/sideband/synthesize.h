@@ -20,7 +20,7 @@ struct synth_stats {
  * for every process a COMM and FORK-equivalent PERF_RECORD_FORK per
  * thread, and a PERF_RECORD_MMAP2 for every executable mapping (with
  * dev/ino/prot/flags), plus a PRF_RECORD_BUILD_ID for each mapped file
- * whose build-id this file has not carried yet (buildid_cache_mark()).
+ * whose build-id this file has not carried yet (prd_buildid_emit()).
  * only_pid > 0 limits it to that process and its descendants.
  * Bracketed by PRF_RECORD_SNAPSHOT_BEGIN/END.  Processes vanishing while
  * they are read are skipped silently; returns 0 or the sink's error.
