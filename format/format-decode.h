@@ -202,4 +202,25 @@ size_t prf_encode_sample_id(const struct perf_event_attr *attr,
 /* "SAMPLE", "MMAP2", "BUILD_ID", ... or NULL for an unknown type. */
 const char *prf_record_type_name(uint32_t type);
 
+/*
+ * The generic hardware and software events of perf_event_open(2) by the
+ * names perf takes, its aliases included ("cycles", "cs"): *count of
+ * them.  Of the names of one (type, config), the first is perf list's.
+ */
+struct prf_event_name {
+	const char *name;
+	uint32_t type;			/* PERF_TYPE_HARDWARE or PERF_TYPE_SOFTWARE */
+	uint64_t config;
+};
+const struct prf_event_name *prf_event_names(size_t *count);
+/* perf list's name of a generic event ("cpu-cycles", "cpu-clock"), or NULL. */
+const char *prf_event_name(uint32_t type, uint64_t config);
+
+/* Events whose period is nanoseconds between samples. */
+static inline int prf_event_is_clock(const struct perf_event_attr *attr)
+{
+	return attr->type == PERF_TYPE_SOFTWARE &&
+	       (attr->config == PERF_COUNT_SW_CPU_CLOCK || attr->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
 #endif

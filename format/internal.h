@@ -84,12 +84,6 @@ static inline void prf_cpu_times_note(struct prf_cpu_times *t, uint32_t cpu, uin
 	t->previous = time;
 }
 
-/* Events whose period is nanoseconds between samples. */
-static inline int prf_event_is_clock(const struct perf_event_attr *attr)
-{
-	return attr->type == PERF_TYPE_SOFTWARE &&
-	       (attr->config == PERF_COUNT_SW_CPU_CLOCK || attr->config == PERF_COUNT_SW_TASK_CLOCK);
-}
 
 struct compact_writer;
 int compact_writer_new(struct compact_writer **out, const struct prf_file_info *info);

@@ -15,51 +15,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "events.h"
+#include "format.h"
 #include "pmu.h"
 
 #define NAME_SIZE	1024
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-struct generic_event {
-	const char *name;
-	__u32 type;
-	__u64 config;
-};
-
-#define HW(name, id)	{ name, PERF_TYPE_HARDWARE, PERF_COUNT_HW_##id }
-#define SW(name, id)	{ name, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##id }
-
-static const struct generic_event generic_events[] = {
-	HW("cycles", CPU_CYCLES),
-	HW("cpu-cycles", CPU_CYCLES),
-	HW("instructions", INSTRUCTIONS),
-	HW("cache-references", CACHE_REFERENCES),
-	HW("cache-misses", CACHE_MISSES),
-	HW("branches", BRANCH_INSTRUCTIONS),
-	HW("branch-instructions", BRANCH_INSTRUCTIONS),
-	HW("branch-misses", BRANCH_MISSES),
-	HW("bus-cycles", BUS_CYCLES),
-	HW("stalled-cycles-frontend", STALLED_CYCLES_FRONTEND),
-	HW("idle-cycles-frontend", STALLED_CYCLES_FRONTEND),
-	HW("stalled-cycles-backend", STALLED_CYCLES_BACKEND),
-	HW("idle-cycles-backend", STALLED_CYCLES_BACKEND),
-	HW("ref-cycles", REF_CPU_CYCLES),
-	SW("cpu-clock", CPU_CLOCK),
-	SW("task-clock", TASK_CLOCK),
-	SW("page-faults", PAGE_FAULTS),
-	SW("faults", PAGE_FAULTS),
-	SW("context-switches", CONTEXT_SWITCHES),
-	SW("cs", CONTEXT_SWITCHES),
-	SW("cpu-migrations", CPU_MIGRATIONS),
-	SW("migrations", CPU_MIGRATIONS),
-	SW("minor-faults", PAGE_FAULTS_MIN),
-	SW("major-faults", PAGE_FAULTS_MAJ),
-	SW("alignment-faults", ALIGNMENT_FAULTS),
-	SW("emulation-faults", EMULATION_FAULTS),
-	SW("dummy", DUMMY),
-	SW("bpf-output", BPF_OUTPUT),
-	SW("cgroup-switches", CGROUP_SWITCHES),	/* linux-libc-dev >= 5.13 */
-};
 
 /* Indexed by PERF_COUNT_HW_CACHE_*; perf matches them case-insensitively. */
 static const char *const cache_names[PERF_COUNT_HW_CACHE_MAX] = {
@@ -100,8 +60,11 @@ static void attr_init(struct perf_event_attr *attr, __u32 type, __u64 config)
 
 static int parse_generic(const char *name, struct perf_event_attr *attr)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(generic_events); i++) {
-		const struct generic_event *e = &generic_events[i];
+	size_t count;
+	const struct prf_event_name *names = prf_event_names(&count);
+
+	for (size_t i = 0; i < count; i++) {
+		const struct prf_event_name *e = &names[i];
 
 		if (!strcmp(name, e->name)) {
 			attr->type = e->type;
@@ -123,14 +86,14 @@ static size_t match_dash(const char *s, const char *word)
 /* CACHE-OP[-misses]: config is cache | op << 8 | result << 16. */
 static int parse_cache(const char *name, struct perf_event_attr *attr)
 {
-	for (unsigned int cache = 0; cache < ARRAY_SIZE(cache_names); cache++) {
+	for (unsigned int cache = 0; cache < PRF_ARRAY_SIZE(cache_names); cache++) {
 		size_t skip = match_dash(name, cache_names[cache]);
 		unsigned int result = PERF_COUNT_HW_CACHE_RESULT_ACCESS;
 		const char *rest;
 
 		if (!skip)
 			continue;
-		for (size_t i = 0; i < ARRAY_SIZE(cache_ops); i++) {
+		for (size_t i = 0; i < PRF_ARRAY_SIZE(cache_ops); i++) {
 			size_t len = strlen(cache_ops[i].name);
 
 			rest = name + skip;
@@ -205,12 +168,15 @@ static const char *suggest(const char *name)
 	size_t limit = strlen(name) >= 6 ? 2 : 1, best = limit + 1;
 	const char *match = NULL;
 
-	for (size_t i = 0; i < ARRAY_SIZE(generic_events); i++) {
-		size_t d = edit_distance(name, generic_events[i].name);
+	size_t count;
+	const struct prf_event_name *names = prf_event_names(&count);
+
+	for (size_t i = 0; i < count; i++) {
+		size_t d = edit_distance(name, names[i].name);
 
 		if (d < best) {
 			best = d;
-			match = generic_events[i].name;
+			match = names[i].name;
 		}
 	}
 	return match;

@@ -92,54 +92,12 @@ static const char *const type_names[] = {
 	[PERF_TYPE_BREAKPOINT]	= "breakpoint",
 };
 
-/* As perf list spells them. */
-static const char *const hardware_names[] = {
-	[PERF_COUNT_HW_CPU_CYCLES]		= "cpu-cycles",
-	[PERF_COUNT_HW_INSTRUCTIONS]		= "instructions",
-	[PERF_COUNT_HW_CACHE_REFERENCES]	= "cache-references",
-	[PERF_COUNT_HW_CACHE_MISSES]		= "cache-misses",
-	[PERF_COUNT_HW_BRANCH_INSTRUCTIONS]	= "branch-instructions",
-	[PERF_COUNT_HW_BRANCH_MISSES]		= "branch-misses",
-	[PERF_COUNT_HW_BUS_CYCLES]		= "bus-cycles",
-	[PERF_COUNT_HW_STALLED_CYCLES_FRONTEND]	= "stalled-cycles-frontend",
-	[PERF_COUNT_HW_STALLED_CYCLES_BACKEND]	= "stalled-cycles-backend",
-	[PERF_COUNT_HW_REF_CPU_CYCLES]		= "ref-cycles",
-};
-
-static const char *const software_names[] = {
-	[PERF_COUNT_SW_CPU_CLOCK]		= "cpu-clock",
-	[PERF_COUNT_SW_TASK_CLOCK]		= "task-clock",
-	[PERF_COUNT_SW_PAGE_FAULTS]		= "page-faults",
-	[PERF_COUNT_SW_CONTEXT_SWITCHES]	= "context-switches",
-	[PERF_COUNT_SW_CPU_MIGRATIONS]		= "cpu-migrations",
-	[PERF_COUNT_SW_PAGE_FAULTS_MIN]		= "minor-faults",
-	[PERF_COUNT_SW_PAGE_FAULTS_MAJ]		= "major-faults",
-	[PERF_COUNT_SW_ALIGNMENT_FAULTS]	= "alignment-faults",
-	[PERF_COUNT_SW_EMULATION_FAULTS]	= "emulation-faults",
-	[PERF_COUNT_SW_DUMMY]			= "dummy",
-	[PERF_COUNT_SW_BPF_OUTPUT]		= "bpf-output",
-	[PERF_COUNT_SW_CGROUP_SWITCHES]		= "cgroup-switches",
-};
-
-static const char *table_name(const char *const *names, size_t count,
-			      uint64_t index)
-{
-	return index < count ? names[index] : NULL;
-}
-
 /* type and config by name where the kernel's uapi defines one. */
 static void field_type_config(FILE *out, const struct perf_event_attr *attr)
 {
-	const char *type = table_name(type_names, DUMP_ARRAY_SIZE(type_names),
-				      attr->type);
-	const char *config = NULL;
+	const char *type = attr->type < DUMP_ARRAY_SIZE(type_names) ? type_names[attr->type] : NULL;
+	const char *config = prf_event_name(attr->type, attr->config);
 
-	if (attr->type == PERF_TYPE_HARDWARE)
-		config = table_name(hardware_names,
-				    DUMP_ARRAY_SIZE(hardware_names), attr->config);
-	else if (attr->type == PERF_TYPE_SOFTWARE)
-		config = table_name(software_names,
-				    DUMP_ARRAY_SIZE(software_names), attr->config);
 	if (type)
 		field_string(out, "type", type);
 	else
