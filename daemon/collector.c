@@ -624,9 +624,11 @@ static int build_attr(struct collector *c, const char *event, struct perf_event_
 		attr->exclude_callchain_user = !!o->exclude_user_callchain;
 	}
 	if (o->call_graph == CALL_GRAPH_DWARF) {
-		ret = prd_user_stack_configure(attr, o->stack_user_size, error, sizeof(error));
+		struct prf_error failure;
+
+		ret = prd_user_stack_configure(attr, o->stack_user_size, &failure);
 		if (ret < 0) {
-			prd_log_error("%s", error);
+			prd_log_error("%s", failure.message);
 			return ret;
 		}
 	}
@@ -827,7 +829,7 @@ static void cpu_gone(struct collector *c, struct cpu_ring *ring)
 static void follow_cpus(struct collector *c)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
-	char message[1024];
+	struct prf_error error;
 
 	if (follows_tasks(c->options) || prd_event_set_online(&c->events, c->cpu_online) < 0)
 		return;
@@ -838,8 +840,8 @@ static void follow_cpus(struct collector *c)
 			cpu_gone(c, ring);
 		if (ring->fd >= 0 || !c->cpu_online[i])
 			continue;
-		if (prd_event_set_reopen_cpu(&c->events, i, message, sizeof(message)) < 0) {
-			prd_log_warning("CPU %d is online again, but: %s", ring->cpu, message);
+		if (prd_event_set_reopen_cpu(&c->events, i, &error) < 0) {
+			prd_log_warning("CPU %d is online again, but: %s", ring->cpu, error.message);
 			continue;
 		}
 		if (i == 0)	/* synthesized records carry the first ring's id */
@@ -1020,7 +1022,7 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 	size_t count = o->event_count ? o->event_count : 1, used = 0;
 	uint64_t rate = 0;
 	struct prf_error error;
-	char message[1024], notice[512] = "";
+	char notice[512] = "";
 	int ret;
 
 	/* A directory that cannot be ours stops it before any event opens. */
@@ -1068,9 +1070,9 @@ static int setup(struct collector *c, int *go_fd, int *failed_fd)
 	}
 	target.cpus = o->cpus;
 	target.cpu_count = o->cpu_count;
-	ret = prd_event_set_open(&c->events, attrs, name_list, count, &target, message, sizeof(message));
+	ret = prd_event_set_open(&c->events, attrs, name_list, count, &target, &error);
 	if (ret < 0) {
-		prd_log_error("%s", message);	/* the one line a failure prints */
+		prd_log_error("%s", error.message);	/* the one line a failure prints */
 		return ret == -EINVAL || ret == -ENOENT || ret == -EOPNOTSUPP ? 2 : 1;
 	}
 	if (*notice)

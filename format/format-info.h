@@ -22,6 +22,10 @@ struct prf_error {
 	char message[512];
 };
 
+/* Fills error (if any) with code and the message; returns code. */
+__attribute__((format(printf, 3, 4)))
+int prf_set_error(struct prf_error *error, int code, const char *fmt, ...);
+
 /* crc32c (Castagnoli), as in iSCSI and ext4: init ~0, final xor ~0. */
 uint32_t prf_crc32c(uint32_t crc, const void *data, size_t size);
 

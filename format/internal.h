@@ -8,8 +8,6 @@
 #include <string.h>
 #include "format.h"
 
-__attribute__((format(printf, 3, 4)))
-int prf_set_error(struct prf_error *error, int code, const char *fmt, ...);
 
 /* Size of a record from its first bytes, whichever family it belongs to. */
 static inline int prf_record_size(const uint8_t *p, size_t available,

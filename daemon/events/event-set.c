@@ -12,7 +12,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "common.h"
+#include "format.h"
 #include "event-set.h"
 
 static int perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
@@ -107,67 +107,70 @@ static int list_threads(const char *proc_root, pid_t pid, pid_t **tids, size_t *
 }
 
 static void explain_open_error(int err, const struct set_event *set, int cpu,
-			       pid_t pid, char *error, size_t size)
+			       pid_t pid, struct prf_error *error)
 {
+	char *message = error->message;
+	size_t size = sizeof(error->message);
 	long paranoid = read_sysctl("/proc/sys/kernel/perf_event_paranoid", 2);
-	int n = snprintf(error, size, "perf_event_open(%s, %s %d): %s: ", set->name,
-			 pid > 0 ? "pid" : "cpu", pid > 0 ? (int)pid : cpu,
-			 strerror(err));
+	int n;
 
+	error->code = -err;
+	n = snprintf(message, size, "perf_event_open(%s, %s %d): %s: ", set->name,
+		     pid > 0 ? "pid" : "cpu", pid > 0 ? (int)pid : cpu, strerror(err));
 	if ((size_t)n >= size)
 		return;
-	error += n;
+	message += n;
 	size -= (size_t)n;
 	switch (err) {
 	case EACCES:
 	case EPERM:
 		if (pid > 0)
-			snprintf(error, size,
+			snprintf(message, size,
 				 "kernel.perf_event_paranoid is %ld; profiling another user's process needs CAP_PERFMON (or root), and kernel sampling needs paranoid <= 1 (try --user-only)",
 				 paranoid);
 		else
-			snprintf(error, size,
+			snprintf(message, size,
 				 "kernel.perf_event_paranoid is %ld; system-wide sampling needs CAP_PERFMON (or root), or perf_event_paranoid <= 0 (sysctl kernel.perf_event_paranoid=0)",
 				 paranoid);
 		break;
 	case EMFILE:
 	case ENFILE:
-		snprintf(error, size, "one descriptor per CPU (and thread) is needed; raise the limit (ulimit -n, LimitNOFILE=)");
+		snprintf(message, size, "one descriptor per CPU (and thread) is needed; raise the limit (ulimit -n, LimitNOFILE=)");
 		break;
 	case ENOSYS:
 	case EOPNOTSUPP:
 		if (set->attr.sample_type & PERF_SAMPLE_STACK_USER) {
-			snprintf(error, size, "this kernel cannot sample user registers and stacks (--call-graph dwarf); use --call-graph fp");
+			snprintf(message, size, "this kernel cannot sample user registers and stacks (--call-graph dwarf); use --call-graph fp");
 			break;
 		}
 		/* fall through */
 	case ENOENT:
 	case ENODEV:
-		snprintf(error, size, "this machine does not support the event; 'perf list' shows what it has");
+		snprintf(message, size, "this machine does not support the event; 'perf list' shows what it has");
 		break;
 	case EINVAL:
 		if (set->attr.freq && set->attr.sample_freq >
 		    (uint64_t)read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", 100000))
-			snprintf(error, size, "the frequency %llu Hz is above kernel.perf_event_max_sample_rate (%ld)",
+			snprintf(message, size, "the frequency %llu Hz is above kernel.perf_event_max_sample_rate (%ld)",
 				 (unsigned long long)set->attr.sample_freq,
 				 read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", 0));
 		else if (set->attr.sample_max_stack >
 			 (uint32_t)read_sysctl("/proc/sys/kernel/perf_event_max_stack", 127))
-			snprintf(error, size, "--max-stack %u is above kernel.perf_event_max_stack (%ld)",
+			snprintf(message, size, "--max-stack %u is above kernel.perf_event_max_stack (%ld)",
 				 set->attr.sample_max_stack,
 				 read_sysctl("/proc/sys/kernel/perf_event_max_stack", 0));
 		else if (set->attr.sample_type & PERF_SAMPLE_STACK_USER)
-			snprintf(error, size, "the kernel refused --call-graph dwarf (registers 0x%llx, %u bytes of stack); try a smaller SIZE, or --call-graph fp",
+			snprintf(message, size, "the kernel refused --call-graph dwarf (registers 0x%llx, %u bytes of stack); try a smaller SIZE, or --call-graph fp",
 				 (unsigned long long)set->attr.sample_regs_user,
 				 set->attr.sample_stack_user);
 		else
-			snprintf(error, size, "the kernel refused these event settings");
+			snprintf(message, size, "the kernel refused these event settings");
 		break;
 	case ESRCH:
-		snprintf(error, size, "no such process");
+		snprintf(message, size, "no such process");
 		break;
 	default:
-		snprintf(error, size, "cannot open the event");
+		snprintf(message, size, "cannot open the event");
 		break;
 	}
 }
@@ -180,12 +183,11 @@ static int open_one(struct set_event *event, pid_t pid, int cpu)
 }
 
 /* The kernel's id of the event at fd, which its samples and records carry. */
-static int read_id(int fd, uint64_t *id, char *error, size_t error_size)
+static int read_id(int fd, uint64_t *id, struct prf_error *error)
 {
 	if (ioctl(fd, PERF_EVENT_IOC_ID, id) == 0)
 		return 0;
-	snprintf(error, error_size, "PERF_EVENT_IOC_ID: %s", strerror(errno));
-	return -errno;
+	return prf_set_error(error, -errno, "PERF_EVENT_IOC_ID: %s", strerror(errno));
 }
 
 uint32_t prd_event_ring_pages_for(uint64_t frequency, size_t sample_bytes)
@@ -205,13 +207,11 @@ uint32_t prd_event_ring_pages_for(uint64_t frequency, size_t sample_bytes)
 	return result;
 }
 
-static int explain_mmap_error(int err, uint32_t pages, char *error, size_t size)
+static int explain_mmap_error(int err, uint32_t pages, struct prf_error *error)
 {
-	snprintf(error, size,
-		 "mapping a %u KiB ring buffer: %s%s", pages * (unsigned)(sysconf(_SC_PAGESIZE) / 1024),
-		 strerror(err),
-		 err == EPERM ? "; it is above kernel.perf_event_mlock_kb: use --ring-pages, or run with CAP_IPC_LOCK" : "");
-	return -err;
+	return prf_set_error(error, -err, "mapping a %u KiB ring buffer: %s%s",
+			     pages * (unsigned)(sysconf(_SC_PAGESIZE) / 1024), strerror(err),
+			     err == EPERM ? "; it is above kernel.perf_event_mlock_kb: use --ring-pages, or run with CAP_IPC_LOCK" : "");
 }
 
 /*
@@ -219,23 +219,22 @@ static int explain_mmap_error(int err, uint32_t pages, char *error, size_t size)
  * id into *id.  The fd, or a negative errno with a message.
  */
 static int open_redirected(struct set_event *event, pid_t pid, int cpu, int ring_fd,
-			   uint64_t *id, char *error, size_t error_size)
+			   uint64_t *id, struct prf_error *error)
 {
 	int fd = open_one(event, pid, cpu), ret;
 
 	if (fd < 0) {
-		explain_open_error(-fd, event, cpu, pid, error, error_size);
+		explain_open_error(-fd, event, cpu, pid, error);
 		return fd;
 	}
 	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) < 0) {
-		ret = -errno;
-		snprintf(error, error_size, "%s: redirecting %s %d into the ring of CPU %d: %s",
-			 event->name, pid > 0 ? "thread" : "CPU", pid > 0 ? (int)pid : cpu,
-			 cpu, strerror(errno));
+		ret = prf_set_error(error, -errno, "%s: redirecting %s %d into the ring of CPU %d: %s",
+				    event->name, pid > 0 ? "thread" : "CPU", pid > 0 ? (int)pid : cpu,
+				    cpu, strerror(errno));
 		close(fd);
 		return ret;
 	}
-	ret = read_id(fd, id, error, error_size);
+	ret = read_id(fd, id, error);
 	if (ret < 0) {
 		close(fd);
 		return ret;
@@ -244,8 +243,8 @@ static int open_redirected(struct set_event *event, pid_t pid, int cpu, int ring
 }
 
 /* Every event on one CPU: the first maps the ring, the others write into it. */
-static int open_cpu(struct event_set *set, size_t index, pid_t pid, char *error,
-		    size_t error_size)
+static int open_cpu(struct event_set *set, size_t index, pid_t pid,
+		    struct prf_error *error)
 {
 	struct cpu_ring *ring = &set->rings[index];
 	struct set_event *first = &set->events[0];
@@ -253,14 +252,14 @@ static int open_cpu(struct event_set *set, size_t index, pid_t pid, char *error,
 
 	fd = open_one(first, pid, cpu);
 	if (fd < 0) {
-		explain_open_error(-fd, first, cpu, pid, error, error_size);
+		explain_open_error(-fd, first, cpu, pid, error);
 		return fd;
 	}
-	ret = read_id(fd, &first->ids[index], error, error_size);
+	ret = read_id(fd, &first->ids[index], error);
 	if (!ret) {
 		ret = prd_ring_map(ring, fd, cpu, set->ring_pages);
 		if (ret < 0)
-			explain_mmap_error(-ret, set->ring_pages, error, error_size);
+			explain_mmap_error(-ret, set->ring_pages, error);
 	}
 	if (ret < 0) {
 		close(fd);
@@ -271,8 +270,7 @@ static int open_cpu(struct event_set *set, size_t index, pid_t pid, char *error,
 	for (size_t e = 1; e < set->event_count; e++) {
 		struct set_event *event = &set->events[e];
 
-		fd = open_redirected(event, pid, cpu, ring->fd, &event->ids[index],
-				     error, error_size);
+		fd = open_redirected(event, pid, cpu, ring->fd, &event->ids[index], error);
 		if (fd < 0) {
 			prd_event_set_cpu_gone(set, index);
 			return fd;
@@ -324,7 +322,7 @@ static int alloc_events(struct event_set *set, const struct perf_event_attr *att
  * silent gap would look like an idle CPU.
  */
 static int keep_listed_cpus(int *cpus, size_t *count, const int *listed, size_t listed_count,
-			    char *error, size_t error_size)
+			    struct prf_error *error)
 {
 	size_t kept = 0;
 
@@ -333,10 +331,8 @@ static int keep_listed_cpus(int *cpus, size_t *count, const int *listed, size_t 
 
 		while (j < *count && cpus[j] != listed[i])
 			j++;
-		if (j == *count) {
-			snprintf(error, error_size, "--cpu: CPU %d is not online", listed[i]);
-			return -ENODEV;
-		}
+		if (j == *count)
+			return prf_set_error(error, -ENODEV, "--cpu: CPU %d is not online", listed[i]);
 	}
 	for (size_t j = 0; j < *count; j++)
 		for (size_t i = 0; i < listed_count; i++)
@@ -348,9 +344,9 @@ static int keep_listed_cpus(int *cpus, size_t *count, const int *listed, size_t 
 	return 0;
 }
 
-int prd_event_set_open(struct event_set *set, const struct perf_event_attr *attrs,
-		       const char *const *names, size_t count,
-		       const struct event_target *target, char *error, size_t error_size)
+static int open_set(struct event_set *set, const struct perf_event_attr *attrs,
+		    const char *const *names, size_t count,
+		    const struct event_target *target, struct prf_error *error)
 {
 	pid_t *tids = NULL, pid;
 	size_t thread_count = 1;
@@ -360,14 +356,11 @@ int prd_event_set_open(struct event_set *set, const struct perf_event_attr *attr
 
 	memset(set, 0, sizeof(*set));
 	ret = online_cpus(target->sysfs_root, &cpus, &cpu_count);
-	if (ret < 0) {
-		snprintf(error, error_size, "%s/devices/system/cpu/online: cannot read the online CPUs",
-			 target->sysfs_root);
-		return ret;
-	}
+	if (ret < 0)
+		return prf_set_error(error, ret, "%s/devices/system/cpu/online: cannot read the online CPUs",
+				     target->sysfs_root);
 	if (target->cpu_count) {
-		ret = keep_listed_cpus(cpus, &cpu_count, target->cpus, target->cpu_count,
-				       error, error_size);
+		ret = keep_listed_cpus(cpus, &cpu_count, target->cpus, target->cpu_count, error);
 		if (ret < 0) {
 			free(cpus);
 			return ret;
@@ -376,24 +369,24 @@ int prd_event_set_open(struct event_set *set, const struct perf_event_attr *attr
 	if (target->pid > 0 && target->all_threads) {
 		ret = list_threads(target->proc_root, target->pid, &tids, &thread_count);
 		if (ret < 0) {
-			snprintf(error, error_size, "process %d: %s", (int)target->pid,
-				 ret == -ENOENT ? "no such process" : strerror(-ret));
 			free(cpus);
-			return ret == -ENOENT ? -ESRCH : ret;
+			return prf_set_error(error, ret == -ENOENT ? -ESRCH : ret, "process %d: %s",
+					     (int)target->pid,
+					     ret == -ENOENT ? "no such process" : strerror(-ret));
 		}
 	}
 	set->ring_pages = target->ring_pages;
 	set->sysfs_root = target->sysfs_root;
 	ret = alloc_events(set, attrs, names, count, cpu_count, thread_count);
 	if (ret < 0) {
-		snprintf(error, error_size, "out of memory");
+		prf_set_error(error, ret, "out of memory");
 		goto fail;
 	}
 	pid = target->pid > 0 ? (tids ? tids[0] : target->pid) : -1;
 	for (size_t c = 0; c < cpu_count; c++) {
 		set->rings[c].cpu = cpus[c];
 		set->ring_count++;
-		ret = open_cpu(set, c, pid, error, error_size);
+		ret = open_cpu(set, c, pid, error);
 		if (ret < 0)
 			goto fail;
 	}
@@ -403,8 +396,7 @@ int prd_event_set_open(struct event_set *set, const struct perf_event_attr *attr
 			for (size_t e = 0; e < count; e++) {
 				struct set_event *event = &set->events[e];
 				int fd = open_redirected(event, tids[t], cpus[c], set->rings[c].fd,
-							 &event->ids[event->id_count], error,
-							 error_size);
+							 &event->ids[event->id_count], error);
 
 				if (fd == -ESRCH)
 					goto next_thread;	/* it exited meanwhile */
@@ -464,9 +456,18 @@ void prd_event_set_cpu_gone(struct event_set *set, size_t index)
 	ring->cpu = cpu;
 }
 
-int prd_event_set_reopen_cpu(struct event_set *set, size_t index, char *error, size_t error_size)
+int prd_event_set_open(struct event_set *set, const struct perf_event_attr *attrs,
+		       const char *const *names, size_t count,
+		       const struct event_target *target, struct prf_error *error)
 {
-	return open_cpu(set, index, -1, error, error_size);
+	error->code = open_set(set, attrs, names, count, target, error);
+	return error->code;
+}
+
+int prd_event_set_reopen_cpu(struct event_set *set, size_t index, struct prf_error *error)
+{
+	error->code = open_cpu(set, index, -1, error);
+	return error->code;
 }
 
 int prd_event_set_enable_cpu(struct event_set *set, size_t index)

@@ -8,6 +8,8 @@
 #include <linux/perf_event.h>
 #include "ring.h"
 
+struct prf_error;
+
 /*
  * One of a run's events: its descriptors are those of the first event's
  * CPUs, redirected into that event's rings, so that samples of every
@@ -56,7 +58,7 @@ struct event_target {
  */
 int prd_event_set_open(struct event_set *set, const struct perf_event_attr *attrs,
 		       const char *const *names, size_t count,
-		       const struct event_target *target, char *error, size_t error_size);
+		       const struct event_target *target, struct prf_error *error);
 void prd_event_set_close(struct event_set *set);
 
 /*
@@ -70,7 +72,7 @@ void prd_event_set_close(struct event_set *set);
  */
 int prd_event_set_online(const struct event_set *set, unsigned char *online);
 void prd_event_set_cpu_gone(struct event_set *set, size_t index);
-int prd_event_set_reopen_cpu(struct event_set *set, size_t index, char *error, size_t error_size);
+int prd_event_set_reopen_cpu(struct event_set *set, size_t index, struct prf_error *error);
 int prd_event_set_enable_cpu(struct event_set *set, size_t index);
 int prd_event_set_enable(struct event_set *set, int enable);
 

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include "format.h"
 #include "user-stack.h"
 
 #if defined(__x86_64__)
@@ -40,13 +41,11 @@ static const uint64_t regs_mask = 0;
 #endif
 
 int prd_user_stack_configure(struct perf_event_attr *attr, uint32_t stack_size,
-			     char *error, size_t error_size)
+			     struct prf_error *error)
 {
-	if (!regs_mask) {
-		snprintf(error, error_size,
-			 "--call-graph dwarf is not supported on this architecture (no register mask for it); use fp");
-		return -EOPNOTSUPP;
-	}
+	if (!regs_mask)
+		return prf_set_error(error, -EOPNOTSUPP,
+				     "--call-graph dwarf is not supported on this architecture (no register mask for it); use fp");
 	attr->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
 			     PERF_SAMPLE_STACK_USER;
 	attr->sample_regs_user = regs_mask;

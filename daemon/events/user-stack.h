@@ -17,8 +17,9 @@
  * sample (a multiple of 8, at most STACK_USER_SIZE_MAX).  Returns 0, or
  * -EOPNOTSUPP with a one-line message when this architecture has no mask.
  */
+struct prf_error;
 int prd_user_stack_configure(struct perf_event_attr *attr, uint32_t stack_size,
-			     char *error, size_t error_size);
+			     struct prf_error *error);
 
 /* The most bytes of a sample that regs and stack add in the ring. */
 size_t prd_user_stack_record_bytes(uint64_t regs_mask, uint32_t stack_size);

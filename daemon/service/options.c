@@ -191,7 +191,7 @@ static int parse_flag(const char *value, int *out)
 }
 
 static int parse_kernel_symbols(struct perfrecd_options *o, const char *value,
-				char *error, size_t error_size)
+				struct prf_error *error)
 {
 	static const char *const names[] = {
 		[KERNEL_SYMBOLS_HIT] = "hit",
@@ -205,13 +205,13 @@ static int parse_kernel_symbols(struct perfrecd_options *o, const char *value,
 			return 0;
 		}
 	}
-	snprintf(error, error_size, "kernel-symbols: '%s' is not one of hit, all, none", value);
-	return -EINVAL;
+	return prf_set_error(error, -EINVAL, "kernel-symbols: '%s' is not one of hit, all, none",
+			     value);
 }
 
 /* fp, none, dwarf or dwarf,SIZE (bytes of user stack per sample, K allowed). */
 static int parse_call_graph(struct perfrecd_options *o, const char *value,
-			    char *error, size_t error_size)
+			    struct prf_error *error)
 {
 	uint64_t size = STACK_USER_SIZE_DEFAULT;
 
@@ -223,19 +223,15 @@ static int parse_call_graph(struct perfrecd_options *o, const char *value,
 		o->call_graph = CALL_GRAPH_NONE;
 		return 0;
 	}
-	if (strncmp(value, "dwarf", 5) != 0 || (value[5] && value[5] != ',')) {
-		snprintf(error, error_size, "call-graph: '%s' is not one of fp, dwarf[,SIZE], none",
-			 value);
-		return -EINVAL;
-	}
+	if (strncmp(value, "dwarf", 5) != 0 || (value[5] && value[5] != ','))
+		return prf_set_error(error, -EINVAL,
+				     "call-graph: '%s' is not one of fp, dwarf[,SIZE], none", value);
 	if (value[5] == ',' &&
 	    (parse_size(value + 6, &size) < 0 || !size || size % 8 ||
-	     size > STACK_USER_SIZE_MAX)) {
-		snprintf(error, error_size,
-			 "call-graph dwarf,SIZE: SIZE must be a multiple of 8 between 8 and %u, not '%s'",
-			 STACK_USER_SIZE_MAX, value + 6);
-		return -EINVAL;
-	}
+	     size > STACK_USER_SIZE_MAX))
+		return prf_set_error(error, -EINVAL,
+				     "call-graph dwarf,SIZE: SIZE must be a multiple of 8 between 8 and %u, not '%s'",
+				     STACK_USER_SIZE_MAX, value + 6);
 	o->call_graph = CALL_GRAPH_DWARF;
 	o->stack_user_size = (uint32_t)size;
 	return 0;
@@ -247,14 +243,12 @@ static int parse_call_graph(struct perfrecd_options *o, const char *value,
  * added once; a name given twice would only double a descriptor per CPU.
  */
 static int add_events(struct perfrecd_options *o, const char *value,
-		      char *error, size_t error_size)
+		      struct prf_error *error)
 {
 	const char *p = value;
 
-	if (!*value) {
-		snprintf(error, error_size, "event: empty value");
-		return -EINVAL;
-	}
+	if (!*value)
+		return prf_set_error(error, -EINVAL, "event: empty value");
 	while (*p) {
 		const char *start = p;
 		int in_pmu = 0;
@@ -267,19 +261,20 @@ static int add_events(struct perfrecd_options *o, const char *value,
 		if (!name)
 			return -ENOMEM;
 		if (!*name) {
-			snprintf(error, error_size, "event: '%s' has an empty event in its list", value);
+			prf_set_error(error, -EINVAL, "event: '%s' has an empty event in its list",
+				      value);
 			free(name);
 			return -EINVAL;
 		}
 		for (size_t i = 0; i < o->event_count; i++)
 			if (strcmp(o->events[i], name) == 0) {
-				snprintf(error, error_size, "event: '%s' is given twice", name);
+				prf_set_error(error, -EINVAL, "event: '%s' is given twice", name);
 				free(name);
 				return -EINVAL;
 			}
 		if (o->event_count == PERFRECD_EVENTS_MAX) {
-			snprintf(error, error_size, "event: more than %d events (at '%s')",
-				 PERFRECD_EVENTS_MAX, name);
+			prf_set_error(error, -E2BIG, "event: more than %d events (at '%s')",
+				      PERFRECD_EVENTS_MAX, name);
 			free(name);
 			return -E2BIG;
 		}
@@ -301,7 +296,7 @@ static int add_events(struct perfrecd_options *o, const char *value,
  * once, whatever the order given, so the collector opens each once.
  */
 static int parse_cpus(struct perfrecd_options *o, const struct setting *s, const char *value,
-		      char *error, size_t error_size)
+		      struct prf_error *error)
 {
 	unsigned char *seen = calloc(PERFRECD_CPU_MAX + 1, 1);
 	const char *p = value;
@@ -352,11 +347,11 @@ bad:
 	free(seen);
 bad_empty:
 	/* -C was the config file before 0.2: a path given to it says so. */
-	snprintf(error, error_size, "%s: '%s' is not a CPU list such as 0-3,8 (CPUs 0 to %d)%s",
-		 s->name, value, PERFRECD_CPU_MAX,
-		 strchr(value, '/') || strchr(value, '.') ?
-		 "; a config file is --config FILE" : "");
-	return -EINVAL;
+	return prf_set_error(error, -EINVAL,
+			     "%s: '%s' is not a CPU list such as 0-3,8 (CPUs 0 to %d)%s",
+			     s->name, value, PERFRECD_CPU_MAX,
+			     strchr(value, '/') || strchr(value, '.') ?
+			     "; a config file is --config FILE" : "");
 }
 
 static const struct setting *find_setting(const char *name)
@@ -368,7 +363,7 @@ static const struct setting *find_setting(const char *name)
 }
 
 static int apply(struct perfrecd_options *o, const struct setting *s,
-		 const char *value, char *error, size_t error_size)
+		 const char *value, struct prf_error *error)
 {
 	void *field = (char *)o + s->offset;
 	uint64_t n = 0;
@@ -376,42 +371,38 @@ static int apply(struct perfrecd_options *o, const struct setting *s,
 
 	switch (s->kind) {
 	case KIND_STRING:
-		if (!*value) {
-			snprintf(error, error_size, "%s: empty value", s->name);
-			return -EINVAL;
-		}
+		if (!*value)
+			return prf_set_error(error, -EINVAL, "%s: empty value", s->name);
 		free(*(char **)field);
 		*(char **)field = strdup(value);
 		return 0;
 	case KIND_FLAG:
 		ret = parse_flag(value, field);
 		if (ret < 0)
-			snprintf(error, error_size, "%s: '%s' is not yes or no", s->name, value);
-		return ret;
+			return prf_set_error(error, ret, "%s: '%s' is not yes or no", s->name, value);
+		return 0;
 	case KIND_CALL_GRAPH:
-		return parse_call_graph(o, value, error, error_size);
+		return parse_call_graph(o, value, error);
 	case KIND_KERNEL_SYMBOLS:
-		return parse_kernel_symbols(o, value, error, error_size);
+		return parse_kernel_symbols(o, value, error);
 	case KIND_ENCODING:
 		if (strcmp(value, "compact") == 0)
 			*(enum prf_sample_encoding *)field = PRF_ENCODING_COMPACT;
 		else if (strcmp(value, "verbatim") == 0)
 			*(enum prf_sample_encoding *)field = PRF_ENCODING_VERBATIM;
-		else {
-			snprintf(error, error_size, "%s: '%s' is not compact or verbatim",
-				 s->name, value);
-			return -EINVAL;
-		}
+		else
+			return prf_set_error(error, -EINVAL, "%s: '%s' is not compact or verbatim",
+					     s->name, value);
 		return 0;
 	case KIND_CPUS:
-		ret = parse_cpus(o, s, value, error, error_size);
+		ret = parse_cpus(o, s, value, error);
 		if (ret == -ENOMEM)
-			snprintf(error, error_size, "%s: out of memory", s->name);
+			return prf_set_error(error, ret, "%s: out of memory", s->name);
 		return ret;
 	case KIND_EVENTS:
-		ret = add_events(o, value, error, error_size);
+		ret = add_events(o, value, error);
 		if (ret == -ENOMEM)
-			snprintf(error, error_size, "event: out of memory");
+			return prf_set_error(error, ret, "event: out of memory");
 		return ret;
 	case KIND_DURATION: {
 		char *end;
@@ -427,60 +418,50 @@ static int apply(struct perfrecd_options *o, const struct setting *s,
 			*(double *)field = (double)ms / 1000.0;
 			return 0;
 		}
-		snprintf(error, error_size, "%s: '%s' is not a time (e.g. 10, 2.5, 30s, 5m)",
-			 s->name, value);
-		return -EINVAL;
+		return prf_set_error(error, -EINVAL, "%s: '%s' is not a time (e.g. 10, 2.5, 30s, 5m)",
+				     s->name, value);
 	}
 	case KIND_SIZE:
 		ret = parse_size(value, &n);
-		if (ret < 0) {
-			snprintf(error, error_size, "%s: '%s' is not a size (e.g. 64M, 1G)",
-				 s->name, value);
-			return ret;
-		}
+		if (ret < 0)
+			return prf_set_error(error, ret, "%s: '%s' is not a size (e.g. 64M, 1G)",
+					     s->name, value);
 		break;
 	case KIND_SECONDS:
 	case KIND_MILLISECONDS:
 		ret = parse_time_ms(value, s->kind == KIND_SECONDS ? 1000 : 1, &n);
-		if (ret < 0) {
-			snprintf(error, error_size, "%s: '%s' is not a time (e.g. %s)",
-				 s->name, value, s->kind == KIND_SECONDS ? "600, 10m, 1h" : "500ms, 1s");
-			return ret;
-		}
+		if (ret < 0)
+			return prf_set_error(error, ret, "%s: '%s' is not a time (e.g. %s)",
+					     s->name, value,
+					     s->kind == KIND_SECONDS ? "600, 10m, 1h" : "500ms, 1s");
 		if (s->kind == KIND_SECONDS) {
-			if (n % 1000) {
-				snprintf(error, error_size, "%s: '%s' is not a whole number of seconds",
-					 s->name, value);
-				return -EINVAL;
-			}
+			if (n % 1000)
+				return prf_set_error(error, -EINVAL, "%s: '%s' is not a whole number of seconds",
+						     s->name, value);
 			n /= 1000;
 		}
 		break;
 	default: {
 		char *end;
 
-		if (parse_number(value, &n, &end) < 0 || *end) {
-			snprintf(error, error_size, "%s: '%s' is not a number", s->name, value);
-			return -EINVAL;
-		}
+		if (parse_number(value, &n, &end) < 0 || *end)
+			return prf_set_error(error, -EINVAL, "%s: '%s' is not a number", s->name,
+					     value);
 		break;
 	}
 	}
-	if ((s->min || s->max) && (n < s->min || n > s->max)) {
-		snprintf(error, error_size, "%s: %s is out of range (%llu to %llu)",
-			 s->name, value, (unsigned long long)s->min,
-			 (unsigned long long)s->max);
-		return -ERANGE;
-	}
+	if ((s->min || s->max) && (n < s->min || n > s->max))
+		return prf_set_error(error, -ERANGE, "%s: %s is out of range (%llu to %llu)",
+				     s->name, value, (unsigned long long)s->min,
+				     (unsigned long long)s->max);
 	/*
 	 * The kernel maps 2^n data pages only; said here, this is exit status
 	 * 2, which the service does not restart on, rather than a failure at
 	 * run time that it would restart every RestartSec for good.
 	 */
-	if (s->offset == AT(ring_pages) && (n & (n - 1))) {
-		snprintf(error, error_size, "%s: %s is not a power of two", s->name, value);
-		return -EINVAL;
-	}
+	if (s->offset == AT(ring_pages) && (n & (n - 1)))
+		return prf_set_error(error, -EINVAL, "%s: %s is not a power of two", s->name,
+				     value);
 	switch (s->kind) {
 	case KIND_U32:
 	case KIND_MILLISECONDS:
@@ -500,15 +481,13 @@ static int apply(struct perfrecd_options *o, const struct setting *s,
 }
 
 int prd_options_set(struct perfrecd_options *o, const char *key, const char *value,
-		    char *error, size_t error_size)
+		    struct prf_error *error)
 {
 	const struct setting *s = find_setting(key);
 
-	if (!s || !s->config_file) {
-		snprintf(error, error_size, "unknown key '%s'", key);
-		return -EINVAL;
-	}
-	return apply(o, s, value, error, error_size);
+	if (!s || !s->config_file)
+		return prf_set_error(error, -EINVAL, "unknown key '%s'", key);
+	return apply(o, s, value, error);
 }
 
 static char *trim(char *s)
@@ -527,7 +506,8 @@ static char *trim(char *s)
 /* Returns 0, -ENOENT when the file is absent, or -EINVAL after a message. */
 static int load_config(struct perfrecd_options *o, const char *path)
 {
-	char line[4096], error[512];
+	struct prf_error error;
+	char line[4096];
 	unsigned number = 0;
 	FILE *f = fopen(path, "re");
 
@@ -557,8 +537,8 @@ static int load_config(struct perfrecd_options *o, const char *path)
 		*equals = '\0';
 		key = trim(key);
 		value = trim(equals + 1);
-		if (prd_options_set(o, key, value, error, sizeof(error)) < 0) {
-			prd_log_usage_error("%s:%u: %s", path, number, error);
+		if (prd_options_set(o, key, value, &error) < 0) {
+			prd_log_usage_error("%s:%u: %s", path, number, error.message);
 			goto bad;
 		}
 	}
@@ -699,7 +679,7 @@ static int find_config_path(struct perfrecd_options *o, int argc, char **argv,
 int prd_options_parse(struct perfrecd_options *o, int argc, char **argv)
 {
 	struct option long_options[sizeof(settings) / sizeof(settings[0]) + 8];
-	char error[512];
+	struct prf_error error;
 	int c, ret;
 
 	build_long_options(long_options);
@@ -761,8 +741,8 @@ int prd_options_parse(struct perfrecd_options *o, int argc, char **argv)
 		}
 		if (s->kind == KIND_FLAG)
 			value = "yes";
-		if (apply(o, s, value, error, sizeof(error)) < 0) {
-			prd_log_usage_error("--%s", error);
+		if (apply(o, s, value, &error) < 0) {
+			prd_log_usage_error("--%s", error.message);
 			return -EINVAL;
 		}
 	}

@@ -93,6 +93,6 @@ int prd_options_parse(struct perfrecd_options *options, int argc, char **argv);
  * suffixes, times s/m/h/d.  Returns 0 or -EINVAL with a message in error.
  */
 int prd_options_set(struct perfrecd_options *options, const char *key,
-		    const char *value, char *error, size_t error_size);
+		    const char *value, struct prf_error *error);
 
 #endif

@@ -52,18 +52,6 @@ struct output {
 	struct output_totals totals;	/* of finished files */
 };
 
-__attribute__((format(printf, 3, 4)))
-static int fail(struct prf_error *error, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	error->code = code;
-	va_start(ap, fmt);
-	vsnprintf(error->message, sizeof(error->message), fmt, ap);
-	va_end(ap);
-	return code;
-}
-
 /* In the output directory, held with flock() by the daemon writing there. */
 #define LOCK_FILE ".perfrecd.lock"
 
@@ -89,15 +77,15 @@ static int check_directory(const char *directory, const struct stat *st,
 	char owner[96], us[96];
 
 	if (st->st_uid != geteuid() && st->st_uid != 0)
-		return fail(error, -EPERM, "output directory %s belongs to %s, not to %s%s: "
-			    "refusing to write captures there", directory,
-			    user_name(st->st_uid, owner, sizeof(owner)),
-			    user_name(geteuid(), us, sizeof(us)), geteuid() ? " or root" : "");
+		return prf_set_error(error, -EPERM, "output directory %s belongs to %s, not to %s%s: "
+				     "refusing to write captures there", directory,
+				     user_name(st->st_uid, owner, sizeof(owner)),
+				     user_name(geteuid(), us, sizeof(us)), geteuid() ? " or root" : "");
 	if (st->st_mode & (S_IWGRP | S_IWOTH))
-		return fail(error, -EPERM, "output directory %s has mode %04o: writable by %s, "
-			    "who could replace or plant files there (chmod go-w it)", directory,
-			    (unsigned)(st->st_mode & 07777),
-			    st->st_mode & S_IWOTH ? "everyone" : "its group");
+		return prf_set_error(error, -EPERM, "output directory %s has mode %04o: writable by %s, "
+				     "who could replace or plant files there (chmod go-w it)", directory,
+				     (unsigned)(st->st_mode & 07777),
+				     st->st_mode & S_IWOTH ? "everyone" : "its group");
 	return 0;
 }
 
@@ -106,10 +94,10 @@ int prd_output_check_directory(const char *directory, struct prf_error *error)
 	struct stat st;
 
 	if (stat(directory, &st) < 0)
-		return errno == ENOENT ? 0 : fail(error, -errno, "output directory %s: %s",
-						  directory, strerror(errno));
+		return errno == ENOENT ? 0 : prf_set_error(error, -errno, "output directory %s: %s",
+							   directory, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return fail(error, -ENOTDIR, "output directory %s: %s", directory, strerror(ENOTDIR));
+		return prf_set_error(error, -ENOTDIR, "output directory %s: %s", directory, strerror(ENOTDIR));
 	return check_directory(directory, &st, error);
 }
 
@@ -121,17 +109,17 @@ static int lock_directory(struct output *o, struct prf_error *error)
 
 	o->lock_fd = openat(o->dir_fd, LOCK_FILE, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (o->lock_fd < 0)
-		return fail(error, -errno, "%s/%s: %s", o->directory, LOCK_FILE, strerror(errno));
+		return prf_set_error(error, -errno, "%s/%s: %s", o->directory, LOCK_FILE, strerror(errno));
 	if (flock(o->lock_fd, LOCK_EX | LOCK_NB) < 0) {
 		int err = errno;
 
 		if (err != EWOULDBLOCK)
-			return fail(error, -err, "%s/%s: %s", o->directory, LOCK_FILE, strerror(err));
+			return prf_set_error(error, -err, "%s/%s: %s", o->directory, LOCK_FILE, strerror(err));
 		n = pread(o->lock_fd, text, sizeof(text) - 1, 0);
 		text[n > 0 ? n : 0] = '\0';
 		text[strcspn(text, "\n")] = '\0';
-		return fail(error, -EBUSY, "output directory %s is in use by another perfrecd (pid %s)",
-			    o->directory, text[0] ? text : "unknown");
+		return prf_set_error(error, -EBUSY, "output directory %s is in use by another perfrecd (pid %s)",
+				     o->directory, text[0] ? text : "unknown");
 	}
 	n = snprintf(text, sizeof(text), "%ld\n", (long)getpid());
 	if (ftruncate(o->lock_fd, 0) < 0 || pwrite(o->lock_fd, text, (size_t)n, 0) != n)
@@ -150,8 +138,8 @@ static int find_group(struct output *o, struct prf_error *error)
 	errno = 0;
 	g = getgrnam(o->config.group);
 	if (!g)
-		return fail(error, -EINVAL, "group %s: %s", o->config.group,
-			    errno ? strerror(errno) : "no such group");
+		return prf_set_error(error, -EINVAL, "group %s: %s", o->config.group,
+				     errno ? strerror(errno) : "no such group");
 	o->group = g->gr_gid;
 	o->file_mode = 0640;
 	return 0;
@@ -168,11 +156,11 @@ int prd_output_open(struct output **out, const struct output_config *config,
 
 	*out = NULL;
 	if (mkdir(config->directory, 0750) < 0 && errno != EEXIST)
-		return fail(error, -errno, "output directory %s: %s",
+		return prf_set_error(error, -errno, "output directory %s: %s",
 				     config->directory, strerror(errno));
 	o = calloc(1, sizeof(*o));
 	if (!o)
-		return fail(error, -ENOMEM, "out of memory");
+		return prf_set_error(error, -ENOMEM, "out of memory");
 	o->fd = -1;
 	o->lock_fd = -1;
 	o->config = *config;
@@ -188,7 +176,7 @@ int prd_output_open(struct output **out, const struct output_config *config,
 	if (o->dir_fd < 0) {
 		ret = -errno;
 		prd_output_close(o);
-		return fail(error, ret, "output directory %s: %s",
+		return prf_set_error(error, ret, "output directory %s: %s",
 				     config->directory, strerror(-ret));
 	}
 	if (faccessat(o->dir_fd, ".", W_OK | X_OK, AT_EACCESS) < 0 ||
@@ -197,12 +185,12 @@ int prd_output_open(struct output **out, const struct output_config *config,
 		if (fstatvfs(o->dir_fd, &vfs) == 0 && (vfs.f_flag & ST_RDONLY))
 			ret = -EROFS;
 		prd_output_close(o);
-		return fail(error, ret, "output directory %s: %s",
+		return prf_set_error(error, ret, "output directory %s: %s",
 				     config->directory, strerror(-ret));
 	}
 	ret = find_group(o, error);
 	if (!ret && fstat(o->dir_fd, &st) < 0)
-		ret = fail(error, -errno, "output directory %s: %s", o->directory, strerror(errno));
+		ret = prf_set_error(error, -errno, "output directory %s: %s", o->directory, strerror(errno));
 	if (!ret)
 		ret = check_directory(o->directory, &st, error);
 	if (!ret)

@@ -137,14 +137,14 @@ static int parse_pid(const char *name, pid_t *pid)
 	long value = 0;
 
 	if (*name < '1' || *name > '9')
-		return -1;
+		return -EINVAL;
 	for (; *name; name++) {
 		if (*name < '0' || *name > '9' || value > INT_MAX / 10)
-			return -1;
+			return -EINVAL;
 		value = value * 10 + (*name - '0');
 	}
 	if (value > INT_MAX)
-		return -1;
+		return -EINVAL;
 	*pid = (pid_t)value;
 	return 0;
 }
@@ -420,7 +420,7 @@ static const char *parse_hex_field(const char *p, char sep, uint64_t *value)
 /*
  * "start-end perm offset maj:min inode   path": the path, if any, is the
  * rest of the line, " (deleted)" and all, as perf keeps it.  Only lines
- * with 'x' are parsed past perm; returns 0 for those, -1 to skip.
+ * with 'x' are parsed past perm; returns 0 for those, -EINVAL to skip.
  */
 static int parse_map_line(const char *p, struct map_line *m)
 {
@@ -429,10 +429,10 @@ static int parse_map_line(const char *p, struct map_line *m)
 
 	if (!(p = parse_hex_field(p, '-', &m->start)) ||
 	    !(p = parse_hex_field(p, ' ', &m->end)))
-		return -1;
+		return -EINVAL;
 	perm = p;
 	if (strnlen(perm, 5) < 5 || perm[2] != 'x' || perm[4] != ' ')
-		return -1;
+		return -EINVAL;
 	m->prot = PROT_EXEC | (perm[0] == 'r' ? PROT_READ : 0) |
 		  (perm[1] == 'w' ? PROT_WRITE : 0);
 	m->flags = perm[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
@@ -440,7 +440,7 @@ static int parse_map_line(const char *p, struct map_line *m)
 	if (!(p = parse_hex_field(p, ' ', &m->offset)) ||
 	    !(p = parse_hex_field(p, ':', &major)) ||
 	    !(p = parse_hex_field(p, ' ', &minor)))
-		return -1;
+		return -EINVAL;
 	m->major = (uint32_t)major;
 	m->minor = (uint32_t)minor;
 	m->inode = strtoull(p, (char **)&p, 10);

@@ -61,7 +61,7 @@ static int other_pidns(const struct task_meta *m, const char *task)
 
 /*
  * "NSpid:\t4242\t17\t1": the pid in each namespace from the host's in;
- * the last is the innermost.  0 and the values, or -1.
+ * the last is the innermost.  0 and the values, or -EINVAL.
  */
 static int parse_nspid(const char *status, uint32_t *ns_id, uint32_t *level)
 {
@@ -71,7 +71,7 @@ static int parse_nspid(const char *status, uint32_t *ns_id, uint32_t *level)
 	char *end;
 
 	if (!p)
-		return -1;
+		return -EINVAL;
 	p += 7;
 	for (;;) {
 		while (*p == '\t' || *p == ' ')
@@ -83,7 +83,7 @@ static int parse_nspid(const char *status, uint32_t *ns_id, uint32_t *level)
 		count++;
 	}
 	if (count < 2 || value > UINT32_MAX)
-		return -1;
+		return -EINVAL;
 	*ns_id = (uint32_t)value;
 	*level = count - 1;
 	return 0;
@@ -99,12 +99,14 @@ static int read_ns_id(const struct task_meta *m, const char *task, uint32_t *ns_
 	snprintf(path, sizeof(path), "%s/status", task);
 	fd = openat(m->proc_fd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return -errno;
 	text[0] = '\n';
 	n = read(fd, text + 1, sizeof(text) - 2);
+	if (n < 0)
+		n = -errno;
 	close(fd);
 	if (n <= 0)
-		return -1;
+		return n < 0 ? (int)n : -ENODATA;
 	text[n + 1] = '\0';
 	return parse_nspid(text, ns_id, level);
 }
@@ -141,10 +143,10 @@ static int parse_id(const char *s, pid_t *id)
 	long v;
 
 	if (*s < '1' || *s > '9')
-		return -1;
+		return -EINVAL;
 	v = strtol(s, &end, 10);
 	if (*end || v > INT32_MAX)
-		return -1;
+		return -EINVAL;
 	*id = (pid_t)v;
 	return 0;
 }
