@@ -66,18 +66,24 @@ static int is_hex(const char *s, size_t min, size_t max)
 	return !s[n] && n >= min && n <= max;
 }
 
+/* fd read as a directory; NULL, and fd closed, if it is none. */
+static DIR *dir_of(int fd)
+{
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!dir && fd >= 0)
+		close(fd);
+	return dir;
+}
+
 /* The regular files of xx/ already there (another run's); the rest is left alone. */
 static void scan_subdir(struct bincache *c, const char *sub)
 {
-	int fd = openat(c->dir_fd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *dir = dir_of(openat(c->dir_fd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
 	struct dirent *e;
 
-	if (!dir) {
-		if (fd >= 0)
-			close(fd);
+	if (!dir)
 		return;
-	}
 	while ((e = readdir(dir))) {
 		char name[sizeof(c->files[0].name)];
 		struct stat st;
@@ -103,15 +109,11 @@ static void scan_subdir(struct bincache *c, const char *sub)
 
 static void scan(struct bincache *c)
 {
-	int fd = dup(c->dir_fd);
-	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *dir = dir_of(dup(c->dir_fd));
 	struct dirent *e;
 
-	if (!dir) {
-		if (fd >= 0)
-			close(fd);
+	if (!dir)
 		return;
-	}
 	while ((e = readdir(dir)))
 		if (is_hex(e->d_name, 2, 2))
 			scan_subdir(c, e->d_name);

@@ -290,6 +290,25 @@ static void source_remove(struct jit_maps *maps, struct jit_source *source)
 	*source = maps->sources[--maps->count];
 }
 
+/*
+ * The end of a read of source to offset: where the next one starts (when
+ * it went to the end), the text as a record, and once, that --jit-map-size
+ * cut it ("is larger than", "has more code than").
+ */
+static void read_done(struct jit_maps *maps, struct jit_source *source, uint64_t offset,
+		      uint64_t limit, uint64_t record_offset, uint32_t flags, int cut,
+		      const char *too_big, const struct record_sink *sink)
+{
+	if (limit == UINT64_MAX)
+		source->offset = offset;
+	if (cut && !(flags & PRF_JIT_RESTATED)) {
+		source->cut = 1;
+		prd_log_notice("process %u: /%s %s --jit-map-size (%" PRIu64 " bytes): the rest is not copied",
+			       source->pid, source->path, too_big, maps->max_bytes);
+	}
+	emit_text(maps, source, record_offset, flags | (cut ? PRF_JIT_CUT : 0), sink);
+}
+
 /* ---- perf maps: whole lines ------------------------------------------ */
 
 /*
@@ -336,14 +355,7 @@ static void read_map(struct jit_maps *maps, struct jit_source *source, uint64_t 
 		offset += used;
 		budget = budget > used ? budget - used : 0;
 	}
-	if (limit == UINT64_MAX)
-		source->offset = offset;
-	if (cut && !(flags & PRF_JIT_RESTATED)) {
-		source->cut = 1;
-		prd_log_notice("process %u: /%s is larger than --jit-map-size (%" PRIu64 " bytes): the rest is not copied",
-			       source->pid, source->path, maps->max_bytes);
-	}
-	emit_text(maps, source, record_offset, flags | (cut ? PRF_JIT_CUT : 0), sink);
+	read_done(maps, source, offset, limit, record_offset, flags, cut, "is larger than", sink);
 }
 
 /* ---- jitdump: code loads as map lines --------------------------------- */
@@ -427,14 +439,7 @@ static void read_dump(struct jit_maps *maps, struct jit_source *source, uint64_t
 		offset += prefix.total_size;
 		budget = budget > prefix.total_size ? budget - prefix.total_size : 0;
 	}
-	if (limit == UINT64_MAX)
-		source->offset = offset;
-	if (cut && !(flags & PRF_JIT_RESTATED)) {
-		source->cut = 1;
-		prd_log_notice("process %u: /%s has more code than --jit-map-size (%" PRIu64 " bytes): the rest is not copied",
-			       source->pid, source->path, maps->max_bytes);
-	}
-	emit_text(maps, source, record_offset, flags | (cut ? PRF_JIT_CUT : 0), sink);
+	read_done(maps, source, offset, limit, record_offset, flags, cut, "has more code than", sink);
 }
 
 static void source_poll(struct jit_maps *maps, struct jit_source *source,
