@@ -480,8 +480,13 @@ static int apply(struct perfrecd_options *o, const struct setting *s,
 	return 0;
 }
 
-int prd_options_set(struct perfrecd_options *o, const char *key, const char *value,
-		    struct prf_error *error)
+/*
+ * Applies one "key = value" setting of the config file (its keys are the
+ * long flag names: frequency, event, output, rotate-size, ...).  Sizes
+ * take K/M/G suffixes, times s/m/h/d.  0, or -EINVAL with the message.
+ */
+static int config_set(struct perfrecd_options *o, const char *key, const char *value,
+		      struct prf_error *error)
 {
 	const struct setting *s = find_setting(key);
 
@@ -537,7 +542,7 @@ static int load_config(struct perfrecd_options *o, const char *path)
 		*equals = '\0';
 		key = trim(key);
 		value = trim(equals + 1);
-		if (prd_options_set(o, key, value, &error) < 0) {
+		if (config_set(o, key, value, &error) < 0) {
 			prd_log_usage_error("%s:%u: %s", path, number, error.message);
 			goto bad;
 		}

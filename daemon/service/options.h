@@ -87,12 +87,4 @@ void prd_options_fini(struct perfrecd_options *options);
  */
 int prd_options_parse(struct perfrecd_options *options, int argc, char **argv);
 
-/*
- * Applies one "key = value" setting (config file keys are the long flag
- * names: frequency, event, output, rotate-size, ...).  Sizes take K/M/G
- * suffixes, times s/m/h/d.  Returns 0 or -EINVAL with a message in error.
- */
-int prd_options_set(struct perfrecd_options *options, const char *key,
-		    const char *value, struct prf_error *error);
-
 #endif

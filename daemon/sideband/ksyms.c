@@ -363,10 +363,14 @@ static int is_kernel_mode(uint16_t misc)
 	return mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL;
 }
 
-/* The addresses readers look up (reader/report/aggregate.c's build_stack()). */
-int prd_ksyms_note_callchain(struct ksyms *ks, uint16_t misc, uint64_t ip,
-			     const uint64_t *callchain, uint64_t nr,
-			     const struct record_sink *sink, uint64_t time)
+/*
+ * ip when misc says kernel mode (0: none), and of the callchain (its
+ * PERF_CONTEXT_* markers as the kernel wrote them) the kernel entries,
+ * callers' less one: the addresses readers look up.
+ */
+static int note_callchain(struct ksyms *ks, uint16_t misc, uint64_t ip,
+			  const uint64_t *callchain, uint64_t nr,
+			  const struct record_sink *sink, uint64_t time)
 {
 	uint64_t ips[BATCH];
 	size_t n = 0;
@@ -418,5 +422,5 @@ int prd_ksyms_note_sample(struct ksyms *ks, const struct perf_event_attr *attr,
 	/* Most samples are of user code: nothing of theirs to look up. */
 	if (!is_kernel_mode(header->misc) && (!nr || callchain[0] == PERF_CONTEXT_USER))
 		return 0;
-	return prd_ksyms_note_callchain(ks, header->misc, ip, callchain, nr, sink, time);
+	return note_callchain(ks, header->misc, ip, callchain, nr, sink, time);
 }

@@ -40,17 +40,11 @@ int prd_ksyms_note_ips(struct ksyms *ks, const uint64_t *ips, size_t count,
 		       const struct record_sink *sink, uint64_t time);
 
 /*
- * The kernel addresses of a sample through prd_ksyms_note_ips(): ip when misc
- * says kernel mode (0: none), and of the callchain (PERF_CONTEXT_*
- * markers kept, as the kernel wrote it) the kernel entries, callers'
- * less one, as readers look up a call.  For a stack table: once per new
- * (misc, ip, callchain).
+ * The kernel addresses of a PERF_RECORD_SAMPLE laid out by attr, through
+ * prd_ksyms_note_ips(): ip when misc says kernel mode, and of the
+ * callchain the kernel entries, callers' less one, as readers look up a
+ * call.
  */
-int prd_ksyms_note_callchain(struct ksyms *ks, uint16_t misc, uint64_t ip,
-			     const uint64_t *callchain, uint64_t nr,
-			     const struct record_sink *sink, uint64_t time);
-
-/* prd_ksyms_note_callchain() of a PERF_RECORD_SAMPLE laid out by attr. */
 int prd_ksyms_note_sample(struct ksyms *ks, const struct perf_event_attr *attr,
 			  const void *record, size_t size,
 			  const struct record_sink *sink, uint64_t time);
