@@ -8,7 +8,8 @@
 #       ^                 ^
 #     sideband/         events/     records beside the samples (sideband.h);
 #       ^                 ^         perf_event_open, rings (events.h)
-#     libperfrec-daemon.a: collector.c, the poll loop that ties them
+#     libperfrec-daemon.a: the collector, the poll loop that ties them
+#                          (collector.c; records.c, files.c, setup.c)
 #       ^
 #     perfrecd: main.c
 #
@@ -21,7 +22,8 @@ include daemon/sideband/local.mk
 
 noinst_LIBRARIES += daemon/libperfrec-daemon.a
 daemon_libperfrec_daemon_a_SOURCES = \
-	daemon/collector.c daemon/collector.h
+	daemon/collector.h daemon/collector-internal.h \
+	daemon/collector.c daemon/records.c daemon/files.c daemon/setup.c
 daemon_libperfrec_daemon_a_CPPFLAGS = $(AM_CPPFLAGS) $(SERVICE_CPPFLAGS) \
 	$(EVENTS_CPPFLAGS) $(SIDEBAND_CPPFLAGS)
 

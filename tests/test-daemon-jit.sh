@@ -97,7 +97,7 @@ check "a map over --jit-map-size 256K: cut there, and said"
 run "$work/huge" --jit-map-size 256K -- "$python" "$fake" mmap map 20000 sleep 1
 rm -f "/tmp/perf-$fake_pid.map"
 # Not its status: MMAP2 records that another tool's attr.build_id events
-# garble while it runs (see build_attr() in daemon/collector.c) make it 1.
+# garble while it runs (see build_attr() in daemon/setup.c) make it 1.
 "$dump" "$(files_in "$work/huge")" >"$work/huge.dump" || :
 taken=$(awk -v pid="pid=$fake_pid" '/ JIT_MAP / && index($0, " " pid " ") {
 	for (i = 1; i <= NF; i++) if ($i ~ /^size=/) { sub(/size=/, "", $i); sum += $i } }

@@ -27,7 +27,7 @@ capture "$work/hit" sh -c "$workload --seconds 2 --touch-pages >/dev/null; dd if
 hit_file=$capture_file
 # Status 1 is a damaged file: MMAP2 records of the kernel's that do not
 # decode while another tool's event asks for build-ids (Linux 6.18, see
-# build_attr() in daemon/collector.c) are no concern here.
+# build_attr() in daemon/setup.c) are no concern here.
 status=0
 "$dump" --summary "$hit_file" >"$work/hit.summary" || status=$?
 [ "$status" -le 1 ] || fail "perfrec-dump --summary: status $status"
