@@ -38,7 +38,7 @@ static void add_meta(struct collector *c, const char *key, const char *fmt, ...)
 	size_t i = c->info.meta_count;
 	va_list ap;
 
-	if (i >= sizeof(c->meta) / sizeof(c->meta[0]))
+	if (i >= PRF_ARRAY_SIZE(c->meta))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(c->meta_values[i], sizeof(c->meta_values[i]), fmt, ap);

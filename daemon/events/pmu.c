@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "common.h"
 #include "pmu.h"
 
 #define PMU_DEVICES	"bus/event_source/devices"
@@ -111,7 +112,7 @@ static bool is_event_metadata(const char *name)
 	};
 	size_t len = strlen(name);
 
-	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+	for (size_t i = 0; i < PRF_ARRAY_SIZE(suffixes); i++) {
 		size_t n = strlen(suffixes[i]);
 
 		if (len > n && !strcmp(name + len - n, suffixes[i]))
@@ -321,7 +322,7 @@ static int apply_pseudo_term(struct pmu *pmu, struct perf_event_attr *attr,
 		*config_word(attr, t->name[6] ? t->name[6] - '0' : 0) = t->value;
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(sampling) / sizeof(sampling[0]); i++) {
+	for (size_t i = 0; i < PRF_ARRAY_SIZE(sampling); i++) {
 		if (!strcmp(t->name, sampling[i])) {
 			/* The caller fills sampling fields after prd_event_parse(). */
 			pmu_error(pmu, "term '%s' is not supported in event names: "

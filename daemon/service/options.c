@@ -199,7 +199,7 @@ static int parse_kernel_symbols(struct perfrecd_options *o, const char *value,
 		[KERNEL_SYMBOLS_NONE] = "none",
 	};
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (size_t i = 0; i < PRF_ARRAY_SIZE(names); i++) {
 		if (strcmp(value, names[i]) == 0) {
 			o->kernel_symbols = (enum kernel_symbols_mode)i;
 			return 0;
@@ -356,7 +356,7 @@ bad_empty:
 
 static const struct setting *find_setting(const char *name)
 {
-	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
+	for (size_t i = 0; i < PRF_ARRAY_SIZE(settings); i++)
 		if (strcmp(settings[i].name, name) == 0)
 			return &settings[i];
 	return NULL;
@@ -620,12 +620,12 @@ static void build_long_options(struct option *long_options)
 	};
 	size_t n = 0;
 
-	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
+	for (size_t i = 0; i < PRF_ARRAY_SIZE(settings); i++)
 		long_options[n++] = (struct option){
 			settings[i].name,
 			settings[i].kind == KIND_FLAG ? no_argument : required_argument,
 			NULL, (int)(OPTION_SETTING_BASE + i) };
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+	for (size_t i = 0; i < PRF_ARRAY_SIZE(fixed); i++)
 		long_options[n++] = fixed[i];
 	long_options[n] = (struct option){ 0 };
 }
@@ -683,7 +683,7 @@ static int find_config_path(struct perfrecd_options *o, int argc, char **argv,
 
 int prd_options_parse(struct perfrecd_options *o, int argc, char **argv)
 {
-	struct option long_options[sizeof(settings) / sizeof(settings[0]) + 8];
+	struct option long_options[PRF_ARRAY_SIZE(settings) + 8];
 	struct prf_error error;
 	int c, ret;
 
@@ -732,7 +732,7 @@ int prd_options_parse(struct perfrecd_options *o, int argc, char **argv)
 		if (c >= OPTION_SETTING_BASE && c < OPTION_CHECK_CONFIG) {
 			s = &settings[c - OPTION_SETTING_BASE];
 		} else {
-			for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
+			for (size_t i = 0; i < PRF_ARRAY_SIZE(settings); i++)
 				if (settings[i].short_name == c)
 					s = &settings[i];
 		}
