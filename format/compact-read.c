@@ -14,7 +14,7 @@
 #include <errno.h>
 #include "internal.h"
 
-struct compact_node {
+struct prf_compact_node {
 	uint64_t frame;
 	uint64_t hash;
 	uint32_t parent;
@@ -74,7 +74,7 @@ static int reserve(void **buf, size_t *capacity, size_t need, size_t item)
 	return 0;
 }
 
-void compact_buffers_free(struct compact_buffers *b)
+void prf_compact_buffers_free(struct prf_compact_buffers *b)
 {
 	free(b->records);
 	free(b->refs);
@@ -85,7 +85,7 @@ void compact_buffers_free(struct compact_buffers *b)
 
 /* ---- the stack table ------------------------------------------------- */
 
-static int read_stacks(const uint8_t *record, size_t size, struct compact_buffers *b,
+static int read_stacks(const uint8_t *record, size_t size, struct prf_compact_buffers *b,
 		       uint32_t *count, const char **why)
 {
 	struct prf_stacks_record head;
@@ -128,12 +128,12 @@ static int read_stacks(const uint8_t *record, size_t size, struct compact_buffer
 		*why = "stack table's addresses are malformed";
 		return -EBADMSG;
 	}
-	b->nodes[0] = (struct compact_node){ .hash = 0 };
+	b->nodes[0] = (struct prf_compact_node){ .hash = 0 };
 	for (uint32_t n = 1; n <= head.count; n++) {
 		uint64_t back = get_varint(&parents);
 		uint64_t index = get_varint(&indexes);
-		struct compact_node *node = &b->nodes[n];
-		const struct compact_node *parent;
+		struct prf_compact_node *node = &b->nodes[n];
+		const struct prf_compact_node *parent;
 
 		if (parents.bad || indexes.bad || back >= n || index >= head.frame_count) {
 			*why = parents.bad || indexes.bad ? "stack table runs past its record" :
@@ -181,7 +181,7 @@ struct sample_state {
 };
 
 struct output {
-	struct compact_buffers *b;
+	struct prf_compact_buffers *b;
 	size_t used;			/* bytes of records */
 	size_t count;			/* records, and refs */
 };
@@ -286,12 +286,12 @@ static int read_fields(const struct prf_reader *reader, uint8_t flags, struct cu
 }
 
 static int expand_sample(const struct prf_reader *reader, uint8_t flags,
-			 struct cursor columns[], const struct compact_buffers *b,
+			 struct cursor columns[], const struct prf_compact_buffers *b,
 			 uint32_t stack_count, struct sample_state *s, struct output *o,
 			 const char **why)
 {
 	struct cursor *fields = &columns[PRF_COLUMN_FIELDS];
-	const struct compact_node *node;
+	const struct prf_compact_node *node;
 	uint64_t stack = 0, tail = 0, predicted;
 	size_t size;
 	uint8_t *p;
@@ -465,8 +465,8 @@ static int is_compact(uint32_t type)
 	return type >= PRF_RECORD_BASE + 0x100 && type <= PRF_RECORD_BASE + 0x1ff;
 }
 
-int compact_expand(const struct prf_reader *reader, const uint8_t *payload, size_t size,
-		   struct compact_buffers *b, struct prf_chunk *out, const char **why)
+int prf_compact_expand(const struct prf_reader *reader, const uint8_t *payload, size_t size,
+		       struct prf_compact_buffers *b, struct prf_chunk *out, const char **why)
 {
 	struct output o = { .b = b };
 	uint32_t stack_count = 0, stacks_defined = 0;
@@ -488,7 +488,7 @@ int compact_expand(const struct prf_reader *reader, const uint8_t *payload, size
 		return 0;
 	if (reserve((void **)&b->nodes, &b->nodes_capacity, 1, sizeof(*b->nodes)) < 0)
 		return -ENOMEM;
-	b->nodes[0] = (struct compact_node){ 0 };
+	b->nodes[0] = (struct prf_compact_node){ 0 };
 	for (position = 0; position < size;) {
 		const uint8_t *record = payload + position;
 		size_t record_size = 8;

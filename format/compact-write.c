@@ -41,7 +41,7 @@ struct event_slot {
 	uint32_t index;
 };
 
-struct compact_writer {
+struct prf_compact_writer {
 	/* the file's events: their layouts and who owns which id */
 	uint64_t *sample_types;
 	uint8_t *clocks;		/* prf_event_is_clock() of each */
@@ -112,9 +112,9 @@ static int compare_slots(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-int compact_writer_new(struct compact_writer **out, const struct prf_file_info *info)
+int prf_compact_writer_new(struct prf_compact_writer **out, const struct prf_file_info *info)
 {
-	struct compact_writer *cw = calloc(1, sizeof(*cw));
+	struct prf_compact_writer *cw = calloc(1, sizeof(*cw));
 	size_t ids = 0;
 
 	*out = NULL;
@@ -133,7 +133,7 @@ int compact_writer_new(struct compact_writer **out, const struct prf_file_info *
 	cw->nodes = malloc(cw->node_capacity * sizeof(*cw->nodes));
 	if (!cw->sample_types || !cw->clocks || !cw->ids || !cw->slots || !cw->frame_slots ||
 	    !cw->hashes || !cw->nodes) {
-		compact_writer_free(cw);
+		prf_compact_writer_free(cw);
 		return -ENOMEM;
 	}
 	cw->slot_mask = SLOTS_INITIAL - 1;
@@ -150,12 +150,12 @@ int compact_writer_new(struct compact_writer **out, const struct prf_file_info *
 	/* The reader's rule (prf_reader_event_for()): only IDENTIFIER is found blind. */
 	cw->by_identifier = info->event_count > 1 &&
 			    (cw->sample_types[0] & PERF_SAMPLE_IDENTIFIER);
-	compact_writer_reset(cw);
+	prf_compact_writer_reset(cw);
 	*out = cw;
 	return 0;
 }
 
-void compact_writer_free(struct compact_writer *cw)
+void prf_compact_writer_free(struct prf_compact_writer *cw)
 {
 	if (!cw)
 		return;
@@ -174,7 +174,7 @@ void compact_writer_free(struct compact_writer *cw)
 	free(cw);
 }
 
-void compact_writer_reset(struct compact_writer *cw)
+void prf_compact_writer_reset(struct prf_compact_writer *cw)
 {
 	memset(cw->slots, 0, (cw->slot_mask + 1) * sizeof(*cw->slots));
 	memset(cw->frame_slots, 0, (cw->frame_slot_mask + 1) * sizeof(*cw->frame_slots));
@@ -195,7 +195,7 @@ void compact_writer_reset(struct compact_writer *cw)
 
 /* ---- the stack table ------------------------------------------------ */
 
-static int chain_matches(const struct compact_writer *cw, uint32_t n,
+static int chain_matches(const struct prf_compact_writer *cw, uint32_t n,
 			 const uint64_t *chain, size_t length)
 {
 	for (size_t i = 0; i < length; i++, n = cw->nodes[n].parent)
@@ -204,7 +204,7 @@ static int chain_matches(const struct compact_writer *cw, uint32_t n,
 	return 1;
 }
 
-static uint32_t lookup(const struct compact_writer *cw, uint64_t hash,
+static uint32_t lookup(const struct prf_compact_writer *cw, uint64_t hash,
 		       const uint64_t *chain, size_t length)
 {
 	for (size_t slot = hash & cw->slot_mask;; slot = (slot + 1) & cw->slot_mask) {
@@ -218,7 +218,7 @@ static uint32_t lookup(const struct compact_writer *cw, uint64_t hash,
 	}
 }
 
-static void insert_slot(struct compact_writer *cw, uint32_t n)
+static void insert_slot(struct prf_compact_writer *cw, uint32_t n)
 {
 	size_t slot = cw->nodes[n].hash & cw->slot_mask;
 
@@ -245,7 +245,7 @@ static int grow_slots(uint32_t **slots, size_t *mask, size_t need)
 	return 1;
 }
 
-static void insert_frame_slot(struct compact_writer *cw, uint32_t f)
+static void insert_frame_slot(struct prf_compact_writer *cw, uint32_t f)
 {
 	size_t slot = prf_stack_hash_step(0, cw->frames[f].address) & cw->frame_slot_mask;
 
@@ -255,7 +255,7 @@ static void insert_frame_slot(struct compact_writer *cw, uint32_t f)
 }
 
 /* Room for more nodes and as many new frames; tables at most half full. */
-static int make_room(struct compact_writer *cw, size_t more)
+static int make_room(struct prf_compact_writer *cw, size_t more)
 {
 	size_t need = cw->node_count + more + 1;
 	size_t frames = cw->frame_count + more + 1;
@@ -310,7 +310,7 @@ static int make_room(struct compact_writer *cw, size_t more)
 }
 
 /* The number of address in the chunk's frames, added if new; room made. */
-static uint32_t frame_number(struct compact_writer *cw, uint64_t address)
+static uint32_t frame_number(struct prf_compact_writer *cw, uint64_t address)
 {
 	size_t slot = prf_stack_hash_step(0, address) & cw->frame_slot_mask;
 	uint32_t f;
@@ -336,7 +336,7 @@ static size_t varint_size(uint64_t v)
 }
 
 /* The stack number of chain (0 for an empty one), interned if new. */
-static int intern(struct compact_writer *cw, const uint64_t *chain, size_t length,
+static int intern(struct prf_compact_writer *cw, const uint64_t *chain, size_t length,
 		  uint32_t *out)
 {
 	uint64_t *hashes = cw->hashes;
@@ -381,7 +381,7 @@ static int intern(struct compact_writer *cw, const uint64_t *chain, size_t lengt
 /* ---- samples -------------------------------------------------------- */
 
 /* Which of the file's events a sample is, as a reader will find it. */
-static int event_of(const struct compact_writer *cw, const uint8_t *record, size_t size,
+static int event_of(const struct prf_compact_writer *cw, const uint8_t *record, size_t size,
 		    uint32_t *index)
 {
 	size_t lo = 0, hi = cw->id_count;
@@ -491,7 +491,7 @@ static uint64_t first_address(const struct node *nodes, uint32_t n, uint64_t oth
 	return otherwise;
 }
 
-static int add_verbatim(struct compact_writer *cw, const void *record, size_t size)
+static int add_verbatim(struct prf_compact_writer *cw, const void *record, size_t size)
 {
 	if (buffer_reserve(&cw->columns[PRF_COLUMN_FLAGS], 1) < 0 ||
 	    buffer_reserve(&cw->columns[PRF_COLUMN_FIELDS], 10) < 0 ||
@@ -508,7 +508,7 @@ static int add_verbatim(struct compact_writer *cw, const void *record, size_t si
 	return 0;
 }
 
-int compact_writer_add(struct compact_writer *cw, const void *record, size_t size)
+int prf_compact_writer_add(struct prf_compact_writer *cw, const void *record, size_t size)
 {
 	const uint8_t *bytes = record;
 	struct buffer *fields = &cw->columns[PRF_COLUMN_FIELDS];
@@ -609,7 +609,7 @@ int compact_writer_add(struct compact_writer *cw, const void *record, size_t siz
 
 /* ---- the records ------------------------------------------------------ */
 
-static size_t columns_size(const struct compact_writer *cw)
+static size_t columns_size(const struct prf_compact_writer *cw)
 {
 	size_t total = 0;
 
@@ -619,7 +619,7 @@ static size_t columns_size(const struct compact_writer *cw)
 }
 
 /* At most: the frames' and indexes' varints are known only when sorted. */
-size_t compact_writer_size(const struct compact_writer *cw)
+size_t prf_compact_writer_size(const struct prf_compact_writer *cw)
 {
 	size_t index_size = varint_size(cw->frame_count);
 
@@ -630,14 +630,9 @@ size_t compact_writer_size(const struct compact_writer *cw)
 	       sizeof(struct prf_compact_samples_record) + PRF_ALIGN8(columns_size(cw));
 }
 
-size_t compact_writer_expanded(const struct compact_writer *cw)
+size_t prf_compact_writer_expanded(const struct prf_compact_writer *cw)
 {
 	return cw->expanded;
-}
-
-uint32_t compact_writer_count(const struct compact_writer *cw)
-{
-	return cw->count;
 }
 
 static int compare_frames(const void *a, const void *b)
@@ -658,7 +653,7 @@ static uint8_t *emit_varint(uint8_t *p, uint64_t v)
 }
 
 /* The STACKS record: the frames sorted, so that their deltas are small. */
-static size_t emit_stacks(struct compact_writer *cw, uint8_t *out)
+static size_t emit_stacks(struct prf_compact_writer *cw, uint8_t *out)
 {
 	struct prf_stacks_record head = { 0 };
 	uint8_t *start = out + sizeof(head), *p = start, *mark;
@@ -694,7 +689,7 @@ static size_t emit_stacks(struct compact_writer *cw, uint8_t *out)
 	return size;
 }
 
-size_t compact_writer_emit(struct compact_writer *cw, uint8_t *out)
+size_t prf_compact_writer_emit(struct prf_compact_writer *cw, uint8_t *out)
 {
 	struct prf_compact_samples_record samples = { 0 };
 	size_t stacks_size = emit_stacks(cw, out);
@@ -714,6 +709,6 @@ size_t compact_writer_emit(struct compact_writer *cw, uint8_t *out)
 	memcpy(out, &samples, sizeof(samples));
 	memset(out + at, 0, samples.header.size - at);
 	at = stacks_size + samples.header.size;
-	compact_writer_reset(cw);
+	prf_compact_writer_reset(cw);
 	return at;
 }

@@ -13,12 +13,12 @@
 
 struct slot {
 	struct prf_chunk chunk;
-	struct chunk_buffers buffers;
+	struct prf_chunk_buffers buffers;
 	struct prf_read_stats stats;	/* the reader's, after this chunk */
 	int ret;
 };
 
-struct read_ahead {
+struct prf_read_ahead {
 	struct prf_reader *reader;
 	pthread_t thread;
 	pthread_mutex_t lock;
@@ -33,7 +33,7 @@ struct read_ahead {
 
 static void *read_chunks(void *arg)
 {
-	struct read_ahead *a = arg;
+	struct prf_read_ahead *a = arg;
 
 	for (;;) {
 		struct slot *slot;
@@ -61,9 +61,9 @@ static void *read_chunks(void *arg)
 	}
 }
 
-int read_ahead_start(struct read_ahead **out, struct prf_reader *reader)
+int prf_read_ahead_start(struct prf_read_ahead **out, struct prf_reader *reader)
 {
-	struct read_ahead *a = calloc(1, sizeof(*a));
+	struct prf_read_ahead *a = calloc(1, sizeof(*a));
 	int ret;
 
 	if (!a)
@@ -83,7 +83,7 @@ int read_ahead_start(struct read_ahead **out, struct prf_reader *reader)
 	return 0;
 }
 
-int read_ahead_next(struct read_ahead *a, struct prf_chunk *chunk)
+int prf_read_ahead_next(struct prf_read_ahead *a, struct prf_chunk *chunk)
 {
 	struct slot *slot;
 
@@ -107,12 +107,12 @@ int read_ahead_next(struct read_ahead *a, struct prf_chunk *chunk)
 	return 1;
 }
 
-void read_ahead_stats(const struct read_ahead *a, struct prf_read_stats *stats)
+void prf_read_ahead_stats(const struct prf_read_ahead *a, struct prf_read_stats *stats)
 {
 	*stats = a->stats;
 }
 
-void read_ahead_stop(struct read_ahead *a)
+void prf_read_ahead_stop(struct prf_read_ahead *a)
 {
 	if (!a)
 		return;
@@ -124,7 +124,7 @@ void read_ahead_stop(struct read_ahead *a)
 	for (size_t i = 0; i < SLOTS; i++) {
 		free(a->slots[i].buffers.stored);
 		free(a->slots[i].buffers.raw);
-		compact_buffers_free(&a->slots[i].buffers.compact);
+		prf_compact_buffers_free(&a->slots[i].buffers.compact);
 	}
 	pthread_cond_destroy(&a->changed);
 	pthread_mutex_destroy(&a->lock);

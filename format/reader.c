@@ -37,10 +37,10 @@ struct prf_reader {
 	size_t stored_capacity;
 	uint8_t *raw;
 	size_t raw_capacity;
-	struct compact_buffers compact;	/* compact samples, expanded */
+	struct prf_compact_buffers compact;	/* compact samples, expanded */
 	ZSTD_DCtx *dctx;
 	int skip_samples;		/* prf_reader_skip_samples() */
-	struct read_ahead *ahead;	/* prf_reader_read_ahead(): it reads the chunks */
+	struct prf_read_ahead *ahead;	/* prf_reader_read_ahead(): it reads the chunks */
 
 	prf_diag_fn diag;
 	void *diag_context;
@@ -417,13 +417,13 @@ void prf_reader_close(struct prf_reader *r)
 {
 	if (!r)
 		return;
-	read_ahead_stop(r->ahead);
+	prf_read_ahead_stop(r->ahead);
 	if (r->owns_fd)
 		close(r->fd);
 	ZSTD_freeDCtx(r->dctx);
 	free(r->stored);
 	free(r->raw);
-	compact_buffers_free(&r->compact);
+	prf_compact_buffers_free(&r->compact);
 	free(r->ids);
 	free(r->events);
 	free(r->meta);
@@ -448,7 +448,7 @@ void prf_reader_get_stats(const struct prf_reader *r,
 			  struct prf_read_stats *stats)
 {
 	if (r->ahead)
-		read_ahead_stats(r->ahead, stats);
+		prf_read_ahead_stats(r->ahead, stats);
 	else
 		*stats = r->stats;
 }
@@ -735,7 +735,7 @@ static int next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 			.record_count = skipped && h.samples ? h.samples : h.record_count,
 		};
 		if (!skipped && !(h.flags & PRF_CHUNK_FINAL)) {
-			ret = compact_expand(r, payload, h.raw_size, &r->compact, chunk, &why);
+			ret = prf_compact_expand(r, payload, h.raw_size, &r->compact, chunk, &why);
 			if (ret == -ENOMEM)
 				return ret;
 			if (ret < 0) {
@@ -796,12 +796,12 @@ void prf_reader_skip_samples(struct prf_reader *r, int skip)
 
 int prf_reader_next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 {
-	return r->ahead ? read_ahead_next(r->ahead, chunk) : next_chunk(r, chunk);
+	return r->ahead ? prf_read_ahead_next(r->ahead, chunk) : next_chunk(r, chunk);
 }
 
-static void swap_buffers(struct prf_reader *r, struct chunk_buffers *b)
+static void swap_buffers(struct prf_reader *r, struct prf_chunk_buffers *b)
 {
-	struct chunk_buffers mine = { r->stored, r->raw, r->stored_capacity, r->raw_capacity,
+	struct prf_chunk_buffers mine = { r->stored, r->raw, r->stored_capacity, r->raw_capacity,
 				      r->compact };
 
 	r->stored = b->stored;
@@ -813,7 +813,7 @@ static void swap_buffers(struct prf_reader *r, struct chunk_buffers *b)
 }
 
 int prf_reader_next_chunk_into(struct prf_reader *r, struct prf_chunk *chunk,
-			       struct chunk_buffers *buffers, struct prf_read_stats *stats)
+			       struct prf_chunk_buffers *buffers, struct prf_read_stats *stats)
 {
 	int ret;
 
@@ -826,5 +826,5 @@ int prf_reader_next_chunk_into(struct prf_reader *r, struct prf_chunk *chunk,
 
 int prf_reader_read_ahead(struct prf_reader *r)
 {
-	return r->ahead ? 0 : read_ahead_start(&r->ahead, r);
+	return r->ahead ? 0 : prf_read_ahead_start(&r->ahead, r);
 }

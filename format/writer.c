@@ -37,7 +37,7 @@ struct prf_writer {
 
 	uint8_t *compressed;
 	size_t compressed_capacity;
-	struct compact_writer *compact;	/* samples go here when compact */
+	struct prf_compact_writer *compact;	/* samples go here when compact */
 	size_t expanded_limit;		/* of a compact chunk's samples as given */
 
 	uint64_t sequence;
@@ -341,15 +341,15 @@ static int chunk_grow(struct prf_writer *w, struct open_chunk *c, size_t need);
 /* The compact samples become the chunk's two records. */
 static int compact_to_chunk(struct prf_writer *w, struct open_chunk *c)
 {
-	size_t size = compact_writer_size(w->compact);
+	size_t size = prf_compact_writer_size(w->compact);
 
 	if (!size)
 		return 0;
 	if (chunk_grow(w, c, size) < 0) {
-		compact_writer_reset(w->compact);
+		prf_compact_writer_reset(w->compact);
 		return writer_fail(w, -ENOMEM, "no memory for a chunk of %zu bytes", size);
 	}
-	c->used = compact_writer_emit(w->compact, c->data);
+	c->used = prf_compact_writer_emit(w->compact, c->data);
 	return 0;
 }
 
@@ -472,10 +472,10 @@ static int append_compact(struct prf_writer *w, const void *record, size_t size,
 	int ret = 0;
 
 	if (c->records &&
-	    (compact_writer_size(w->compact) + size > w->chunk_target ||
-	     compact_writer_expanded(w->compact) + size > w->expanded_limit))
+	    (prf_compact_writer_size(w->compact) + size > w->chunk_target ||
+	     prf_compact_writer_expanded(w->compact) + size > w->expanded_limit))
 		ret = prf_writer_flush(w);
-	if (compact_writer_add(w->compact, record, size) < 0) {
+	if (prf_compact_writer_add(w->compact, record, size) < 0) {
 		w->stats.dropped_records++;
 		w->stats.dropped_bytes += size;
 		return writer_fail(w, -ENOMEM, "no memory for a %zu-byte record", size);
@@ -575,7 +575,7 @@ int prf_writer_open(struct prf_writer **out, int fd,
 	w->samples.flags = PRF_CHUNK_SAMPLES;
 	w->expanded_limit = PRF_CHUNK_RAW_MAX / 2;
 	if (options->sample_encoding == PRF_ENCODING_COMPACT &&
-	    compact_writer_new(&w->compact, info) < 0) {
+	    prf_compact_writer_new(&w->compact, info) < 0) {
 		prf_writer_close(w);
 		return prf_set_error(error, -ENOMEM, "%s: out of memory", name);
 	}
@@ -612,7 +612,7 @@ void prf_writer_close(struct prf_writer *w)
 	if (!w)
 		return;
 	ZSTD_freeCCtx(w->cctx);
-	compact_writer_free(w->compact);
+	prf_compact_writer_free(w->compact);
 	free(w->sideband.data);
 	free(w->samples.data);
 	free(w->compressed);
@@ -629,7 +629,7 @@ void prf_writer_get_stats(const struct prf_writer *w,
 size_t prf_writer_pending(const struct prf_writer *w)
 {
 	return w->sideband.used + w->samples.used +
-	       (w->compact ? compact_writer_size(w->compact) : 0);
+	       (w->compact ? prf_compact_writer_size(w->compact) : 0);
 }
 
 const char *prf_writer_last_error(const struct prf_writer *w)
