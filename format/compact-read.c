@@ -28,24 +28,19 @@ struct cursor {
 	int bad;
 };
 
-static uint64_t get_varint(struct cursor *c)
+/*
+ * A varint cut short by its column's end, or over 10 bytes, makes the
+ * cursor bad.  Inline: it runs for every field of every sample.
+ */
+static inline uint64_t get_varint(struct cursor *c)
 {
-	uint64_t v = 0;
+	uint64_t v;
 
-	for (unsigned shift = 0; shift < 64; shift += 7) {
-		uint8_t byte;
-
-		if (c->p == c->end) {
-			c->bad = 1;
-			return 0;
-		}
-		byte = *c->p++;
-		v |= (uint64_t)(byte & 0x7f) << shift;
-		if (!(byte & 0x80))
-			return v;
+	if (prf_varint_get(&c->p, c->end, &v) < 0) {
+		c->bad = 1;
+		return 0;
 	}
-	c->bad = 1;
-	return 0;
+	return v;
 }
 
 static uint32_t get_u32(struct cursor *c)

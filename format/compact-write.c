@@ -98,11 +98,7 @@ static int buffer_reserve(struct buffer *b, size_t more)
 /* Room reserved beforehand. */
 static void put_varint(struct buffer *b, uint64_t v)
 {
-	while (v >= 0x80) {
-		b->data[b->used++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	b->data[b->used++] = (uint8_t)v;
+	b->used = (size_t)(prf_varint_put(b->data + b->used, v) - b->data);
 }
 
 static int compare_slots(const void *a, const void *b)
@@ -324,17 +320,6 @@ static uint32_t frame_number(struct prf_compact_writer *cw, uint64_t address)
 	return f;
 }
 
-static size_t varint_size(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
 /* The stack number of chain (0 for an empty one), interned if new. */
 static int intern(struct prf_compact_writer *cw, const uint64_t *chain, size_t length,
 		  uint32_t *out)
@@ -371,7 +356,7 @@ static int intern(struct prf_compact_writer *cw, const uint64_t *chain, size_t l
 			.frame_number = frame_number(cw, chain[k]),
 		};
 		insert_slot(cw, n);
-		cw->parents_size += varint_size(parent ? n - parent : 0);
+		cw->parents_size += prf_varint_size(parent ? n - parent : 0);
 		parent = n;
 	}
 	*out = parent;
@@ -494,7 +479,7 @@ static uint64_t first_address(const struct node *nodes, uint32_t n, uint64_t oth
 static int add_verbatim(struct prf_compact_writer *cw, const void *record, size_t size)
 {
 	if (buffer_reserve(&cw->columns[PRF_COLUMN_FLAGS], 1) < 0 ||
-	    buffer_reserve(&cw->columns[PRF_COLUMN_FIELDS], 10) < 0 ||
+	    buffer_reserve(&cw->columns[PRF_COLUMN_FIELDS], PRF_VARINT_MAX) < 0 ||
 	    buffer_reserve(&cw->columns[PRF_COLUMN_TAILS], size) < 0)
 		return -ENOMEM;
 	cw->columns[PRF_COLUMN_FLAGS].data[cw->columns[PRF_COLUMN_FLAGS].used++] =
@@ -525,9 +510,9 @@ int prf_compact_writer_add(struct prf_compact_writer *cw, const void *record, si
 		return add_verbatim(cw, record, size);
 	/* Room first, so that a failure leaves the columns as they were. */
 	if (buffer_reserve(&cw->columns[PRF_COLUMN_FLAGS], 1) < 0 ||
-	    buffer_reserve(fields, 14 * 10) < 0 ||
-	    buffer_reserve(&cw->columns[PRF_COLUMN_STACKS], 10) < 0 ||
-	    buffer_reserve(&cw->columns[PRF_COLUMN_TIMES], 10) < 0 ||
+	    buffer_reserve(fields, 14 * PRF_VARINT_MAX) < 0 ||
+	    buffer_reserve(&cw->columns[PRF_COLUMN_STACKS], PRF_VARINT_MAX) < 0 ||
+	    buffer_reserve(&cw->columns[PRF_COLUMN_TIMES], PRF_VARINT_MAX) < 0 ||
 	    buffer_reserve(&cw->columns[PRF_COLUMN_TAILS], p.tail_size) < 0)
 		return -ENOMEM;
 	if (intern(cw, p.chain, p.chain_length, &stack) < 0)
@@ -621,12 +606,13 @@ static size_t columns_size(const struct prf_compact_writer *cw)
 /* At most: the frames' and indexes' varints are known only when sorted. */
 size_t prf_compact_writer_size(const struct prf_compact_writer *cw)
 {
-	size_t index_size = varint_size(cw->frame_count);
+	size_t index_size = prf_varint_size(cw->frame_count);
 
 	if (!cw->count)
 		return 0;
 	return sizeof(struct prf_stacks_record) +
-	       PRF_ALIGN8(10 * cw->frame_count + cw->parents_size + index_size * cw->node_count) +
+	       PRF_ALIGN8(PRF_VARINT_MAX * cw->frame_count + cw->parents_size +
+			  index_size * cw->node_count) +
 	       sizeof(struct prf_compact_samples_record) + PRF_ALIGN8(columns_size(cw));
 }
 
@@ -640,16 +626,6 @@ static int compare_frames(const void *a, const void *b)
 	const struct frame *x = a, *y = b;
 
 	return x->address < y->address ? -1 : x->address > y->address;
-}
-
-static uint8_t *emit_varint(uint8_t *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	return p;
 }
 
 /* The STACKS record: the frames sorted, so that their deltas are small. */
@@ -667,17 +643,17 @@ static size_t emit_stacks(struct prf_compact_writer *cw, uint8_t *out)
 	}
 	for (uint32_t i = 0; i < cw->frame_count; i++) {
 		cw->rank[cw->sorted[i].number] = i;
-		p = emit_varint(p, cw->sorted[i].address - previous);
+		p = prf_varint_put(p, cw->sorted[i].address - previous);
 		previous = cw->sorted[i].address;
 	}
 	head.frames_size = (uint32_t)(p - start);
 	mark = p;
 	for (uint32_t n = 1; n <= cw->node_count; n++)
-		p = emit_varint(p, cw->nodes[n].parent ? n - cw->nodes[n].parent : 0);
+		p = prf_varint_put(p, cw->nodes[n].parent ? n - cw->nodes[n].parent : 0);
 	head.parents_size = (uint32_t)(p - mark);
 	mark = p;
 	for (uint32_t n = 1; n <= cw->node_count; n++)
-		p = emit_varint(p, cw->rank[cw->nodes[n].frame_number]);
+		p = prf_varint_put(p, cw->rank[cw->nodes[n].frame_number]);
 	head.indexes_size = (uint32_t)(p - mark);
 	size = sizeof(head) + PRF_ALIGN8((size_t)(p - start));
 	memset(p, 0, out + size - p);
