@@ -52,23 +52,6 @@ static uint32_t get_u32(struct cursor *c)
 	return (uint32_t)v;
 }
 
-static int reserve(void **buf, size_t *capacity, size_t need, size_t item)
-{
-	size_t grown = *capacity ? *capacity : 64;
-	void *data;
-
-	if (need <= *capacity)
-		return 0;
-	while (grown < need)
-		grown *= 2;
-	data = realloc(*buf, grown * item);
-	if (!data)
-		return -ENOMEM;
-	*buf = data;
-	*capacity = grown;
-	return 0;
-}
-
 void prf_compact_buffers_free(struct prf_compact_buffers *b)
 {
 	free(b->records);
@@ -99,10 +82,10 @@ static int read_stacks(const uint8_t *record, size_t size, struct prf_compact_bu
 	if (head.frame_count > head.frames_size || head.count > head.parents_size ||
 	    head.count > head.indexes_size)
 		return -EBADMSG;
-	if (reserve((void **)&b->nodes, &b->nodes_capacity, (size_t)head.count + 1,
-		    sizeof(*b->nodes)) < 0 ||
-	    reserve((void **)&b->frames, &b->frames_capacity, (size_t)head.frame_count + 1,
-		    sizeof(*b->frames)) < 0)
+	if (prf_ensure_mem((void **)&b->nodes, &b->nodes_capacity, sizeof(*b->nodes),
+			   (size_t)head.count + 1) < 0 ||
+	    prf_ensure_mem((void **)&b->frames, &b->frames_capacity, sizeof(*b->frames),
+			   (size_t)head.frame_count + 1) < 0)
 		return -ENOMEM;
 	at = record + sizeof(head);
 	frames = (struct cursor){ at, at + head.frames_size, 0 };
@@ -187,9 +170,13 @@ static int output_reserve(struct output *o, size_t bytes, const char **why)
 		*why = "compact samples expand past the chunk limit";
 		return -EBADMSG;
 	}
-	if (reserve((void **)&o->b->records, &o->b->records_capacity, o->used + bytes, 1) < 0 ||
-	    reserve((void **)&o->b->refs, &o->b->refs_capacity, o->count + 1,
-		    sizeof(*o->b->refs)) < 0)
+	/* Checked here first: this runs for every sample. */
+	if ((o->used + bytes > o->b->records_capacity &&
+	     prf_ensure_mem((void **)&o->b->records, &o->b->records_capacity, 1,
+			    o->used + bytes) < 0) ||
+	    (o->count + 1 > o->b->refs_capacity &&
+	     prf_ensure_mem((void **)&o->b->refs, &o->b->refs_capacity, sizeof(*o->b->refs),
+			    o->count + 1) < 0))
 		return -ENOMEM;
 	return 0;
 }
@@ -391,8 +378,8 @@ static int reserve_estimate(struct output *o, uint32_t count, uint32_t tails,
 	if (bytes > PRF_CHUNK_RAW_MAX - o->used)
 		bytes = PRF_CHUNK_RAW_MAX - o->used;
 	/* A sample takes 16 bytes or more: no more refs than bytes allow. */
-	if (reserve((void **)&o->b->refs, &o->b->refs_capacity,
-		    o->count + (count < bytes / 16 ? count : bytes / 16), sizeof(*o->b->refs)) < 0)
+	if (prf_ensure_mem((void **)&o->b->refs, &o->b->refs_capacity, sizeof(*o->b->refs),
+			   o->count + (count < bytes / 16 ? count : bytes / 16)) < 0)
 		return -ENOMEM;
 	return output_reserve(o, (size_t)bytes, why);
 }
@@ -481,7 +468,7 @@ int prf_compact_expand(const struct prf_reader *reader, const uint8_t *payload, 
 	}
 	if (!found)
 		return 0;
-	if (reserve((void **)&b->nodes, &b->nodes_capacity, 1, sizeof(*b->nodes)) < 0)
+	if (prf_ensure_mem((void **)&b->nodes, &b->nodes_capacity, sizeof(*b->nodes), 1) < 0)
 		return -ENOMEM;
 	b->nodes[0] = (struct prf_compact_node){ 0 };
 	for (position = 0; position < size;) {

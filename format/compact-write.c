@@ -59,7 +59,7 @@ struct prf_compact_writer {
 	struct frame *frames;		/* 1..frame_count, in order of appearance */
 	struct frame *sorted;		/* the same, by address, at emit time */
 	uint32_t *rank;			/* a frame number's place in sorted */
-	size_t frame_count, frame_capacity;
+	size_t frame_count, frames_capacity, sorted_capacity, rank_capacity;
 	uint32_t *frame_slots;		/* frame numbers, 0: empty */
 	size_t frame_slot_mask;
 	size_t parents_size;		/* bytes the parents part will take */
@@ -78,21 +78,12 @@ struct prf_compact_writer {
 
 #define SLOTS_INITIAL	4096
 
+/* Checked here first: it runs a few times for every sample. */
 static int buffer_reserve(struct buffer *b, size_t more)
 {
-	size_t capacity = b->capacity ? b->capacity : 4096;
-	uint8_t *data;
-
-	if (b->used + more <= b->capacity)
+	if (more <= b->capacity - b->used)
 		return 0;
-	while (capacity < b->used + more)
-		capacity *= 2;
-	data = realloc(b->data, capacity);
-	if (!data)
-		return -ENOMEM;
-	b->data = data;
-	b->capacity = capacity;
-	return 0;
+	return prf_ensure_mem((void **)&b->data, &b->capacity, 1, b->used + more);
 }
 
 /* Room reserved beforehand. */
@@ -124,11 +115,9 @@ int prf_compact_writer_new(struct prf_compact_writer **out, const struct prf_fil
 	cw->ids = calloc(ids + 1, sizeof(*cw->ids));
 	cw->slots = calloc(SLOTS_INITIAL, sizeof(*cw->slots));
 	cw->frame_slots = calloc(SLOTS_INITIAL, sizeof(*cw->frame_slots));
-	cw->hashes = malloc((PRF_CALLCHAIN_MAX + 1) * sizeof(*cw->hashes));
-	cw->node_capacity = 1024;
-	cw->nodes = malloc(cw->node_capacity * sizeof(*cw->nodes));
+	cw->hashes = calloc(PRF_CALLCHAIN_MAX + 1, sizeof(*cw->hashes));
 	if (!cw->sample_types || !cw->clocks || !cw->ids || !cw->slots || !cw->frame_slots ||
-	    !cw->hashes || !cw->nodes) {
+	    !cw->hashes) {
 		prf_compact_writer_free(cw);
 		return -ENOMEM;
 	}
@@ -190,6 +179,13 @@ void prf_compact_writer_reset(struct prf_compact_writer *cw)
 }
 
 /* ---- the stack table ------------------------------------------------ */
+
+/*
+ * Open addressing of its own, over node numbers, rather than struct
+ * prf_index: this runs for every sample on perfrecd's drain thread, and
+ * the index (twice the bytes a slot, a call to reserve each insertion)
+ * measured slower here.
+ */
 
 static int chain_matches(const struct prf_compact_writer *cw, uint32_t n,
 			 const uint64_t *chain, size_t length)
@@ -257,39 +253,20 @@ static int make_room(struct prf_compact_writer *cw, size_t more)
 	size_t frames = cw->frame_count + more + 1;
 	int ret;
 
-	if (need > cw->node_capacity) {
-		size_t capacity = cw->node_capacity;
-		struct node *nodes;
-
-		while (capacity < need)
-			capacity *= 2;
-		nodes = realloc(cw->nodes, capacity * sizeof(*nodes));
-		if (!nodes)
-			return -ENOMEM;
-		cw->nodes = nodes;
-		cw->node_capacity = capacity;
-	}
-	if (frames > cw->frame_capacity) {
-		size_t capacity = cw->frame_capacity ? cw->frame_capacity : 1024;
-		struct frame *grown, *sorted;
-		uint32_t *rank;
-
-		while (capacity < frames)
-			capacity *= 2;
-		grown = realloc(cw->frames, capacity * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		cw->frames = grown;
-		sorted = realloc(cw->sorted, capacity * sizeof(*sorted));
-		if (!sorted)
-			return -ENOMEM;
-		cw->sorted = sorted;
-		rank = realloc(cw->rank, capacity * sizeof(*rank));
-		if (!rank)
-			return -ENOMEM;
-		cw->rank = rank;
-		cw->frame_capacity = capacity;
-	}
+	/* Checked here first: this runs for every new callchain. */
+	if (need > cw->node_capacity &&
+	    prf_ensure_mem((void **)&cw->nodes, &cw->node_capacity, sizeof(*cw->nodes),
+			   need) < 0)
+		return -ENOMEM;
+	/* The frames' arrays grow together, rank last: room in it is room in all. */
+	if (frames > cw->rank_capacity &&
+	    (prf_ensure_mem((void **)&cw->frames, &cw->frames_capacity, sizeof(*cw->frames),
+			    frames) < 0 ||
+	     prf_ensure_mem((void **)&cw->sorted, &cw->sorted_capacity, sizeof(*cw->sorted),
+			    frames) < 0 ||
+	     prf_ensure_mem((void **)&cw->rank, &cw->rank_capacity, sizeof(*cw->rank),
+			    frames) < 0))
+		return -ENOMEM;
 	ret = grow_slots(&cw->slots, &cw->slot_mask, need);
 	if (ret < 0)
 		return ret;

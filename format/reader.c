@@ -82,20 +82,6 @@ static int read_at(struct prf_reader *r, void *buf, size_t size, uint64_t offset
 	return 0;
 }
 
-static int buffer_reserve(uint8_t **buf, size_t *capacity, size_t need)
-{
-	uint8_t *grown;
-
-	if (need <= *capacity)
-		return 0;
-	grown = realloc(*buf, need);
-	if (!grown)
-		return -ENOMEM;
-	*buf = grown;
-	*capacity = need;
-	return 0;
-}
-
 /* ---- the header ---------------------------------------------------- */
 
 struct header_parser {
@@ -636,7 +622,8 @@ static int load_payload(struct prf_reader *r, const struct prf_chunk_header *h,
 {
 	int ret;
 
-	ret = buffer_reserve(&r->stored, &r->stored_capacity,
+	/* At least a byte: an empty payload is still at an address. */
+	ret = prf_ensure_mem((void **)&r->stored, &r->stored_capacity, 1,
 			     h->stored_size ? h->stored_size : 1);
 	if (ret < 0)
 		return ret;
@@ -655,7 +642,7 @@ static int load_payload(struct prf_reader *r, const struct prf_chunk_header *h,
 		*raw = r->stored;
 		return 0;
 	}
-	ret = buffer_reserve(&r->raw, &r->raw_capacity, h->raw_size ? h->raw_size : 1);
+	ret = prf_ensure_mem((void **)&r->raw, &r->raw_capacity, 1, h->raw_size ? h->raw_size : 1);
 	if (ret < 0)
 		return ret;
 	if (ZSTD_getFrameContentSize(r->stored, h->stored_size) != h->raw_size) {

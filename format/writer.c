@@ -79,10 +79,10 @@ struct header_builder {
 	int failed;
 };
 
+/* The padding of what is put is zero: new room is zeroed. */
 static void header_reserve(struct header_builder *b, size_t more)
 {
-	size_t need = b->size + more;
-	uint8_t *grown;
+	size_t need = b->size + more, before = b->capacity;
 
 	if (b->failed || need <= b->capacity)
 		return;
@@ -90,17 +90,11 @@ static void header_reserve(struct header_builder *b, size_t more)
 		b->failed = -E2BIG;
 		return;
 	}
-	size_t capacity = b->capacity ? b->capacity : 4096;
-	while (capacity < need)
-		capacity *= 2;
-	grown = realloc(b->data, capacity);
-	if (!grown) {
+	if (prf_ensure_mem((void **)&b->data, &b->capacity, 1, need) < 0) {
 		b->failed = -ENOMEM;
 		return;
 	}
-	memset(grown + b->capacity, 0, capacity - b->capacity);
-	b->data = grown;
-	b->capacity = capacity;
+	memset(b->data + before, 0, b->capacity - before);
 }
 
 static void header_put(struct header_builder *b, const void *data, size_t size)
@@ -420,22 +414,16 @@ int prf_writer_flush(struct prf_writer *w)
 	return ret < 0 ? ret : samples;
 }
 
+/* Room for need bytes in c, and for them compressed. */
 static int chunk_grow(struct prf_writer *w, struct open_chunk *c, size_t need)
 {
-	size_t capacity = c->capacity ? c->capacity : 4096;
 	size_t bound;
-	uint8_t *data;
 
 	if (need <= c->capacity)
 		return 0;
-	while (capacity < need)
-		capacity *= 2;
-	data = realloc(c->data, capacity);
-	if (!data)
+	if (prf_ensure_mem((void **)&c->data, &c->capacity, 1, need) < 0)
 		return -ENOMEM;
-	c->data = data;
-	c->capacity = capacity;
-	bound = ZSTD_compressBound(capacity);
+	bound = ZSTD_compressBound(c->capacity);
 	if (bound > w->compressed_capacity) {
 		uint8_t *compressed = realloc(w->compressed, bound);
 
