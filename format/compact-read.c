@@ -64,24 +64,24 @@ void prf_compact_buffers_free(struct prf_compact_buffers *b)
 /* ---- the stack table ------------------------------------------------- */
 
 static int read_stacks(const uint8_t *record, size_t size, struct prf_compact_buffers *b,
-		       uint32_t *count, const char **why)
+		       uint32_t *count, struct prf_error *error)
 {
+	static const char malformed[] = "stack table is malformed";
 	struct prf_stacks_record head;
 	struct cursor frames, parents, indexes;
 	uint64_t total, address = 0;
 	const uint8_t *at;
 
-	*why = "stack table is malformed";
 	if (size < sizeof(head))
-		return -EBADMSG;
+		return prf_set_error(error, -EBADMSG, "%s", malformed);
 	memcpy(&head, record, sizeof(head));
 	total = (uint64_t)head.frames_size + head.parents_size + head.indexes_size;
 	if (total > size - sizeof(head))
-		return -EBADMSG;
+		return prf_set_error(error, -EBADMSG, "%s", malformed);
 	/* A varint takes a byte or more: this bounds the allocations. */
 	if (head.frame_count > head.frames_size || head.count > head.parents_size ||
 	    head.count > head.indexes_size)
-		return -EBADMSG;
+		return prf_set_error(error, -EBADMSG, "%s", malformed);
 	if (prf_ensure_mem((void **)&b->nodes, &b->nodes_capacity, sizeof(*b->nodes),
 			   (size_t)head.count + 1) < 0 ||
 	    prf_ensure_mem((void **)&b->frames, &b->frames_capacity, sizeof(*b->frames),
@@ -102,10 +102,8 @@ static int read_stacks(const uint8_t *record, size_t size, struct prf_compact_bu
 		address += delta;
 		b->frames[i] = address;
 	}
-	if (frames.bad || frames.p != frames.end) {
-		*why = "stack table's addresses are malformed";
-		return -EBADMSG;
-	}
+	if (frames.bad || frames.p != frames.end)
+		return prf_set_error(error, -EBADMSG, "stack table's addresses are malformed");
 	b->nodes[0] = (struct prf_compact_node){ .hash = 0 };
 	for (uint32_t n = 1; n <= head.count; n++) {
 		uint64_t back = get_varint(&parents);
@@ -113,19 +111,18 @@ static int read_stacks(const uint8_t *record, size_t size, struct prf_compact_bu
 		struct prf_compact_node *node = &b->nodes[n];
 		const struct prf_compact_node *parent;
 
-		if (parents.bad || indexes.bad || back >= n || index >= head.frame_count) {
-			*why = parents.bad || indexes.bad ? "stack table runs past its record" :
-			       back >= n ? "a stack names a stack after it" :
-					   "a stack names an address the table does not have";
-			return -EBADMSG;
-		}
+		if (parents.bad || indexes.bad)
+			return prf_set_error(error, -EBADMSG, "stack table runs past its record");
+		if (back >= n)
+			return prf_set_error(error, -EBADMSG, "a stack names a stack after it");
+		if (index >= head.frame_count)
+			return prf_set_error(error, -EBADMSG,
+					     "a stack names an address the table does not have");
 		node->parent = back ? n - (uint32_t)back : 0;
 		parent = &b->nodes[node->parent];
 		node->depth = parent->depth + 1;
-		if (node->depth > PRF_CALLCHAIN_MAX) {
-			*why = "a stack is deeper than a sample can be";
-			return -EBADMSG;
-		}
+		if (node->depth > PRF_CALLCHAIN_MAX)
+			return prf_set_error(error, -EBADMSG, "a stack is deeper than a sample can be");
 		node->frame = b->frames[index];
 		node->hash = prf_stack_hash_step(node->parent ? parent->hash : PRF_STACK_HASH_ROOT,
 						 node->frame);
@@ -137,10 +134,8 @@ static int read_stacks(const uint8_t *record, size_t size, struct prf_compact_bu
 			node->has_address = node->parent && parent->has_address;
 		}
 	}
-	if (parents.p != parents.end || indexes.p != indexes.end) {
-		*why = "stack table has bytes past its last entry";
-		return -EBADMSG;
-	}
+	if (parents.p != parents.end || indexes.p != indexes.end)
+		return prf_set_error(error, -EBADMSG, "stack table has bytes past its last entry");
 	*count = head.count;
 	return 0;
 }
@@ -164,12 +159,10 @@ struct output {
 	size_t count;			/* records, and refs */
 };
 
-static int output_reserve(struct output *o, size_t bytes, const char **why)
+static int output_reserve(struct output *o, size_t bytes, struct prf_error *error)
 {
-	if (bytes > PRF_CHUNK_RAW_MAX - o->used) {
-		*why = "compact samples expand past the chunk limit";
-		return -EBADMSG;
-	}
+	if (bytes > PRF_CHUNK_RAW_MAX - o->used)
+		return prf_set_error(error, -EBADMSG, "compact samples expand past the chunk limit");
 	/* Checked here first: this runs for every sample. */
 	if ((o->used + bytes > o->b->records_capacity &&
 	     prf_ensure_mem((void **)&o->b->records, &o->b->records_capacity, 1,
@@ -195,20 +188,20 @@ static void put_pair(uint8_t **p, uint32_t a, uint32_t b)
 }
 
 static int expand_verbatim(struct cursor *fields, struct cursor *tails, struct output *o,
-			   const char **why)
+			   struct prf_error *error)
 {
+	static const char malformed[] = "a whole sample in compact samples is malformed";
 	uint64_t size = get_varint(fields);
 	struct perf_event_header header;
 	int ret;
 
-	*why = "a whole sample in compact samples is malformed";
 	if (fields->bad || size < sizeof(header) || size % 8 || size > UINT16_MAX ||
 	    size > (uint64_t)(tails->end - tails->p))
-		return -EBADMSG;
+		return prf_set_error(error, -EBADMSG, "%s", malformed);
 	memcpy(&header, tails->p, sizeof(header));
 	if (header.type != PERF_RECORD_SAMPLE || header.size != size)
-		return -EBADMSG;
-	ret = output_reserve(o, (size_t)size, why);
+		return prf_set_error(error, -EBADMSG, "%s", malformed);
+	ret = output_reserve(o, (size_t)size, error);
 	if (ret < 0)
 		return ret;
 	memcpy(o->b->records + o->used, tails->p, (size_t)size);
@@ -220,26 +213,23 @@ static int expand_verbatim(struct cursor *fields, struct cursor *tails, struct o
 
 /* The fields of a sample that changed, into the state. */
 static int read_fields(const struct prf_reader *reader, uint8_t flags, struct cursor *f,
-		       struct sample_state *s, const char **why)
+		       struct sample_state *s, struct prf_error *error)
 {
 	if (flags & PRF_COMPACT_EVENT) {
 		s->event = prf_reader_event_at(reader, get_varint(f));
-		if (!s->event) {
-			*why = "a compact sample names no event of the file";
-			return -EBADMSG;
-		}
+		if (!s->event)
+			return prf_set_error(error, -EBADMSG,
+					     "a compact sample names no event of the file");
 		s->type = s->event->attr.sample_type;
 		s->clock = prf_event_is_clock(&s->event->attr);
-		if (s->type & PERF_SAMPLE_READ) {
-			*why = "a compact sample of an event that reads counters";
-			return -EBADMSG;
-		}
+		if (s->type & PERF_SAMPLE_READ)
+			return prf_set_error(error, -EBADMSG,
+					     "a compact sample of an event that reads counters");
 		s->identifier = s->type & PERF_SAMPLE_IDENTIFIER ? get_varint(f) : 0;
 		s->id = s->type & PERF_SAMPLE_ID ? get_varint(f) : 0;
 		s->stream_id = s->type & PERF_SAMPLE_STREAM_ID ? get_varint(f) : 0;
 	} else if (!s->event) {
-		*why = "the first compact sample names no event";
-		return -EBADMSG;
+		return prf_set_error(error, -EBADMSG, "the first compact sample names no event");
 	}
 	if (flags & PRF_COMPACT_MISC) {
 		uint64_t misc = get_varint(f);
@@ -260,17 +250,15 @@ static int read_fields(const struct prf_reader *reader, uint8_t flags, struct cu
 		s->period = get_varint(f);
 	if ((flags & PRF_COMPACT_ADDR) && (s->type & PERF_SAMPLE_ADDR))
 		s->addr = get_varint(f);
-	if (f->bad) {
-		*why = "compact sample fields run past their column";
-		return -EBADMSG;
-	}
+	if (f->bad)
+		return prf_set_error(error, -EBADMSG, "compact sample fields run past their column");
 	return 0;
 }
 
 static int expand_sample(const struct prf_reader *reader, uint8_t flags,
 			 struct cursor columns[], const struct prf_compact_buffers *b,
 			 uint32_t stack_count, struct sample_state *s, struct output *o,
-			 const char **why)
+			 struct prf_error *error)
 {
 	struct cursor *fields = &columns[PRF_COLUMN_FIELDS];
 	const struct prf_compact_node *node;
@@ -279,15 +267,14 @@ static int expand_sample(const struct prf_reader *reader, uint8_t flags,
 	uint8_t *p;
 	int ret;
 
-	ret = read_fields(reader, flags, fields, s, why);
+	ret = read_fields(reader, flags, fields, s, error);
 	if (ret < 0)
 		return ret;
 	if (s->type & PERF_SAMPLE_CALLCHAIN) {
 		stack = get_varint(&columns[PRF_COLUMN_STACKS]);
-		if (columns[PRF_COLUMN_STACKS].bad || stack > stack_count) {
-			*why = "a compact sample names a stack the chunk does not have";
-			return -EBADMSG;
-		}
+		if (columns[PRF_COLUMN_STACKS].bad || stack > stack_count)
+			return prf_set_error(error, -EBADMSG,
+					     "a compact sample names a stack the chunk does not have");
 	}
 	node = &b->nodes[stack];
 	predicted = node->has_address ? node->first_address : s->ip;
@@ -317,12 +304,10 @@ static int expand_sample(const struct prf_reader *reader, uint8_t flags,
 	       (s->type & PERF_SAMPLE_CALLCHAIN ? 8 + 8 * (size_t)node->depth : 0);
 	if (fields->bad || tail % 8 || tail > (uint64_t)(columns[PRF_COLUMN_TAILS].end -
 							 columns[PRF_COLUMN_TAILS].p) ||
-	    size + tail > UINT16_MAX) {
-		*why = "a compact sample is malformed";
-		return -EBADMSG;
-	}
+	    size + tail > UINT16_MAX)
+		return prf_set_error(error, -EBADMSG, "a compact sample is malformed");
 	size += (size_t)tail;
-	ret = output_reserve(o, size, why);
+	ret = output_reserve(o, size, error);
 	if (ret < 0)
 		return ret;
 	p = o->b->records + o->used;
@@ -368,7 +353,7 @@ static int expand_sample(const struct prf_reader *reader, uint8_t flags,
  * which output_reserve() enforces anyway.
  */
 static int reserve_estimate(struct output *o, uint32_t count, uint32_t tails,
-			    uint32_t stack_count, const char **why)
+			    uint32_t stack_count, struct prf_error *error)
 {
 	uint64_t words = 0, bytes;
 
@@ -381,12 +366,13 @@ static int reserve_estimate(struct output *o, uint32_t count, uint32_t tails,
 	if (prf_ensure_mem((void **)&o->b->refs, &o->b->refs_capacity, sizeof(*o->b->refs),
 			   o->count + (count < bytes / 16 ? count : bytes / 16)) < 0)
 		return -ENOMEM;
-	return output_reserve(o, (size_t)bytes, why);
+	return output_reserve(o, (size_t)bytes, error);
 }
 
 static int expand_samples(const struct prf_reader *reader, const uint8_t *record, size_t size,
-			  uint32_t stack_count, struct output *o, const char **why)
+			  uint32_t stack_count, struct output *o, struct prf_error *error)
 {
+	static const char malformed[] = "compact samples are malformed";
 	struct prf_compact_samples_record head;
 	struct cursor columns[PRF_COLUMN_COUNT];
 	struct sample_state state = { 0 };
@@ -395,9 +381,8 @@ static int expand_samples(const struct prf_reader *reader, const uint8_t *record
 	uint64_t total = 0;
 	int ret;
 
-	*why = "compact samples are malformed";
 	if (size < sizeof(head))
-		return -EBADMSG;
+		return prf_set_error(error, -EBADMSG, "%s", malformed);
 	memcpy(&head, record, sizeof(head));
 	if (head.header.type == PRF_RECORD_COMPACT_SAMPLES_BY_CPU) {
 		prf_cpu_times_reset(&times);
@@ -406,7 +391,7 @@ static int expand_samples(const struct prf_reader *reader, const uint8_t *record
 	for (size_t i = 0; i < PRF_COLUMN_COUNT; i++)
 		total += head.column_size[i];
 	if (total > size - sizeof(head) || head.count != head.column_size[PRF_COLUMN_FLAGS])
-		return -EBADMSG;
+		return prf_set_error(error, -EBADMSG, "%s", malformed);
 	at = record + sizeof(head);
 	for (size_t i = 0; i < PRF_COLUMN_COUNT; i++) {
 		columns[i] = (struct cursor){ at, at + head.column_size[i], 0 };
@@ -414,27 +399,27 @@ static int expand_samples(const struct prf_reader *reader, const uint8_t *record
 	}
 	/* Room for about all of them at once, rather than doubling from nothing. */
 	ret = reserve_estimate(o, head.count, head.column_size[PRF_COLUMN_TAILS], stack_count,
-			       why);
+			       error);
 	if (ret < 0)
 		return ret;
 	for (uint32_t i = 0; i < head.count; i++) {
 		uint8_t flags = *columns[PRF_COLUMN_FLAGS].p++;
 
-		if (flags & PRF_COMPACT_VERBATIM)
-			ret = flags == PRF_COMPACT_VERBATIM ?
-			      expand_verbatim(&columns[PRF_COLUMN_FIELDS], &columns[PRF_COLUMN_TAILS],
-					      o, why) : -EBADMSG;
+		if (flags == PRF_COMPACT_VERBATIM)
+			ret = expand_verbatim(&columns[PRF_COLUMN_FIELDS], &columns[PRF_COLUMN_TAILS],
+					      o, error);
+		else if (flags & PRF_COMPACT_VERBATIM)
+			ret = prf_set_error(error, -EBADMSG, "%s", malformed);
 		else
 			ret = expand_sample(reader, flags, columns, o->b, stack_count, &state, o,
-					    why);
+					    error);
 		if (ret < 0)
 			return ret;
 	}
 	for (size_t i = 0; i < PRF_COLUMN_COUNT; i++)
-		if (columns[i].p != columns[i].end) {
-			*why = "compact samples have bytes past their last sample";
-			return -EBADMSG;
-		}
+		if (columns[i].p != columns[i].end)
+			return prf_set_error(error, -EBADMSG,
+					     "compact samples have bytes past their last sample");
 	return 0;
 }
 
@@ -448,7 +433,7 @@ static int is_compact(uint32_t type)
 }
 
 int prf_compact_expand(const struct prf_reader *reader, const uint8_t *payload, size_t size,
-		       struct prf_compact_buffers *b, struct prf_chunk *out, const char **why)
+		       struct prf_compact_buffers *b, struct prf_chunk *out, struct prf_error *error)
 {
 	struct output o = { .b = b };
 	uint32_t stack_count = 0, stacks_defined = 0;
@@ -481,23 +466,21 @@ int prf_compact_expand(const struct prf_reader *reader, const uint8_t *payload, 
 		position += record_size;
 		if (type == PRF_RECORD_STACKS) {
 			/* One table a chunk: a second would renumber the stacks. */
-			if (have_table) {
-				*why = "a second stack table in a chunk";
-				return -EBADMSG;
-			}
+			if (have_table)
+				return prf_set_error(error, -EBADMSG, "a second stack table in a chunk");
 			have_table = 1;
-			ret = read_stacks(record, record_size, b, &stack_count, why);
+			ret = read_stacks(record, record_size, b, &stack_count, error);
 			if (ret < 0)
 				return ret;
 			stacks_defined = stack_count;
 		} else if (type == PRF_RECORD_COMPACT_SAMPLES ||
 			   type == PRF_RECORD_COMPACT_SAMPLES_BY_CPU) {
-			ret = expand_samples(reader, record, record_size, stack_count, &o, why);
+			ret = expand_samples(reader, record, record_size, stack_count, &o, error);
 			if (ret < 0)
 				return ret;
 		} else if (!is_compact(type)) {
 			/* Another record (none today): kept where it was. */
-			ret = output_reserve(&o, record_size, why);
+			ret = output_reserve(&o, record_size, error);
 			if (ret < 0)
 				return ret;
 			memcpy(b->records + o.used, record, record_size);
@@ -506,10 +489,8 @@ int prf_compact_expand(const struct prf_reader *reader, const uint8_t *payload, 
 		}
 		/* A compact record type of a later minor: skipped. */
 	}
-	if (o.count > UINT32_MAX) {
-		*why = "too many records";
-		return -EBADMSG;
-	}
+	if (o.count > UINT32_MAX)
+		return prf_set_error(error, -EBADMSG, "too many records");
 	out->data = o.used ? b->records : no_records;
 	out->size = o.used;
 	out->record_count = (uint32_t)o.count;

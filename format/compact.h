@@ -94,11 +94,12 @@ void prf_compact_buffers_free(struct prf_compact_buffers *b);
  * A samples chunk's records with its compact records expanded into
  * kernel samples: 1 and *out filled (data, size, record_count, stacks,
  * stack_count); 0 when the chunk holds no compact records (*out
- * untouched); -ENOMEM; -EBADMSG with *why when they do not decode.
+ * untouched); -ENOMEM; -EBADMSG when they do not decode, error saying
+ * why (the reader's diagnostic names the file and the chunk).
  */
 int prf_compact_expand(const struct prf_reader *reader, const uint8_t *payload, size_t size,
 		       struct prf_compact_buffers *buffers, struct prf_chunk *out,
-		       const char **why);
+		       struct prf_error *error);
 
 /* reader.c, for the expander: the sample layout of event index; NULL past the end. */
 const struct prf_event *prf_reader_event_at(const struct prf_reader *reader, uint64_t index);

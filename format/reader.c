@@ -499,37 +499,37 @@ static int header_crc_ok(const struct prf_chunk_header *h)
 	       h->header_crc;
 }
 
-static enum chunk_verdict check_chunk_header(const struct prf_reader *r,
-					     const struct prf_chunk_header *h,
-					     uint64_t offset, const char **why)
+/* The verdict on the chunk header at offset; damage says what is wrong. */
+static enum chunk_verdict check_chunk_header(uint64_t file_size, const struct prf_chunk_header *h,
+					     uint64_t offset, struct prf_error *damage)
 {
 	if (memcmp(h->magic, PRF_CHUNK_MAGIC, 4) != 0) {
-		*why = "bad chunk magic";
+		prf_set_error(damage, -EBADMSG, "bad chunk magic");
 		return CHUNK_BAD_HEADER;
 	}
 	if (!header_crc_ok(h)) {
-		*why = "chunk header checksum mismatch";
+		prf_set_error(damage, -EBADMSG, "chunk header checksum mismatch");
 		return CHUNK_BAD_HEADER;
 	}
 	if (h->header_size < PRF_CHUNK_HEADER_SIZE || h->header_size % 8) {
-		*why = "impossible chunk header size";
+		prf_set_error(damage, -EBADMSG, "impossible chunk header size");
 		return CHUNK_BAD_HEADER;
 	}
-	if (offset + h->header_size + PRF_ALIGN8((uint64_t)h->stored_size) > r->file_size)
+	if (offset + h->header_size + PRF_ALIGN8((uint64_t)h->stored_size) > file_size)
 		return CHUNK_TRUNCATED;
 	if (h->raw_size > PRF_CHUNK_RAW_MAX) {
-		*why = "raw size over the limit";
+		prf_set_error(damage, -EBADMSG, "raw size over the limit");
 		return CHUNK_BAD_PAYLOAD;
 	}
 	if (h->codec == PRF_CODEC_NONE ? h->stored_size != h->raw_size :
 	    h->codec == PRF_CODEC_ZSTD ? h->stored_size > ZSTD_compressBound(h->raw_size) :
 	    1) {
-		*why = h->codec > PRF_CODEC_ZSTD ? "unknown codec" :
-		       "stored size does not fit the raw size";
+		prf_set_error(damage, -EBADMSG, "%s", h->codec > PRF_CODEC_ZSTD ? "unknown codec" :
+			      "stored size does not fit the raw size");
 		return CHUNK_BAD_PAYLOAD;
 	}
 	if (h->record_count > h->raw_size / 8) {
-		*why = "more records than the payload can hold";
+		prf_set_error(damage, -EBADMSG, "more records than the payload can hold");
 		return CHUNK_BAD_PAYLOAD;
 	}
 	return CHUNK_OK;
@@ -563,9 +563,9 @@ static uint64_t find_next_chunk(struct prf_reader *r, uint64_t from)
 	return r->file_size;
 }
 
-/* A valid chunk's records must tile its payload exactly. */
-static const char *check_framing(const uint8_t *data, size_t size,
-				 uint32_t record_count)
+/* A valid chunk's records must tile its payload exactly: 0 or -EBADMSG. */
+static int check_framing(const uint8_t *data, size_t size, uint32_t record_count,
+			 struct prf_error *damage)
 {
 	size_t position = 0;
 	uint32_t count = 0;
@@ -576,11 +576,13 @@ static const char *check_framing(const uint8_t *data, size_t size,
 		if (prf_record_size(data + position, size - position, &record_size) < 0 ||
 		    record_size < sizeof(struct perf_event_header) ||
 		    record_size % 8 || record_size > size - position)
-			return "record framing is broken";
+			return prf_set_error(damage, -EBADMSG, "record framing is broken");
 		position += record_size;
 		count++;
 	}
-	return count == record_count ? NULL : "record count does not match";
+	if (count != record_count)
+		return prf_set_error(damage, -EBADMSG, "record count does not match");
+	return 0;
 }
 
 static void skip_damage(struct prf_reader *r, uint64_t offset, uint64_t next,
@@ -614,11 +616,11 @@ static const uint8_t no_records[8] __attribute__((aligned(8)));
 
 /*
  * The chunk's raw payload at *raw: 0, or 2 for a samples chunk skipped
- * (checksum checked, not decompressed); 1 with *why for damage; a
- * negative errno for an I/O error.
+ * (checksum checked, not decompressed); 1 for damage, which damage
+ * says; a negative errno for an I/O error.
  */
 static int load_payload(struct prf_reader *r, const struct prf_chunk_header *h,
-			uint64_t offset, const uint8_t **raw, const char **why)
+			uint64_t offset, const uint8_t **raw, struct prf_error *damage)
 {
 	int ret;
 
@@ -631,7 +633,7 @@ static int load_payload(struct prf_reader *r, const struct prf_chunk_header *h,
 	if (ret < 0)
 		return ret;
 	if (prf_crc32c(0, r->stored, h->stored_size) != h->payload_crc) {
-		*why = "payload checksum mismatch";
+		prf_set_error(damage, -EBADMSG, "payload checksum mismatch");
 		return 1;
 	}
 	if (r->skip_samples && (h->flags & PRF_CHUNK_SAMPLES) && !(h->flags & PRF_CHUNK_FINAL)) {
@@ -646,13 +648,13 @@ static int load_payload(struct prf_reader *r, const struct prf_chunk_header *h,
 	if (ret < 0)
 		return ret;
 	if (ZSTD_getFrameContentSize(r->stored, h->stored_size) != h->raw_size) {
-		*why = "zstd frame size does not match the raw size";
+		prf_set_error(damage, -EBADMSG, "zstd frame size does not match the raw size");
 		return 1;
 	}
 	size_t n = ZSTD_decompressDCtx(r->dctx, r->raw, h->raw_size, r->stored,
 				       h->stored_size);
 	if (ZSTD_isError(n) || n != h->raw_size) {
-		*why = "zstd payload does not decompress";
+		prf_set_error(damage, -EBADMSG, "zstd payload does not decompress");
 		return 1;
 	}
 	*raw = r->raw;
@@ -681,7 +683,7 @@ static int next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 		uint64_t offset = r->offset;
 		struct prf_chunk_header h;
 		const uint8_t *payload = NULL;
-		const char *why = NULL;
+		struct prf_error damage;
 		int ret, skipped;
 
 		if (r->file_size - offset < sizeof(h)) {
@@ -691,29 +693,28 @@ static int next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 		ret = read_at(r, &h, sizeof(h), offset);
 		if (ret < 0)
 			return ret;
-		switch (check_chunk_header(r, &h, offset, &why)) {
+		switch (check_chunk_header(r->file_size, &h, offset, &damage)) {
 		case CHUNK_OK:
 			break;
 		case CHUNK_TRUNCATED:
 			end_truncated(r, offset);
 			return 0;
 		case CHUNK_BAD_HEADER:
-			skip_damage(r, offset, find_next_chunk(r, offset + 8), why);
+			skip_damage(r, offset, find_next_chunk(r, offset + 8), damage.message);
 			continue;
 		case CHUNK_BAD_PAYLOAD:
 			skip_damage(r, offset, offset + h.header_size +
-				    PRF_ALIGN8((uint64_t)h.stored_size), why);
+				    PRF_ALIGN8((uint64_t)h.stored_size), damage.message);
 			continue;
 		}
 		uint64_t end = offset + h.header_size + PRF_ALIGN8((uint64_t)h.stored_size);
-		ret = load_payload(r, &h, offset, &payload, &why);
+		ret = load_payload(r, &h, offset, &payload, &damage);
 		if (ret < 0)
 			return ret;
 		skipped = ret == 2;
-		if (ret == 0 && !(h.flags & PRF_CHUNK_FINAL))
-			why = check_framing(payload, h.raw_size, h.record_count);
-		if (why) {
-			skip_damage(r, offset, end, why);
+		if (ret == 1 || (ret == 0 && !(h.flags & PRF_CHUNK_FINAL) &&
+				 check_framing(payload, h.raw_size, h.record_count, &damage) < 0)) {
+			skip_damage(r, offset, end, damage.message);
 			continue;
 		}
 		*chunk = (struct prf_chunk){
@@ -722,11 +723,11 @@ static int next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 			.record_count = skipped && h.samples ? h.samples : h.record_count,
 		};
 		if (!skipped && !(h.flags & PRF_CHUNK_FINAL)) {
-			ret = prf_compact_expand(r, payload, h.raw_size, &r->compact, chunk, &why);
+			ret = prf_compact_expand(r, payload, h.raw_size, &r->compact, chunk, &damage);
 			if (ret == -ENOMEM)
 				return ret;
 			if (ret < 0) {
-				skip_damage(r, offset, end, why);
+				skip_damage(r, offset, end, damage.message);
 				continue;
 			}
 		}
