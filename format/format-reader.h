@@ -124,6 +124,15 @@ struct prf_read_stats {
 void prf_reader_get_stats(const struct prf_reader *reader,
 			  struct prf_read_stats *stats);
 
+/*
+ * Whether the file open at fd ends with a sound trailer, i.e. its writer
+ * finished it: 1; 0 when it is still being written, was cut short or its
+ * trailer is damaged; a negative errno (-EINVAL: not a regular file).
+ * Reads the trailer alone (the file's last 128 bytes), so it costs the
+ * same for a file of any size.
+ */
+int prf_file_is_complete(int fd);
+
 /* ---------------------------------------------------------------------- */
 
 #endif

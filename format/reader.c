@@ -62,12 +62,12 @@ static void reader_diag(struct prf_reader *r, uint64_t offset,
 	r->diag(r->diag_context, offset, message);
 }
 
-static int read_at(struct prf_reader *r, void *buf, size_t size, uint64_t offset)
+static int read_at(int fd, void *buf, size_t size, uint64_t offset)
 {
 	size_t done = 0;
 
 	while (done < size) {
-		ssize_t n = pread(r->fd, (uint8_t *)buf + done, size - done,
+		ssize_t n = pread(fd, (uint8_t *)buf + done, size - done,
 				  (off_t)(offset + done));
 
 		if (n < 0) {
@@ -277,7 +277,7 @@ static int read_header(struct prf_reader *r, struct prf_error *error)
 	if (r->file_size < sizeof(fixed))
 		return prf_set_error(error, -EBADMSG, "%s: %llu bytes is too short for a perfrec file",
 				     r->name, (unsigned long long)r->file_size);
-	ret = read_at(r, &fixed, sizeof(fixed), 0);
+	ret = read_at(r->fd, &fixed, sizeof(fixed), 0);
 	if (ret < 0)
 		return prf_set_error(error, ret, "%s: reading the header: %s",
 				     r->name, strerror(-ret));
@@ -305,7 +305,7 @@ static int read_header(struct prf_reader *r, struct prf_error *error)
 	r->strings = malloc(fixed.header_size + fixed.header_size / 8 * 2 + 8);
 	if (!r->header || !r->strings)
 		return prf_set_error(error, -ENOMEM, "%s: out of memory", r->name);
-	ret = read_at(r, r->header, fixed.header_size, 0);
+	ret = read_at(r->fd, r->header, fixed.header_size, 0);
 	if (ret < 0)
 		return prf_set_error(error, ret, "%s: reading the header: %s",
 				     r->name, strerror(-ret));
@@ -546,7 +546,7 @@ static uint64_t find_next_chunk(struct prf_reader *r, uint64_t from)
 
 		if (r->file_size - base < n)
 			n = (size_t)(r->file_size - base);
-		if (read_at(r, block, n, base) < 0)
+		if (read_at(r->fd, block, n, base) < 0)
 			break;
 		for (size_t i = 0; i + 4 <= n; i += 8) {
 			struct prf_chunk_header h;
@@ -555,7 +555,7 @@ static uint64_t find_next_chunk(struct prf_reader *r, uint64_t from)
 				continue;
 			if (base + i + sizeof(h) > r->file_size)
 				return r->file_size;
-			if (read_at(r, &h, sizeof(h), base + i) == 0 && header_crc_ok(&h))
+			if (read_at(r->fd, &h, sizeof(h), base + i) == 0 && header_crc_ok(&h))
 				return base + i;
 		}
 		base += n;
@@ -629,7 +629,7 @@ static int load_payload(struct prf_reader *r, const struct prf_chunk_header *h,
 			     h->stored_size ? h->stored_size : 1);
 	if (ret < 0)
 		return ret;
-	ret = read_at(r, r->stored, h->stored_size, offset + h->header_size);
+	ret = read_at(r->fd, r->stored, h->stored_size, offset + h->header_size);
 	if (ret < 0)
 		return ret;
 	if (prf_crc32c(0, r->stored, h->stored_size) != h->payload_crc) {
@@ -677,6 +677,39 @@ static void take_trailer(struct prf_reader *r, const struct prf_chunk_header *h,
 			    r->name, (unsigned long long)r->offset);
 }
 
+/*
+ * The trailer is the file's last 128 bytes (perfrec-format(5)), so its
+ * verdict needs no walk over the chunks: the reader's own checks of a
+ * chunk header, then those of a trailer.
+ */
+int prf_file_is_complete(int fd)
+{
+	struct {
+		struct prf_chunk_header header;
+		struct prf_trailer trailer;
+	} tail;
+	struct prf_error damage;
+	struct stat st;
+	uint64_t offset;
+	int ret;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if ((uint64_t)st.st_size < sizeof(struct prf_file_header) + sizeof(tail))
+		return 0;
+	offset = (uint64_t)st.st_size - sizeof(tail);
+	ret = read_at(fd, &tail, sizeof(tail), offset);
+	if (ret < 0)
+		return ret == -ENODATA ? 0 : ret;	/* cut short since the fstat() */
+	return check_chunk_header((uint64_t)st.st_size, &tail.header, offset, &damage) == CHUNK_OK &&
+	       (tail.header.flags & PRF_CHUNK_FINAL) && tail.header.codec == PRF_CODEC_NONE &&
+	       tail.header.header_size == sizeof(tail.header) &&
+	       tail.header.stored_size == sizeof(tail.trailer) &&
+	       prf_crc32c(0, &tail.trailer, sizeof(tail.trailer)) == tail.header.payload_crc;
+}
+
 static int next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 {
 	while (r->offset < r->file_size) {
@@ -690,7 +723,7 @@ static int next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 			end_truncated(r, offset);
 			break;
 		}
-		ret = read_at(r, &h, sizeof(h), offset);
+		ret = read_at(r->fd, &h, sizeof(h), offset);
 		if (ret < 0)
 			return ret;
 		switch (check_chunk_header(r->file_size, &h, offset, &damage)) {

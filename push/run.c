@@ -169,22 +169,15 @@ static void note_deleted(struct runner *r)
 		push_log("%s: cannot be written: %s", push_state_path(r->state), strerror(errno));
 }
 
-/* A trailer ends the file: perfrecd closed it. */
+/* A sound trailer ends the file: perfrecd finished it. */
 static int has_trailer(int dir_fd, const char *name)
 {
-	struct prf_chunk_header h;
-	struct stat st;
 	int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-	int complete = 0;
-	off_t at;
+	int complete;
 
 	if (fd < 0)
 		return 0;
-	at = fstat(fd, &st) == 0 ? st.st_size - (off_t)sizeof(h) - (off_t)sizeof(struct prf_trailer) : -1;
-	if (S_ISREG(st.st_mode) && at > 0 && pread(fd, &h, sizeof(h), at) == (ssize_t)sizeof(h))
-		complete = memcmp(h.magic, PRF_CHUNK_MAGIC, 4) == 0 &&
-			   (h.flags & PRF_CHUNK_FINAL) &&
-			   h.header_crc == prf_crc32c(0, &h, offsetof(struct prf_chunk_header, header_crc));
+	complete = prf_file_is_complete(fd) > 0;
 	close(fd);
 	return complete;
 }

@@ -545,6 +545,75 @@ START_TEST(file_without_trailer_reads_whole)
 }
 END_TEST
 
+/* The trailer's verdict alone, and the reader's after reading it all. */
+static void check_complete(int fd, const struct stream *s, int expected)
+{
+	struct read_result result;
+
+	ck_assert_int_eq(prf_file_is_complete(fd), expected);
+	ck_assert_int_eq(read_file(fd, s, &result), 0);
+	ck_assert_int_eq(result.stats.complete, expected);
+}
+
+static void flip_byte(int fd, off_t at)
+{
+	uint8_t byte;
+
+	ck_assert_int_eq(pread(fd, &byte, 1, at), 1);
+	byte ^= 0x10;
+	ck_assert_int_eq(pwrite(fd, &byte, 1, at), 1);
+}
+
+START_TEST(file_is_complete)
+{
+	const size_t trailer = PRF_CHUNK_HEADER_SIZE + sizeof(struct prf_trailer);
+	struct stream s;
+	struct read_result full;
+	int fd, part, pipe_fds[2];
+	size_t size;
+
+	stream_make(&s, 400, 512, 0, 13);
+	fd = write_file(&s, 1, 4096, 1);
+	check_complete(fd, &s, 1);
+	ck_assert_int_eq(read_file(fd, &s, &full), 0);
+	ck_assert_uint_ge(full.chunks, 4);
+	size = (size_t)file_size(fd);
+
+	/* Cut where a chunk starts, the trailer's included: whole chunks, no trailer. */
+	for (size_t c = 1; c <= full.chunks; c++) {
+		part = copy_prefix(fd, c < full.chunks ? full.chunk_end[c] : size - trailer);
+		check_complete(part, &s, 0);
+		close(part);
+	}
+	/* Cut inside the trailer. */
+	part = copy_prefix(fd, size - 8);
+	check_complete(part, &s, 0);
+	close(part);
+
+	/* Still being written: flushed, not finished. */
+	part = write_file(&s, 1, 4096, 0);
+	check_complete(part, &s, 0);
+	close(part);
+
+	/* The trailer damaged: its payload, then its header. */
+	part = copy_prefix(fd, size);
+	flip_byte(part, (off_t)size - 8);
+	check_complete(part, &s, 0);
+	close(part);
+	part = copy_prefix(fd, size);
+	flip_byte(part, (off_t)(size - trailer + 16));
+	check_complete(part, &s, 0);
+	close(part);
+
+	ck_assert_int_eq(pipe(pipe_fds), 0);
+	ck_assert_int_eq(prf_file_is_complete(pipe_fds[0]), -EINVAL);
+	close(pipe_fds[0]);
+	close(pipe_fds[1]);
+	close(fd);
+	stream_free(&s);
+}
+END_TEST
+
 /* ---- damage ---------------------------------------------------------- */
 
 /* Which data chunk holds byte `at`, and is it in that chunk's padding? */
@@ -1010,6 +1079,7 @@ static Suite *format_suite(void)
 	tcase_add_test(tc, round_trip_uncompressed);
 	tcase_add_test(tc, samples_in_chunks_of_their_own);
 	tcase_add_test(tc, file_without_trailer_reads_whole);
+	tcase_add_test(tc, file_is_complete);
 	tcase_add_test(tc, truncation_at_every_byte_of_the_last_chunks);
 	tcase_add_test(tc, bit_flip_anywhere);
 	tcase_add_test(tc, bit_flip_anywhere_read_ahead);
