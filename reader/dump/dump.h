@@ -11,8 +11,6 @@
 #include <stdio.h>
 #include "format.h"
 
-#define DUMP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 /* field.c */
 
 struct flag_name {

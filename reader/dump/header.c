@@ -95,7 +95,7 @@ static const char *const type_names[] = {
 /* type and config by name where the kernel's uapi defines one. */
 static void field_type_config(FILE *out, const struct perf_event_attr *attr)
 {
-	const char *type = attr->type < DUMP_ARRAY_SIZE(type_names) ? type_names[attr->type] : NULL;
+	const char *type = attr->type < PRF_ARRAY_SIZE(type_names) ? type_names[attr->type] : NULL;
 	const char *config = prf_event_name(attr->type, attr->config);
 
 	if (type)
@@ -207,7 +207,7 @@ static void field_attr_extras(FILE *out, const struct perf_event_attr *attr)
 		field_u64(out, "precise_ip", attr->precise_ip);
 	if (attr->sample_type & PERF_SAMPLE_READ)
 		field_flags(out, "read_format", attr->read_format,
-			    read_format_names, DUMP_ARRAY_SIZE(read_format_names));
+			    read_format_names, PRF_ARRAY_SIZE(read_format_names));
 	if (attr->config1)
 		field_hex(out, "config1", attr->config1);
 	if (attr->config2)
@@ -253,7 +253,7 @@ void dump_events(FILE *out, const struct prf_file_info *info)
 		field_type_config(out, attr);
 		field_u64(out, "attr_size", event->attr_size);
 		field_flags(out, "sample_type", attr->sample_type,
-			    sample_type_names, DUMP_ARRAY_SIZE(sample_type_names));
+			    sample_type_names, PRF_ARRAY_SIZE(sample_type_names));
 		field_u64(out, attr->freq ? "freq" : "period",
 			  attr->sample_period);
 		field_attr_bits(out, attr);

@@ -454,7 +454,7 @@ static void print_build_id_record(FILE *out, const struct dump_record *decoded)
 
 	field_s64(out, "pid", (int32_t)record->pid);	/* -1: no process */
 	field_flags(out, "flags", record->flags, build_id_flag_names,
-		    DUMP_ARRAY_SIZE(build_id_flag_names));
+		    PRF_ARRAY_SIZE(build_id_flag_names));
 	field_u64(out, "maj", record->major);
 	field_u64(out, "min", record->minor);
 	field_u64(out, "ino", record->inode);
@@ -539,7 +539,7 @@ static void print_jit_map(FILE *out, const struct dump_record *decoded)
 	field_time(out, "time", record->time);
 	field_u64(out, "pid", record->pid);
 	field_flags(out, "flags", record->flags, jit_flag_names,
-		    DUMP_ARRAY_SIZE(jit_flag_names));
+		    PRF_ARRAY_SIZE(jit_flag_names));
 	field_u64(out, "file_offset", record->offset);
 	field_u64(out, "size", record->text_size);
 	field_u64(out, "lines", decoded->kallsyms_lines);
@@ -572,7 +572,7 @@ static void print_perfrec(FILE *out, const struct dump_record *decoded)
 		break;
 	case PRF_RECORD_KALLSYMS:
 		field_flags(out, "flags", decoded->perfrec.kallsyms.flags,
-			    kallsyms_flag_names, DUMP_ARRAY_SIZE(kallsyms_flag_names));
+			    kallsyms_flag_names, PRF_ARRAY_SIZE(kallsyms_flag_names));
 		field_u64(out, "size", decoded->perfrec.kallsyms.text_size);
 		field_u64(out, "lines", decoded->kallsyms_lines);
 		break;
