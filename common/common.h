@@ -24,7 +24,13 @@
  * checked for overflow.  0, or -ENOMEM with *data and *capacity as they
  * were.  As libbpf_ensure_mem(): pass (void **)&array.
  */
-int prf_ensure_mem(void **data, size_t *capacity, size_t elem_size, size_t need);
+int prf_grow_mem(void **data, size_t *capacity, size_t elem_size, size_t need);
+
+/* Inline where there is room, so that hot paths need no check of their own. */
+static inline int prf_ensure_mem(void **data, size_t *capacity, size_t elem_size, size_t need)
+{
+	return need <= *capacity ? 0 : prf_grow_mem(data, capacity, elem_size, need);
+}
 
 /*
  * Memory that lives until prf_arena_free(), handed out from blocks of at
@@ -135,8 +141,13 @@ static inline uint32_t prf_index_lookup(const struct prf_index *x, uint64_t hash
 	return x->capacity ? prf_index_probe(x, hash, equal, context, key)->id : 0;
 }
 
+int prf_index_grow(struct prf_index *x);
+
 /* Room for one more id: 0 or -ENOMEM.  Slots found before are stale after. */
-int prf_index_reserve(struct prf_index *x);
+static inline int prf_index_reserve(struct prf_index *x)
+{
+	return (x->count + 1) * 2 <= x->capacity ? 0 : prf_index_grow(x);
+}
 
 /*
  * The slot of the entry that holds key, or the empty slot where it goes

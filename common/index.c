@@ -7,7 +7,7 @@
 
 #define INDEX_FIRST	64u
 
-int prf_index_reserve(struct prf_index *x)
+int prf_index_grow(struct prf_index *x)
 {
 	struct prf_index_slot *grown;
 	size_t capacity;

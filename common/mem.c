@@ -5,7 +5,7 @@
 #include <string.h>
 #include "common.h"
 
-int prf_ensure_mem(void **data, size_t *capacity, size_t elem_size, size_t need)
+int prf_grow_mem(void **data, size_t *capacity, size_t elem_size, size_t need)
 {
 	size_t grown;
 	void *bigger;

@@ -163,13 +163,10 @@ static int output_reserve(struct output *o, size_t bytes, struct prf_error *erro
 {
 	if (bytes > PRF_CHUNK_RAW_MAX - o->used)
 		return prf_set_error(error, -EBADMSG, "compact samples expand past the chunk limit");
-	/* Checked here first: this runs for every sample. */
-	if ((o->used + bytes > o->b->records_capacity &&
-	     prf_ensure_mem((void **)&o->b->records, &o->b->records_capacity, 1,
-			    o->used + bytes) < 0) ||
-	    (o->count + 1 > o->b->refs_capacity &&
-	     prf_ensure_mem((void **)&o->b->refs, &o->b->refs_capacity, sizeof(*o->b->refs),
-			    o->count + 1) < 0))
+	if (prf_ensure_mem((void **)&o->b->records, &o->b->records_capacity, 1,
+			   o->used + bytes) < 0 ||
+	    prf_ensure_mem((void **)&o->b->refs, &o->b->refs_capacity, sizeof(*o->b->refs),
+			   o->count + 1) < 0)
 		return -ENOMEM;
 	return 0;
 }

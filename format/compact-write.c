@@ -78,11 +78,8 @@ struct prf_compact_writer {
 
 #define SLOTS_INITIAL	4096
 
-/* Checked here first: it runs a few times for every sample. */
 static int buffer_reserve(struct buffer *b, size_t more)
 {
-	if (more <= b->capacity - b->used)
-		return 0;
 	return prf_ensure_mem((void **)&b->data, &b->capacity, 1, b->used + more);
 }
 
@@ -253,9 +250,7 @@ static int make_room(struct prf_compact_writer *cw, size_t more)
 	size_t frames = cw->frame_count + more + 1;
 	int ret;
 
-	/* Checked here first: this runs for every new callchain. */
-	if (need > cw->node_capacity &&
-	    prf_ensure_mem((void **)&cw->nodes, &cw->node_capacity, sizeof(*cw->nodes),
+	if (prf_ensure_mem((void **)&cw->nodes, &cw->node_capacity, sizeof(*cw->nodes),
 			   need) < 0)
 		return -ENOMEM;
 	/* The frames' arrays grow together, rank last: room in it is room in all. */
