@@ -199,19 +199,13 @@ static int write_profiles(struct router *r, struct push_capture *capture,
 	return 0;
 }
 
+/* summary's event: report_choose_event()'s. */
 static void capture_facts(struct push_capture *capture, const struct session_summary *summary)
 {
-	const struct session_event *event = NULL;
-	unsigned long long hz;
-
-	for (size_t i = 0; i < summary->event_count; i++)
-		if (summary->event && strcmp(summary->events[i].name, summary->event) == 0)
-			event = &summary->events[i];
-	if (event && sscanf(event->sampling, "%llu Hz", &hz) == 1 && hz <= 1000000)
-		capture->sample_rate = (unsigned)hz;
+	if (summary->sampling.frequency <= 1000000)
+		capture->sample_rate = (unsigned)summary->sampling.frequency;
 	/* As pprof-write.c names the sample type: the server's config must match. */
-	if (event && event->type == PERF_TYPE_SOFTWARE &&
-	    (event->config == PERF_COUNT_SW_CPU_CLOCK || event->config == PERF_COUNT_SW_TASK_CLOCK)) {
+	if (summary->sampling.clock) {
 		capture->sample_type = "cpu";
 		capture->sample_unit = "nanoseconds";
 	} else {
@@ -232,7 +226,7 @@ int push_capture_read(struct push_capture *capture, const struct push_options *o
 	struct session_filter filter = { 0 };
 	struct session_summary summary;
 	struct unwinder *unwinder = NULL;
-	struct prf_error perror = { 0 };
+	struct prf_error perror = { 0 }, message = { 0 };
 	int ret;
 
 	memset(capture, 0, sizeof(*capture));
@@ -252,6 +246,9 @@ int push_capture_read(struct push_capture *capture, const struct push_options *o
 		goto out;
 	}
 	session_get_summary(r.session, &summary);
+	/* The event perfrec-report would show, and its filter. */
+	if (report_choose_event(&summary, NULL, &filter.event, &message) > 0)
+		quiet(&r, message.message);
 	r.host = summary.hostname;
 	r.realtime_offset_ns = summary.realtime_offset_ns;
 	if (partial) {
@@ -266,14 +263,13 @@ int push_capture_read(struct push_capture *capture, const struct push_options *o
 		r.last_window--;
 	}
 	capture_facts(capture, &summary);
-	/* Samples of different events do not add up: the first event's, as perfrec-report. */
-	filter.event = summary.event;
 	ret = unwinder_for_each_sample(unwinder, &filter, route, &r);
 	if (ret == -EIO && partial)
 		ret = 0;	/* the chunk being written: what is whole is read */
 	if (!ret)
 		ret = r.error;
 	session_get_summary(r.session, &summary);
+	report_choose_event(&summary, filter.event, &filter.event, &message);
 	if (!ret)
 		ret = write_profiles(&r, capture, &summary);
 	if (ret < 0)

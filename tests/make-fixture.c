@@ -3,8 +3,10 @@
  * make-fixture: writes a small perfrec file whose every field is known, for
  * tests/test-dump.sh to compare perfrec-dump's output against.
  *
- *   make-fixture [--unfinished] [--no-compression] FILE
+ *   make-fixture [--unfinished] [--no-compression] [--two-events] FILE
  *
+ * --two-events adds a second cpu-clock event, by period, whose ids the odd
+ * samples carry (test-push-state: one profile of both, as perfrec-report).
  * Four data chunks, each flushed by hand so that their boundaries do not
  * depend on the writer's chunk size:
  *   0  SNAPSHOT_BEGIN, COMM, MMAP2 with a build-id, BUILD_ID, KALLSYMS,
@@ -40,6 +42,10 @@
 #define FIXTURE_SAMPLES		8
 #define FIXTURE_CPUS		4
 #define FIXTURE_ID_BASE		101			/* one id per CPU */
+/* --two-events: a second cpu-clock, by period, samples every other tick. */
+#define FIXTURE_ID_SECOND	(FIXTURE_ID_BASE + FIXTURE_CPUS)
+
+static int two_events;
 
 /* 20 bytes: b1d0c0ffee 00 11 22 ... */
 static const uint8_t fixture_build_id[20] = {
@@ -292,7 +298,7 @@ static void append_sample(struct fixture *f, unsigned int index)
 	struct record r;
 
 	kernel_start(&r);
-	put_u64(&r, FIXTURE_ID_BASE + cpu);
+	put_u64(&r, (two_events && index % 2 ? FIXTURE_ID_SECOND : FIXTURE_ID_BASE) + cpu);
 	put_u64(&r, ip);
 	put_u32(&r, FIXTURE_PID);
 	put_u32(&r, tid);
@@ -465,9 +471,27 @@ static struct prf_event fixture_event(void)
 	return event;
 }
 
+/* The same clock by period, under perfrecd's name for it. */
+static struct prf_event second_event(void)
+{
+	static const uint64_t ids[FIXTURE_CPUS] = {
+		FIXTURE_ID_SECOND, FIXTURE_ID_SECOND + 1,
+		FIXTURE_ID_SECOND + 2, FIXTURE_ID_SECOND + 3,
+	};
+	struct prf_event event = fixture_event();
+
+	event.attr.freq = 0;
+	event.attr.sample_period = FIXTURE_PERIOD;
+	event.attr.mmap = event.attr.mmap2 = event.attr.comm = event.attr.comm_exec = 0;
+	event.attr.task = event.attr.build_id = 0;
+	event.name = "cpu-clock/period=10309278/";
+	event.ids = ids;
+	return event;
+}
+
 static int write_fixture(const char *path, int finish, int zstd_level)
 {
-	struct prf_event event = fixture_event();
+	struct prf_event events[2] = { fixture_event(), second_event() };
 	struct prf_meta meta[] = {
 		{ "collector", "make-fixture" },
 		{ "frequency", "97" },
@@ -486,8 +510,8 @@ static int write_fixture(const char *path, int finish, int zstd_level)
 		.start_time_ns = FIXTURE_START_NS,
 		.meta = meta,
 		.meta_count = 2,
-		.events = &event,
-		.event_count = 1,
+		.events = events,
+		.event_count = two_events ? 2 : 1,
 	};
 	struct prf_writer_options options = {
 		.zstd_level = zstd_level,
@@ -522,7 +546,7 @@ static int write_fixture(const char *path, int finish, int zstd_level)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: make-fixture [--unfinished] [--no-compression] FILE\n");
+	fprintf(stderr, "usage: make-fixture [--unfinished] [--no-compression] [--two-events] FILE\n");
 	return 2;
 }
 
@@ -536,6 +560,8 @@ int main(int argc, char **argv)
 			finish = 0;
 		else if (!strcmp(argv[i], "--no-compression"))
 			zstd_level = -1;
+		else if (!strcmp(argv[i], "--two-events"))
+			two_events = 1;
 		else if (argv[i][0] == '-' || path)
 			return usage();
 		else

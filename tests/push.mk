@@ -8,10 +8,12 @@ TESTS += $(PUSH_TESTS)
 EXTRA_DIST += $(PUSH_TESTS) tests/push-receiver.py
 
 # test-push-state: the state file, the credentials file, series names and
-# the command line, without a server.
+# the command line, without a server; a capture of two events of one kind
+# (make-fixture --two-events) read by push as by perfrec-report.
 check_PROGRAMS += tests/test-push-state
 tests_test_push_state_SOURCES = tests/test-push-state.c
-tests_test_push_state_CPPFLAGS = $(AM_CPPFLAGS) $(PUSH_CPPFLAGS)
+tests_test_push_state_CPPFLAGS = $(AM_CPPFLAGS) $(PUSH_CPPFLAGS) $(REPORT_CPPFLAGS) \
+	$(SYMBOLIZE_CPPFLAGS)
 tests_test_push_state_CFLAGS = $(TEST_CFLAGS)
 tests_test_push_state_LDADD = $(PUSH_LIBS) $(CHECK_LIBS)
 TESTS += tests/test-push-state

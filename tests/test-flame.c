@@ -86,7 +86,7 @@ static void setup(void)
 	memset(&data, 0, sizeof(data));
 	data.header.hostname = "<b>host</b>";
 	data.header.event = "cpu-clock";
-	data.header.sampling = "97 Hz";
+	data.header.sampling.frequency = 97;
 	data.header.samples = data.header.samples_total = 1000;
 	data.total_period = 1000000;
 	data.total_samples = 1000;

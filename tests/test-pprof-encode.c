@@ -190,8 +190,8 @@ END_TEST
 START_TEST(test_empty_profile)
 {
 	static uint8_t out[4096];
-	struct session_event event = { "cpu-clock", "999 Hz", PERF_TYPE_SOFTWARE,
-				       PERF_COUNT_SW_CPU_CLOCK };
+	struct session_event event = { "cpu-clock", { .frequency = 999, .clock = 1 },
+				       PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK };
 	struct session_summary header = {
 		.event = "cpu-clock", .events = &event, .event_count = 1,
 		.start_ns = 5000000000ull, .end_ns = 7000000000ull,

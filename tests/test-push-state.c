@@ -6,7 +6,10 @@
  * left, a symlink planted at the temporary path not followed), the
  * credentials file (keys, modes, owner, symlinks, control characters;
  * errors that name the line but never the value), series names (labels
- * sanitized) and the command line (URL with a password, label keys).
+ * sanitized) and the command line (URL with a password, label keys);
+ * and that a capture with two events of one kind (make-fixture
+ * --two-events) is one profile of both to perfrec-push as to
+ * perfrec-report.
  */
 #include <check.h>
 #include <errno.h>
@@ -19,6 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "push-internal.h"
+#include "report.h"
+#include "symbolize.h"
 
 static char dir[] = "/tmp/test-push-state.XXXXXX";
 
@@ -299,6 +304,55 @@ START_TEST(options)
 }
 END_TEST
 
+/* ---- the event ---------------------------------------------------------- */
+
+static void count_sample(void *context, const struct session_sample *sample)
+{
+	(void)sample;
+	(*(uint64_t *)context)++;
+}
+
+START_TEST(two_events_of_one_kind)
+{
+	const char *builddir = getenv("top_builddir");
+	const char *path = path_of("two.prf");
+	struct report_load_options load = { .event = NULL };
+	struct report_profile profile = { 0 };
+	struct push_options push = { .interval_s = 60 };
+	struct push_state *state;
+	struct push_capture capture;
+	struct symbolizer *symbolizer;
+	struct prf_error error = { 0 };
+	char command[512], why[256];
+	uint64_t report_samples = 0, push_samples = 0;
+
+	snprintf(command, sizeof(command), "'%s/tests/make-fixture' --two-events '%s'",
+		 builddir ? builddir : ".", path);
+	ck_assert_int_eq(system(command), 0);
+	/* perfrec-report's choice: both events, one profile. */
+	ck_assert_int_eq(report_profile_load(&profile, &load, &path, 1, &error), 0);
+	ck_assert_uint_eq(profile.data.header.event_count, 2);
+	ck_assert_ptr_null(profile.filter.event);
+	ck_assert_int_eq(report_for_each_sample(&profile, count_sample, &report_samples), 0);
+	/* perfrec-push's: the same samples. */
+	ck_assert_int_eq(push_state_load(&state, path_of("state"), why, sizeof(why)), 0);
+	symbolizer = push_symbolizer_new(&push);
+	ck_assert_ptr_nonnull(symbolizer);
+	ck_assert_int_eq(push_capture_read(&capture, &push, symbolizer, path, "two.prf", state,
+					   0, why, sizeof(why)), 0);
+	for (size_t i = 0; i < capture.count; i++)
+		push_samples += capture.profiles[i].samples;
+	ck_assert_uint_eq(report_samples, 8);
+	ck_assert_uint_eq(push_samples, report_samples);
+	ck_assert_uint_eq(capture.sample_rate, profile.data.header.sampling.frequency);
+	ck_assert_str_eq(capture.sample_type, "cpu");
+	push_capture_free(&capture);
+	symbolizer_free(symbolizer);
+	push_state_free(state);
+	report_profile_free(&profile);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *suite = suite_create("push");
@@ -315,6 +369,7 @@ int main(void)
 	tcase_add_test(tc, credentials_bad);
 	tcase_add_test(tc, series_names);
 	tcase_add_test(tc, options);
+	tcase_add_test(tc, two_events_of_one_kind);
 	suite_add_tcase(suite, tc);
 	runner = srunner_create(suite);
 	srunner_run_all(runner, CK_ENV);

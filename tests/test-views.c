@@ -105,7 +105,7 @@ static void fill_header(struct session_summary *h)
 	h->kernel_release = "6.1.0-18-amd64";
 	h->machine = "x86_64";
 	h->event = "cpu-clock";
-	h->sampling = "97 Hz";
+	h->sampling = (struct session_sampling){ .frequency = 97, .clock = 1 };
 	h->start_ns = 5000000000ull;
 	h->end_ns = 15250000000ull;
 	h->realtime_offset_ns = 1714564800000000000ll - 5000000000ll;
@@ -302,7 +302,7 @@ START_TEST(test_header_warnings)
 	h->file_names = names;
 	h->hostname = "bad\033]0;title\007host";
 	h->machine = NULL;
-	h->sampling = NULL;
+	h->sampling = (struct session_sampling){ 0 };
 	h->realtime_offset_ns = -6000000000ll;	/* before 1970: not a time */
 	data.total_period = 0;
 	ck_assert_str_eq(run(TREE, &data, NULL),

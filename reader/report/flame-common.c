@@ -97,6 +97,8 @@ static int hosts_fact(const struct session_summary *h, struct flame_fact *facts,
 
 int flame_facts(const struct session_summary *h, struct flame_fact *facts)
 {
+	char buffer[REPORT_SAMPLING_TEXT_MAX];
+	const char *sampling = report_sampling_text(&h->sampling, buffer, sizeof(buffer));
 	char *time = NULL;
 	int count = 0, ok = 1;
 
@@ -105,7 +107,7 @@ int flame_facts(const struct session_summary *h, struct flame_fact *facts)
 	ok &= !hosts_fact(h, facts, &count);
 	ok &= !fact(facts, &count, "Kernel", 0, "%s", or_unknown(h->kernel_release));
 	ok &= !fact(facts, &count, "Event", 0, "%s%s%s", or_unknown(h->event),
-		    h->sampling && *h->sampling ? ", " : "", h->sampling ? h->sampling : "");
+		    sampling ? ", " : "", sampling ? sampling : "");
 	ok &= time_text(h, &time) >= 0 && !fact(facts, &count, "Time", 0, "%s", time);
 	free(time);
 	if (h->samples != h->samples_total)

@@ -6,6 +6,8 @@ reader_report_libperfrec_report_a_SOURCES = \
 	reader/report/call-tree.h reader/report/call-tree.c \
 	reader/report/aggregate.c \
 	reader/report/output.c \
+	reader/report/event.c \
+	reader/report/profile.c \
 	reader/report/view-common.c \
 	reader/report/view-diff.c \
 	reader/report/baseline-match.c \
@@ -37,15 +39,16 @@ reader/report/flame-assets.c: $(FLAME_ASSETS) $(srcdir)/reader/report/flame-embe
 CLEANFILES += reader/report/flame-assets.c reader/report/flame-assets.c.tmp
 EXTRA_DIST += reader/report/flame.css reader/report/flame.js reader/report/flame-embed.sh
 reader_report_libperfrec_report_a_CPPFLAGS = $(AM_CPPFLAGS) $(UNWIND_CPPFLAGS) \
-	$(SYMBOLIZE_CPPFLAGS) $(INTERN_CPPFLAGS)
+	$(SYMBOLIZE_CPPFLAGS) $(INTERN_CPPFLAGS) $(BUNDLE_CPPFLAGS)
 reader_report_libperfrec_report_a_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
 
 REPORT_CPPFLAGS = -I$(top_srcdir)/reader/report $(SESSION_CPPFLAGS)
-REPORT_LIBS = reader/report/libperfrec-report.a $(UNWIND_LIBS) $(ZLIB_LIBS)
+REPORT_LIBS = reader/report/libperfrec-report.a $(BUNDLE_LIBS) $(DEBUGINFOD_SOURCE_LIBS) \
+	$(UNWIND_LIBS) $(ZLIB_LIBS)
 
 bin_PROGRAMS += perfrec-report
 perfrec_report_SOURCES = reader/report/main.c
 perfrec_report_CPPFLAGS = $(AM_CPPFLAGS) $(REPORT_CPPFLAGS) $(UNWIND_CPPFLAGS) \
-	$(SYMBOLIZE_CPPFLAGS) $(BUNDLE_CPPFLAGS)
-perfrec_report_LDADD = $(REPORT_LIBS) $(BUNDLE_LIBS) $(DEBUGINFOD_SOURCE_LIBS)
+	$(SYMBOLIZE_CPPFLAGS)
+perfrec_report_LDADD = $(REPORT_LIBS)
 dist_man_MANS += doc/perfrec-report.1

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* perfrec-report: profiles from perfrec captures.  See perfrec-report(1). */
 #include <ctype.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
@@ -13,8 +14,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "bundle.h"
-#include "debuginfod.h"
 #include "report.h"
 #include "symbolize.h"
 #include "unwind.h"
@@ -593,229 +592,20 @@ static int print_diff(const struct report_options *o, struct report_data *base,
 	return view_flat_diff(base, data, &view, out);
 }
 
-/* Where --symbols bundles are extracted (bundle_scratch_dir()), removed at exit. */
-static char *scratch_dir;
-static char **extracted;		/* a directory of it for each bundle; capture dirs */
-static size_t extracted_count, extracted_capacity;
-
-static void remove_scratch_dir(void)
+/* A line that is no warning, as the report's own. */
+static void note_line(void *context, const char *format, ...)
 {
-	if (scratch_dir)
-		bundle_remove_tree(scratch_dir);
-	for (size_t i = 0; i < extracted_count; i++)
-		free(extracted[i]);
-	free(extracted);
-	free(scratch_dir);
+	const struct report_options *o = context;
+	va_list ap;
+
+	if (o->quiet)
+		return;
+	va_start(ap, format);
+	fputs("perfrec-report: ", stderr);
+	vfprintf(stderr, format, ap);
+	fputc('\n', stderr);
+	va_end(ap);
 }
-
-/*
- * perfrecd's binary cache: the .build-id tree of each capture's directory
- * (an input directory, or the directory of an input file), if it has one.
- */
-static int add_capture_trees(const char **inputs, size_t input_count, const char ***dirs,
-			     size_t *count, size_t *capacity)
-{
-	for (size_t i = 0; i < input_count; i++) {
-		const char *slash = strrchr(inputs[i], '/');
-		struct stat st;
-		char *dir, *tree;
-		int dup = 0;
-
-		if (stat(inputs[i], &st) < 0)
-			continue;	/* said when it is read */
-		if (S_ISDIR(st.st_mode))
-			dir = strdup(inputs[i]);
-		else
-			dir = slash ? strndup(inputs[i], (size_t)(slash - inputs[i]) + 1) : strdup(".");
-		if (!dir || asprintf(&tree, "%s/.build-id", dir) < 0) {
-			free(dir);
-			return out_of_memory();
-		}
-		if (lstat(tree, &st) < 0 || !S_ISDIR(st.st_mode))
-			dup = 1;
-		free(tree);
-		for (size_t k = 0; k < *count && !dup; k++)
-			dup = !strcmp((*dirs)[k], dir);
-		if (dup || list_append(&extracted, &extracted_count, &extracted_capacity,
-				       sizeof(*extracted), &dir) < 0) {
-			free(dir);
-			if (!dup)
-				return out_of_memory();
-			continue;
-		}
-		if (list_append(dirs, count, capacity, sizeof(**dirs), &dir) < 0)
-			return out_of_memory();
-	}
-	return 0;
-}
-
-/*
- * The debug directories in *dirs: --debug-dir's (or /usr/lib/debug),
- * then each bundle's .build-id tree: a directory as it is, a tar
- * extracted into the scratch directory; then the captures' own trees.
- * 0, or -1 after a message.
- */
-static int debug_dirs_with_bundles(struct report_options *o, const char **inputs,
-				   size_t input_count, const char ***dirs, size_t *count)
-{
-	size_t capacity = 0;
-	char why[512];
-
-	static int cleanup_registered;
-
-	*dirs = NULL;
-	*count = 0;
-	if (!cleanup_registered++)
-		atexit(remove_scratch_dir);
-	if (!o->debug_dir_count) {
-		const char *dir = "/usr/lib/debug";
-
-		if (list_append(dirs, count, &capacity, sizeof(**dirs), &dir) < 0)
-			return out_of_memory();
-	}
-	for (size_t i = 0; i < o->debug_dir_count; i++)
-		if (list_append(dirs, count, &capacity, sizeof(**dirs), &o->debug_dirs[i]) < 0)
-			return out_of_memory();
-	for (size_t i = 0; i < o->bundle_count; i++) {
-		const char *bundle = o->bundles[i];
-		struct stat st;
-		char *dir;
-
-		if (stat(bundle, &st) < 0) {
-			fprintf(stderr, "perfrec-report: --symbols %s: %s\n", bundle, strerror(errno));
-			return -1;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			if (list_append(dirs, count, &capacity, sizeof(**dirs), &bundle) < 0)
-				return out_of_memory();
-			continue;
-		}
-		if (!scratch_dir) {
-			if (bundle_scratch_dir(&scratch_dir, why, sizeof(why)) < 0) {
-				fprintf(stderr, "perfrec-report: --symbols %s: %s\n", bundle, why);
-				return -1;
-			}
-		}
-		if (asprintf(&dir, "%s/%zu", scratch_dir, i) < 0)
-			return out_of_memory();
-		if (list_append(&extracted, &extracted_count, &extracted_capacity,
-				sizeof(*extracted), &dir) < 0) {
-			free(dir);
-			return out_of_memory();
-		}
-		if (mkdir(dir, 0700) < 0) {
-			fprintf(stderr, "perfrec-report: --symbols %s: %s: %s\n", bundle, dir,
-				strerror(errno));
-			return -1;
-		}
-		if (bundle_extract(bundle, dir, why, sizeof(why)) < 0) {
-			fprintf(stderr, "perfrec-report: --symbols %s: %s\n", bundle, why);
-			return -1;
-		}
-		if (list_append(dirs, count, &capacity, sizeof(**dirs), &dir) < 0)
-			return out_of_memory();
-	}
-	if (add_capture_trees(inputs, input_count, dirs, count, &capacity) < 0 ||
-	    add_capture_trees(o->baselines, o->baseline_count, dirs, count, &capacity) < 0)
-		return -1;
-	return 0;
-}
-
-/*
- * Samples with their user stacks unwound, or as recorded without an
- * unwinder.  -EIO: a file could not be read to its end (warned about).
- */
-static int for_each_sample(struct session *session, struct unwinder *unwinder,
-			   const struct session_filter *filter, session_sample_fn fn,
-			   void *context)
-{
-	if (unwinder)
-		return unwinder_for_each_sample(unwinder, filter, fn, context);
-	return session_for_each_sample(session, filter, fn, context);
-}
-
-/*
- * Samples of different events do not add up (a millisecond of CPU and a
- * page fault are not one unit): a report is of one event, --event's or
- * else the first, and its header names that one.  0, or 2 after saying
- * which events there are when --event names none of them.
- */
-static int choose_event(struct report_options *o, struct session_summary *header)
-{
-	const struct session_event *chosen = NULL;
-	char list[1024] = "";
-	size_t used = 0;
-	int mixed = 0;
-
-	for (size_t i = 0; i < header->event_count; i++) {
-		int n = snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "",
-				 header->events[i].name);
-
-		if (n > 0 && used + (size_t)n < sizeof(list))
-			used += (size_t)n;
-		if (o->event && !chosen && strcmp(o->event, header->events[i].name) == 0)
-			chosen = &header->events[i];
-	}
-	/* "page-faults" names "page-faults/period=64/" when only one fits. */
-	if (o->event && !chosen) {
-		size_t len = strlen(o->event), fits = 0;
-
-		for (size_t i = 0; i < header->event_count; i++) {
-			const char *name = header->events[i].name;
-
-			if (!strncmp(name, o->event, len) && (name[len] == '/' || name[len] == ':')) {
-				chosen = &header->events[i];
-				fits++;
-			}
-		}
-		if (fits > 1) {
-			fprintf(stderr, "perfrec-report: --event %s fits %zu of the capture's events (%s): give one whole\n",
-				o->event, fits, list);
-			return 2;
-		}
-		if (chosen)
-			o->event = chosen->name;
-	}
-	if (o->event && !chosen && header->event_count) {
-		fprintf(stderr, "perfrec-report: --event %s: the capture has no such event; it has: %s\n",
-			o->event, list);
-		return 2;
-	}
-	/*
-	 * Samples of events that count different things (time and faults) do
-	 * not add up: one is reported.  Events that count the same thing under
-	 * several names, or with several sample layouts, are one profile.
-	 */
-	for (size_t i = 1; i < header->event_count; i++)
-		mixed |= header->events[i].type != header->events[0].type ||
-			 header->events[i].config != header->events[0].config;
-	if (!o->event && mixed) {
-		chosen = &header->events[0];
-		o->event = chosen->name;
-		if (!o->quiet)
-			fprintf(stderr, "perfrec-report: the capture has %zu events (%s): this is %s; --event NAME for another\n",
-				header->event_count, list, chosen->name);
-	}
-	if (chosen) {
-		header->event = chosen->name;
-		header->sampling = chosen->sampling;
-	}
-	return 0;
-}
-
-/* One set of inputs read: the new profile, or the --baseline one. */
-struct profile {
-	struct symbolizer_source *debuginfod;
-	struct symbolizer *symbolizer;
-	struct session *session;
-	struct unwinder *unwinder;
-	struct aggregator *aggregator;
-	struct session_filter filter;
-	const char **hosts;		/* --host's, as the session interned them */
-	size_t host_count;
-	struct report_data data;
-	int read_error;			/* pass 2 could not read a file to its end */
-};
 
 /*
  * Freeing a million tree nodes and cache slots one by one is a large
@@ -823,56 +613,12 @@ struct profile {
  * once.  PRF_REPORT_FREE=1 frees it (for leak checking by hand); kept
  * reachable here otherwise, so LeakSanitizer does not call it a leak.
  */
-struct profile report_kept[2];
+struct report_profile report_kept[2];
 
-static void profile_release(struct profile *p)
+static void profile_release(struct report_profile *p)
 {
-	if (getenv("PRF_REPORT_FREE")) {
-		aggregator_free(p->aggregator);
-		unwinder_free(p->unwinder);
-		session_free(p->session);
-		symbolizer_free(p->symbolizer);
-		debuginfod_source_free(p->debuginfod);
-		memset(p, 0, sizeof(*p));
-	}
-}
-
-/*
- * --host: the session's names of the hosts given; a name no capture has
- * is said, and none at all is an error.  0, or an exit status.
- */
-static int choose_hosts(const struct report_options *o, struct profile *p)
-{
-	if (!o->host_count)
-		return 0;
-	p->hosts = calloc(o->host_count, sizeof(*p->hosts));
-	if (!p->hosts)
-		return out_of_memory(), 1;
-	for (size_t i = 0; i < o->host_count; i++) {
-		const char *host = session_host(p->session, o->hosts[i]);
-
-		if (host)
-			p->hosts[p->host_count++] = host;
-		else if (!o->quiet)
-			fprintf(stderr, "perfrec-report: --host %s: no capture of that host\n",
-				o->hosts[i]);
-	}
-	if (!p->host_count) {
-		fprintf(stderr, "perfrec-report: --host: none of the hosts named is in the captures\n");
-		return 1;
-	}
-	p->filter.hosts = p->hosts;
-	p->filter.host_count = p->host_count;
-	return 0;
-}
-
-/* The header lists the hosts the report is of: --host's when given. */
-static void header_hosts(struct profile *p)
-{
-	if (!p->host_count)
-		return;
-	p->data.header.hosts = p->hosts;
-	p->data.header.host_count = p->host_count;
+	if (getenv("PRF_REPORT_FREE"))
+		report_profile_free(p);
 }
 
 /*
@@ -892,23 +638,28 @@ static int wants_inlines(const struct report_options *o)
  * filter.  0, or an exit status after a message.
  */
 static int profile_load(struct report_options *o, const char **inputs, size_t input_count,
-			const char **debug_dirs, size_t debug_dir_count, int unwind,
-			struct profile *p)
+			const struct report_debug_dirs *debug_dirs, int unwind,
+			struct report_profile *p)
 {
-	struct symbolizer_options sym_options = {
+	struct report_load_options load = {
 		.symfs = o->symfs,
+		.debug_dirs = debug_dirs->dirs,
+		.debug_dir_count = debug_dirs->count,
+		.debuginfod = !o->no_debuginfod,
 		.want_lines = o->lines || (o->sort_keys & SORT_SRCLINE) || o->format == FORMAT_PPROF,
 		.want_inlines = wants_inlines(o),
-		.warn = warn_line,
-		.warn_context = o,
-	};
-	struct session_options session_options = {
-		.warn = warn_line,
-		.warn_context = o,
+		.unwind = unwind,
 		.jobs = o->jobs,
+		.event = o->event,
+		.hosts = o->hosts,
+		.host_count = o->host_count,
+		.warn = warn_line,
+		.warn_context = o,
+		.note = note_line,
+		.note_context = o,
 	};
 	struct prf_error error = { 0 };
-	int status;
+	int ret;
 
 	p->filter = (struct session_filter){
 		.pids = o->pids, .pid_count = o->pid_count,
@@ -918,37 +669,11 @@ static int profile_load(struct report_options *o, const char **inputs, size_t in
 		.cgroups = o->cgroups, .cgroup_count = o->cgroup_count,
 		.cpus = o->cpus, .cpu_count = o->cpu_count,
 	};
-	sym_options.debug_dirs = debug_dirs;
-	sym_options.debug_dir_count = debug_dir_count;
-	if (!o->no_debuginfod) {
-		p->debuginfod = debuginfod_source_new(getenv("DEBUGINFOD_URLS"), warn_line, o);
-		if (!p->debuginfod && errno != ENOENT)
-			return out_of_memory(), 1;
-		sym_options.source = p->debuginfod;
-	}
-	p->symbolizer = symbolizer_new(&sym_options);	/* it keeps copies of the dirs */
-	session_options.symbolizer = p->symbolizer;
-	if (!p->symbolizer || session_create(&p->session, &session_options) < 0 ||
-	    (unwind && !(p->unwinder = unwinder_new(p->session, p->symbolizer))))
-		return out_of_memory(), 1;
-	for (size_t i = 0; i < input_count; i++)
-		if (session_add_input(p->session, inputs[i], &error) < 0) {
-			fprintf(stderr, "perfrec-report: %s\n", error.message);
-			return 1;
-		}
-	if (session_load(p->session, &error) < 0) {
+	ret = report_profile_load(p, &load, inputs, input_count, &error);
+	if (ret < 0) {
 		fprintf(stderr, "perfrec-report: %s\n", error.message);
-		return 1;
+		return ret == -EINVAL ? 2 : 1;
 	}
-	status = choose_hosts(o, p);
-	if (status)
-		return status;
-	session_get_summary(p->session, &p->data.header);
-	header_hosts(p);
-	status = choose_event(o, &p->data.header);
-	if (status)
-		return status;
-	p->filter.event = o->event;
 	if ((o->since && parse_time("since", o->since, &p->data.header, &p->filter.since_ns) < 0) ||
 	    (o->until && parse_time("until", o->until, &p->data.header, &p->filter.until_ns) < 0))
 		return 2;
@@ -956,26 +681,9 @@ static int profile_load(struct report_options *o, const char **inputs, size_t in
 }
 
 /* The second pass, into p->data.  0, or 1 after a message. */
-static int profile_aggregate(struct report_options *o, struct profile *p,
-			     const struct aggregate_options *options)
+static int profile_aggregate(struct report_profile *p, const struct aggregate_options *options)
 {
-	p->aggregator = aggregator_new(p->session, p->symbolizer, options);
-	if (!p->aggregator)
-		return out_of_memory(), 1;
-	/* Files on several threads, unless libdwfl (one thread) unwinds their stacks. */
-	if (o->jobs > 1 && (!p->unwinder || !p->data.header.user_stacks))
-		p->read_error = aggregator_read(p->aggregator, &p->filter, o->jobs) < 0;
-	else
-		p->read_error = for_each_sample(p->session, p->unwinder, &p->filter,
-						aggregator_add, p->aggregator) < 0;
-	if (aggregator_finish(p->aggregator, &p->data) < 0)
-		return out_of_memory(), 1;
-	/* Again: pass 2 may have found more damage. */
-	session_get_summary(p->session, &p->data.header);
-	header_hosts(p);
-	choose_event(o, &p->data.header);
-	p->data.header.samples = p->data.total_samples;
-	return 0;
+	return report_profile_aggregate(p, options) < 0 ? out_of_memory(), 1 : 0;
 }
 
 static int run(struct report_options *o, const char **inputs, size_t input_count)
@@ -1002,9 +710,15 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 		.max_frames = o->max_stack,
 		.jobs = o->jobs,
 	};
-	struct profile *p = &report_kept[0], *base = NULL;
-	const char **debug_dirs = NULL;
-	size_t debug_dir_count = 0;
+	struct report_symbol_sources sources = {
+		.debug_dirs = o->debug_dirs, .debug_dir_count = o->debug_dir_count,
+		.bundles = o->bundles, .bundle_count = o->bundle_count,
+		.captures = { inputs, o->baselines },
+		.capture_count = { input_count, o->baseline_count },
+	};
+	struct report_profile *p = &report_kept[0], *base = NULL;
+	struct report_debug_dirs debug_dirs = { 0 };
+	struct prf_error error = { 0 };
 	struct report_output output;
 	int status, ret;
 
@@ -1015,25 +729,26 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 		return 1;
 	}
 	status = 1;
-	if (debug_dirs_with_bundles(o, inputs, input_count, &debug_dirs, &debug_dir_count) < 0)
+	if (report_debug_dirs_make(&debug_dirs, &sources, &error) < 0) {
+		fprintf(stderr, "perfrec-report: %s\n", error.message);
 		goto out;
+	}
 	if (o->baseline_count) {
 		base = &report_kept[1];
-		status = profile_load(o, o->baselines, o->baseline_count, debug_dirs,
-				      debug_dir_count, unwind, base);
+		status = profile_load(o, o->baselines, o->baseline_count, &debug_dirs, unwind, base);
 		if (!status)
-			status = profile_aggregate(o, base, &aggregate);
+			status = profile_aggregate(base, &aggregate);
 		if (status)
 			goto out;
 	}
-	status = profile_load(o, inputs, input_count, debug_dirs, debug_dir_count, unwind, p);
+	status = profile_load(o, inputs, input_count, &debug_dirs, unwind, p);
 	if (status)
 		goto out;
 	if (o->view == VIEW_SAMPLES && !flame) {
 		struct view_samples v = { p->session, p->symbolizer, output.file };
 
 		/* What was read is shown; a file cut short by an I/O error still fails the run. */
-		status = for_each_sample(p->session, p->unwinder, &p->filter, view_sample, &v) < 0;
+		status = report_for_each_sample(p, view_sample, &v) < 0;
 		goto out;
 	}
 	if (o->format == FORMAT_PPROF) {
@@ -1050,9 +765,8 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 			status = 1;
 			goto out;
 		}
-		read_error = for_each_sample(p->session, p->unwinder, &p->filter, pprof_add, pprof);
-		session_get_summary(p->session, &p->data.header);
-		choose_event(o, &p->data.header);
+		read_error = report_for_each_sample(p, pprof_add, pprof);
+		report_profile_summary(p);
 		ret = pprof_write(pprof, &p->data.header, output.file);
 		pprof_free(pprof);
 		if (ret < 0) {
@@ -1064,7 +778,7 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 		status = read_error < 0;
 		goto out;
 	}
-	status = profile_aggregate(o, p, &aggregate);
+	status = profile_aggregate(p, &aggregate);
 	if (status)
 		goto out;
 	if (base)
@@ -1073,7 +787,7 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 		ret = print_view(o, &p->data, output.file);
 	status = ret < 0 || p->read_error || (base && base->read_error) ? 1 : 0;
 out:
-	free(debug_dirs);
+	report_debug_dirs_free(&debug_dirs);
 	ret = report_output_close(&output, status == 0);
 	if (ret < 0 && (o->output || ret != -EPIPE)) {
 		fprintf(stderr, "perfrec-report: writing %s: %s\n",

@@ -56,8 +56,7 @@ static const struct session_event *report_event(const struct session_summary *h)
 
 static int is_clock(const struct session_event *e)
 {
-	return e && e->type == PERF_TYPE_SOFTWARE &&
-	       (e->config == PERF_COUNT_SW_CPU_CLOCK || e->config == PERF_COUNT_SW_TASK_CLOCK);
+	return e && e->sampling.clock;
 }
 
 /*
@@ -104,13 +103,12 @@ static void type_name(const char *event, char *out, size_t size)
  */
 static int64_t profile_period(const struct session_event *e, const struct pprof_tables *t)
 {
-	unsigned long long value;
 	uint64_t count = 0, period = 0;
 
-	if (e && sscanf(e->sampling, "period %llu", &value) == 1)
-		return (int64_t)(value > INT64_MAX ? INT64_MAX : value);
-	if (e && is_clock(e) && sscanf(e->sampling, "%llu Hz", &value) == 1 && value)
-		return (int64_t)((1000000000ull + value / 2) / value);
+	if (e && !e->sampling.frequency)
+		return (int64_t)(e->sampling.period > INT64_MAX ? INT64_MAX : e->sampling.period);
+	if (is_clock(e))
+		return (int64_t)((1000000000ull + e->sampling.frequency / 2) / e->sampling.frequency);
 	for (size_t i = 0; i < t->sample_count; i++) {
 		count += t->samples[i].count;
 		period += t->samples[i].period;
@@ -147,7 +145,10 @@ static int intern_strings(struct pprof_builder *b, const struct session_summary 
 		 h->kernel_release ? h->kernel_release : "?", h->machine ? h->machine : "?");
 	ret |= pprof_string(b, text, &s->comments[s->comment_count++]);
 	if (event) {
-		snprintf(text, sizeof(text), "event %s, %s", event->name, event->sampling);
+		char sampling[REPORT_SAMPLING_TEXT_MAX];
+
+		snprintf(text, sizeof(text), "event %s, %s", event->name,
+			 report_sampling_text(&event->sampling, sampling, sizeof(sampling)) ?: "");
 		ret |= pprof_string(b, text, &s->comments[s->comment_count++]);
 	}
 	if (h->lost || h->dropped) {

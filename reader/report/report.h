@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include "session.h"
 
+struct symbolizer;
+struct symbolizer_source;
+struct unwinder;
+
 /*
  * Profiles from a session: the aggregator turns the replayed samples into
  * a flat profile and a call tree (report_data), and the views print them
@@ -319,5 +323,107 @@ int aggregator_read(struct aggregator *aggregator, const struct session_filter *
  * sorts and fills data; it points into the aggregator, which must live on.
  */
 int aggregator_finish(struct aggregator *aggregator, struct report_data *data);
+
+/* ---- the event (event.c) --------------------------------------------- */
+
+/*
+ * An event's sampling as the headers say it, "97 Hz" or "period 100000",
+ * in buffer; NULL when not known.
+ */
+#define REPORT_SAMPLING_TEXT_MAX	32
+const char *report_sampling_text(const struct session_sampling *sampling, char *buffer,
+				 size_t size);
+
+/*
+ * Samples of different events do not add up (a millisecond of CPU and a
+ * page fault are not one unit): a profile is of one event.  wanted names
+ * it (whole, or without its terms when only one event fits: "page-faults"
+ * for "page-faults/period=64/"); without it, events that count one thing
+ * (one type and config) under several names or sample layouts are one
+ * profile, and of events that count different things the first is taken.
+ * summary's event and sampling become the event's; *filter is the
+ * session_filter's event (NULL: all).  0; 1 when the first of several was
+ * taken, a line saying so in message; -EINVAL when wanted names none or
+ * several of the events (message says which there are).
+ */
+int report_choose_event(struct session_summary *summary, const char *wanted,
+			const char **filter, struct prf_error *message);
+
+/* ---- a profile from inputs (profile.c) ------------------------------ */
+
+/* Where debug files are looked for, besides the captured paths. */
+struct report_symbol_sources {
+	const char *const *debug_dirs;	/* .build-id trees; none: /usr/lib/debug */
+	size_t debug_dir_count;
+	const char *const *bundles;	/* perfrec-archive bundles: tar, tar.zst or a directory */
+	size_t bundle_count;
+	const char *const *captures[2];	/* inputs whose directories' .build-id trees count */
+	size_t capture_count[2];
+};
+
+/* The debug directories of report_symbol_sources, bundles extracted. */
+struct report_debug_dirs {
+	const char **dirs;
+	size_t count, capacity;
+	char *scratch;			/* where tar bundles went; removed when freed */
+	char **owned;
+	size_t owned_count, owned_capacity;
+};
+
+/*
+ * The given directories, then each bundle's tree, then the captures'
+ * own (perfrecd's binary cache).  0, or a negative errno with a message.
+ */
+int report_debug_dirs_make(struct report_debug_dirs *dirs,
+			   const struct report_symbol_sources *sources, struct prf_error *error);
+void report_debug_dirs_free(struct report_debug_dirs *dirs);
+
+struct report_load_options {
+	const char *symfs;
+	const char *const *debug_dirs;	/* report_debug_dirs' */
+	size_t debug_dir_count;
+	int debuginfod;			/* ask DEBUGINFOD_URLS' servers */
+	int want_lines, want_inlines;	/* of the symbolizer */
+	int unwind;			/* dwarf user stacks unwound */
+	unsigned jobs;			/* threads reading the files */
+	const char *event;		/* report_choose_event()'s wanted */
+	const char *const *hosts;	/* only these, as given */
+	size_t host_count;
+	void (*warn)(void *context, const char *message);
+	void *warn_context;
+	/* A line worth saying that is no warning: the event chosen, a host absent. */
+	void (*note)(void *context, const char *format, ...) __attribute__((format(printf, 2, 3)));
+	void *note_context;
+};
+
+/* A set of inputs read: a profile, or the baseline's. */
+struct report_profile {
+	struct symbolizer_source *debuginfod;
+	struct symbolizer *symbolizer;
+	struct session *session;
+	struct unwinder *unwinder;
+	struct aggregator *aggregator;
+	struct session_filter filter;	/* the caller's, then the hosts and event chosen */
+	const char **hosts;		/* the session's names of the hosts asked for */
+	size_t host_count;
+	struct report_data data;
+	int read_error;			/* pass 2 could not read a file to its end */
+};
+
+/*
+ * The first pass over inputs: the symbolizer, the session, the hosts, the
+ * event (into p->filter, set by the caller before).  0, or a negative
+ * errno with a message in error: -EINVAL for an event the inputs do not
+ * have.
+ */
+int report_profile_load(struct report_profile *p, const struct report_load_options *options,
+			const char *const *inputs, size_t input_count, struct prf_error *error);
+/* The header again (a pass may have found damage): p->data.header. */
+void report_profile_summary(struct report_profile *p);
+/* Its samples that pass p->filter, unwound where it has an unwinder: as session_for_each_sample(). */
+int report_for_each_sample(struct report_profile *p, session_sample_fn fn, void *context);
+/* The second pass, into p->data: 0 or -ENOMEM. */
+int report_profile_aggregate(struct report_profile *p, const struct aggregate_options *options);
+void report_profile_free(struct report_profile *p);
 
 #endif

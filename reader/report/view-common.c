@@ -389,6 +389,9 @@ static void print_warnings(const struct session_summary *header, FILE *out)
 
 void view_print_header(const struct session_summary *header, FILE *out)
 {
+	char buffer[REPORT_SAMPLING_TEXT_MAX];
+	const char *sampling = report_sampling_text(&header->sampling, buffer, sizeof(buffer));
+
 	print_field(out, "host", header->hostname);
 	fputs(", kernel ", out);
 	view_put(out, or_unknown(header->kernel_release), 0);
@@ -397,9 +400,9 @@ void view_print_header(const struct session_summary *header, FILE *out)
 	fputc('\n', out);
 	print_hosts(header, out);
 	print_field(out, "event", header->event);
-	if (header->sampling && *header->sampling) {
+	if (sampling) {
 		fputs(", ", out);
-		view_put(out, header->sampling, 0);
+		view_put(out, sampling, 0);
 	}
 	fputc('\n', out);
 	print_time(header, out);

@@ -180,12 +180,15 @@ static void json_start_time(FILE *out, const struct session_summary *header)
 
 static void json_header(FILE *out, const struct session_summary *header)
 {
+	char sampling[REPORT_SAMPLING_TEXT_MAX];
+
 	fputs("\"header\":{", out);
 	json_text(out, "hostname", header->hostname);
 	json_text(out, "kernel_release", header->kernel_release);
 	json_text(out, "machine", header->machine);
 	json_text(out, "event", header->event);
-	json_text(out, "sampling", header->sampling);
+	json_text(out, "sampling", report_sampling_text(&header->sampling, sampling,
+							  sizeof(sampling)));
 	json_u64(out, "start_ns", header->start_ns);
 	json_u64(out, "end_ns", header->end_ns);
 	fprintf(out, "\"realtime_offset_ns\":%" PRId64 ",", header->realtime_offset_ns);

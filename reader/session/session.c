@@ -242,6 +242,16 @@ static int host_index(struct session *s, const char *hostname, uint32_t *index)
 	return 0;
 }
 
+/*
+ * Events whose period is nanoseconds between samples.  The format's own
+ * rule (prf_event_is_clock()) is internal to it for now: this is its copy.
+ */
+static int event_is_clock(const struct perf_event_attr *attr)
+{
+	return attr->type == PERF_TYPE_SOFTWARE &&
+	       (attr->config == PERF_COUNT_SW_CPU_CLOCK || attr->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
 /* The events of a file not yet met, by name; 0 or -ENOMEM. */
 static int note_events(struct session *s, const struct prf_file_info *info)
 {
@@ -251,7 +261,7 @@ static int note_events(struct session *s, const struct prf_file_info *info)
 	for (size_t i = 0; i < info->event_count && s->event_count < SESSION_EVENTS_MAX; i++) {
 		const struct prf_event *event = &info->events[i];
 		const char *name = string_intern(s->strings, event->name);
-		char sampling[64];
+		struct session_event *e;
 		size_t k;
 
 		if (!name)
@@ -260,21 +270,19 @@ static int note_events(struct session *s, const struct prf_file_info *info)
 			;
 		if (k < s->event_count)
 			continue;
-		if (event->attr.freq)
-			snprintf(sampling, sizeof(sampling), "%llu Hz",
-				 (unsigned long long)event->attr.sample_freq);
-		else
-			snprintf(sampling, sizeof(sampling), "period %llu",
-				 (unsigned long long)event->attr.sample_period);
 		if (GROW(s->events, s->event_capacity, s->event_count + 1) < 0)
 			return -ENOMEM;
-		s->events[s->event_count].name = name;
-		s->events[s->event_count].type = event->attr.type;
-		s->events[s->event_count].config = event->attr.config;
-		s->events[s->event_count].sampling = string_intern(s->strings, sampling);
-		if (!s->events[s->event_count].sampling)
-			return -ENOMEM;
-		s->event_count++;
+		e = &s->events[s->event_count++];
+		*e = (struct session_event){
+			.name = name,
+			.type = event->attr.type,
+			.config = event->attr.config,
+			.sampling.clock = event_is_clock(&event->attr),
+		};
+		if (event->attr.freq)
+			e->sampling.frequency = event->attr.sample_freq;
+		else
+			e->sampling.period = event->attr.sample_period;
 	}
 	return 0;
 }

@@ -19,10 +19,20 @@ struct dso;
  */
 struct session;
 
+/*
+ * How an event samples: at a frequency, the kernel varying the period to
+ * hold it, or every period events.  Both 0: not known.
+ */
+struct session_sampling {
+	uint64_t frequency;		/* Hz; 0: by period */
+	uint64_t period;		/* events between samples, when frequency is 0 */
+	int clock;			/* a clock event: its period counts nanoseconds */
+};
+
 /* One event of the inputs: the name the files give it, and its rate. */
 struct session_event {
 	const char *name;
-	const char *sampling;		/* "97 Hz" or "period 100000" */
+	struct session_sampling sampling;
 	uint32_t type;			/* what it counts: perf_event_attr's */
 	uint64_t config;
 };
@@ -39,7 +49,7 @@ struct session_summary {
 	const char *kernel_release;
 	const char *machine;
 	const char *event;		/* as the user wrote it: cpu-clock, cycles */
-	const char *sampling;		/* "97 Hz" or "period 100000" */
+	struct session_sampling sampling;	/* that event's */
 	const struct session_event *events;	/* every event, in the order first met */
 	size_t event_count;
 	uint64_t start_ns, end_ns;	/* on the capture clock (CLOCK_MONOTONIC) */

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A set of inputs read into a profile: the debug directories (bundles
+ * extracted, the captures' own .build-id trees), the symbolizer, the
+ * session and its first pass, the hosts and the event chosen; then the
+ * second pass into the aggregator.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "bundle.h"
+#include "debuginfod.h"
+#include "report.h"
+#include "symbolize.h"
+#include "unwind.h"
+
+static int say(struct prf_error *error, int code, const char *format, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int say(struct prf_error *error, int code, const char *format, ...)
+{
+	va_list ap;
+
+	va_start(ap, format);
+	vsnprintf(error->message, sizeof(error->message), format, ap);
+	va_end(ap);
+	error->code = code;
+	return code;
+}
+
+static int no_memory(struct prf_error *error)
+{
+	return say(error, -ENOMEM, "out of memory");
+}
+
+/* ---- debug directories ---------------------------------------------- */
+
+static int add_dir(const char ***dirs, size_t *count, size_t *capacity, const char *dir)
+{
+	if (prf_ensure_mem((void **)dirs, capacity, sizeof(**dirs), *count + 1) < 0)
+		return -ENOMEM;
+	(*dirs)[(*count)++] = dir;
+	return 0;
+}
+
+/* A directory the list owns (freed with it). */
+static int add_owned(struct report_debug_dirs *d, char *dir)
+{
+	if (prf_ensure_mem((void **)&d->owned, &d->owned_capacity, sizeof(*d->owned),
+			   d->owned_count + 1) < 0) {
+		free(dir);
+		return -ENOMEM;
+	}
+	d->owned[d->owned_count++] = dir;
+	return 0;
+}
+
+/*
+ * perfrecd's binary cache: the .build-id tree of each capture's directory
+ * (an input directory, or the directory of an input file), if it has one.
+ */
+static int add_capture_trees(struct report_debug_dirs *d, const char *const *inputs,
+			     size_t input_count)
+{
+	for (size_t i = 0; i < input_count; i++) {
+		const char *slash = strrchr(inputs[i], '/');
+		struct stat st;
+		char *dir, *tree;
+		int dup = 0;
+
+		if (stat(inputs[i], &st) < 0)
+			continue;	/* said when it is read */
+		if (S_ISDIR(st.st_mode))
+			dir = strdup(inputs[i]);
+		else
+			dir = slash ? strndup(inputs[i], (size_t)(slash - inputs[i]) + 1) : strdup(".");
+		if (!dir || asprintf(&tree, "%s/.build-id", dir) < 0) {
+			free(dir);
+			return -ENOMEM;
+		}
+		if (lstat(tree, &st) < 0 || !S_ISDIR(st.st_mode))
+			dup = 1;
+		free(tree);
+		for (size_t k = 0; k < d->count && !dup; k++)
+			dup = !strcmp(d->dirs[k], dir);
+		if (dup) {
+			free(dir);
+			continue;
+		}
+		if (add_owned(d, dir) < 0 || add_dir(&d->dirs, &d->count, &d->capacity, dir) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A bundle's .build-id tree: a directory as it is, a tar extracted into the scratch directory. */
+static int add_bundle(struct report_debug_dirs *d, const char *bundle, size_t index,
+		      struct prf_error *error)
+{
+	struct stat st;
+	char why[512], *dir;
+
+	if (stat(bundle, &st) < 0)
+		return say(error, -errno, "--symbols %s: %s", bundle, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return add_dir(&d->dirs, &d->count, &d->capacity, bundle) < 0 ? no_memory(error) : 0;
+	if (!d->scratch && bundle_scratch_dir(&d->scratch, why, sizeof(why)) < 0)
+		return say(error, -EIO, "--symbols %s: %s", bundle, why);
+	if (asprintf(&dir, "%s/%zu", d->scratch, index) < 0 || add_owned(d, dir) < 0)
+		return no_memory(error);
+	if (mkdir(dir, 0700) < 0)
+		return say(error, -errno, "--symbols %s: %s: %s", bundle, dir, strerror(errno));
+	if (bundle_extract(bundle, dir, why, sizeof(why)) < 0)
+		return say(error, -EIO, "--symbols %s: %s", bundle, why);
+	return add_dir(&d->dirs, &d->count, &d->capacity, dir) < 0 ? no_memory(error) : 0;
+}
+
+int report_debug_dirs_make(struct report_debug_dirs *d, const struct report_symbol_sources *s,
+			   struct prf_error *error)
+{
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	if (!s->debug_dir_count &&
+	    add_dir(&d->dirs, &d->count, &d->capacity, "/usr/lib/debug") < 0)
+		return no_memory(error);
+	for (size_t i = 0; i < s->debug_dir_count; i++)
+		if (add_dir(&d->dirs, &d->count, &d->capacity, s->debug_dirs[i]) < 0)
+			return no_memory(error);
+	for (size_t i = 0; i < s->bundle_count; i++) {
+		ret = add_bundle(d, s->bundles[i], i, error);
+		if (ret < 0)
+			return ret;
+	}
+	for (size_t i = 0; i < PRF_ARRAY_SIZE(s->captures); i++)
+		if (add_capture_trees(d, s->captures[i], s->capture_count[i]) < 0)
+			return no_memory(error);
+	return 0;
+}
+
+void report_debug_dirs_free(struct report_debug_dirs *d)
+{
+	if (d->scratch)
+		bundle_remove_tree(d->scratch);
+	free(d->scratch);
+	for (size_t i = 0; i < d->owned_count; i++)
+		free(d->owned[i]);
+	free(d->owned);
+	free(d->dirs);
+	memset(d, 0, sizeof(*d));
+}
+
+/* ---- the profile ---------------------------------------------------- */
+
+/*
+ * --host: the session's names of the hosts given; a name no capture has
+ * is said, and none at all is an error.
+ */
+static int choose_hosts(struct report_profile *p, const struct report_load_options *o,
+			struct prf_error *error)
+{
+	if (!o->host_count)
+		return 0;
+	p->hosts = calloc(o->host_count, sizeof(*p->hosts));
+	if (!p->hosts)
+		return no_memory(error);
+	for (size_t i = 0; i < o->host_count; i++) {
+		const char *host = session_host(p->session, o->hosts[i]);
+
+		if (host)
+			p->hosts[p->host_count++] = host;
+		else if (o->note)
+			o->note(o->note_context, "--host %s: no capture of that host", o->hosts[i]);
+	}
+	if (!p->host_count)
+		return say(error, -ENOENT, "--host: none of the hosts named is in the captures");
+	p->filter.hosts = p->hosts;
+	p->filter.host_count = p->host_count;
+	return 0;
+}
+
+void report_profile_summary(struct report_profile *p)
+{
+	struct prf_error ignored;
+
+	session_get_summary(p->session, &p->data.header);
+	/* The header lists the hosts the report is of: --host's when given. */
+	if (p->host_count) {
+		p->data.header.hosts = p->hosts;
+		p->data.header.host_count = p->host_count;
+	}
+	report_choose_event(&p->data.header, p->filter.event, &p->filter.event, &ignored);
+}
+
+int report_profile_load(struct report_profile *p, const struct report_load_options *o,
+			const char *const *inputs, size_t input_count, struct prf_error *error)
+{
+	struct symbolizer_options sym_options = {
+		.symfs = o->symfs,
+		.debug_dirs = o->debug_dirs,
+		.debug_dir_count = o->debug_dir_count,
+		.want_lines = o->want_lines,
+		.want_inlines = o->want_inlines,
+		.warn = o->warn,
+		.warn_context = o->warn_context,
+	};
+	struct session_options session_options = {
+		.warn = o->warn,
+		.warn_context = o->warn_context,
+		.jobs = o->jobs,
+	};
+	struct prf_error message = { 0 };
+	int ret;
+
+	if (o->debuginfod) {
+		p->debuginfod = debuginfod_source_new(getenv("DEBUGINFOD_URLS"), o->warn,
+						      o->warn_context);
+		if (!p->debuginfod && errno != ENOENT)
+			return no_memory(error);
+		sym_options.source = p->debuginfod;
+	}
+	p->symbolizer = symbolizer_new(&sym_options);	/* it keeps copies of the dirs */
+	session_options.symbolizer = p->symbolizer;
+	if (!p->symbolizer || session_create(&p->session, &session_options) < 0 ||
+	    (o->unwind && !(p->unwinder = unwinder_new(p->session, p->symbolizer))))
+		return no_memory(error);
+	for (size_t i = 0; i < input_count; i++) {
+		ret = session_add_input(p->session, inputs[i], error);
+		if (ret < 0)
+			return ret;
+	}
+	ret = session_load(p->session, error);
+	if (ret < 0)
+		return ret;
+	ret = choose_hosts(p, o, error);
+	if (ret < 0)
+		return ret;
+	session_get_summary(p->session, &p->data.header);
+	if (p->host_count) {
+		p->data.header.hosts = p->hosts;
+		p->data.header.host_count = p->host_count;
+	}
+	ret = report_choose_event(&p->data.header, o->event, &p->filter.event, &message);
+	if (ret < 0) {
+		*error = message;
+		return ret;
+	}
+	if (ret > 0 && o->note)
+		o->note(o->note_context, "%s", message.message);
+	return 0;
+}
+
+int report_for_each_sample(struct report_profile *p, session_sample_fn fn, void *context)
+{
+	if (p->unwinder)
+		return unwinder_for_each_sample(p->unwinder, &p->filter, fn, context);
+	return session_for_each_sample(p->session, &p->filter, fn, context);
+}
+
+int report_profile_aggregate(struct report_profile *p, const struct aggregate_options *options)
+{
+	p->aggregator = aggregator_new(p->session, p->symbolizer, options);
+	if (!p->aggregator)
+		return -ENOMEM;
+	/* Files on several threads, unless libdwfl (one thread) unwinds their stacks. */
+	if (options->jobs > 1 && (!p->unwinder || !p->data.header.user_stacks))
+		p->read_error = aggregator_read(p->aggregator, &p->filter, options->jobs) < 0;
+	else
+		p->read_error = report_for_each_sample(p, aggregator_add, p->aggregator) < 0;
+	if (aggregator_finish(p->aggregator, &p->data) < 0)
+		return -ENOMEM;
+	/* Again: pass 2 may have found more damage. */
+	report_profile_summary(p);
+	p->data.header.samples = p->data.total_samples;
+	return 0;
+}
+
+void report_profile_free(struct report_profile *p)
+{
+	aggregator_free(p->aggregator);
+	unwinder_free(p->unwinder);
+	session_free(p->session);
+	symbolizer_free(p->symbolizer);
+	debuginfod_source_free(p->debuginfod);
+	free(p->hosts);
+	memset(p, 0, sizeof(*p));
+}
