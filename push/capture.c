@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "push-internal.h"
-#include "report.h"
+#include "pprof.h"
 #include "session.h"
 #include "symbolize.h"
 #include "unwind.h"

@@ -10,7 +10,11 @@
 #       ^
 #     unwind/                   (dwarf user stacks)
 #       ^
-#     report/  archive/         (programs: perfrec-report, perfrec-archive)
+#     report/  archive/         (the profile; perfrec-archive)
+#       ^    ^
+#  report/views/  report/pprof/ (text views; pprof, which push/ uses too)
+#       ^
+#  report/flame/                (flame graphs; perfrec-report over them all)
 #
 #   dump/ reads format/ alone (perfrec-dump).
 #

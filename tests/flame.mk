@@ -6,9 +6,9 @@
 # and big ones of tests/report-hostile.  Each script says what it checks.
 check_PROGRAMS += tests/test-flame
 tests_test_flame_SOURCES = tests/test-flame.c
-tests_test_flame_CPPFLAGS = $(AM_CPPFLAGS) $(REPORT_CPPFLAGS)
+tests_test_flame_CPPFLAGS = $(AM_CPPFLAGS) $(FLAME_CPPFLAGS)
 tests_test_flame_CFLAGS = $(TEST_CFLAGS)
-tests_test_flame_LDADD = $(REPORT_LIBS) $(CHECK_LIBS)
+tests_test_flame_LDADD = $(FLAME_LIBS) $(CHECK_LIBS)
 TESTS += tests/test-flame
 
 FLAME_TESTS = \

@@ -8,9 +8,9 @@
 # decoding), events, labels, names that are not UTF-8, and the bad cases.
 check_PROGRAMS += tests/test-pprof-encode
 tests_test_pprof_encode_SOURCES = tests/test-pprof-encode.c
-tests_test_pprof_encode_CPPFLAGS = $(AM_CPPFLAGS) $(REPORT_CPPFLAGS)
+tests_test_pprof_encode_CPPFLAGS = $(AM_CPPFLAGS) $(PPROF_CPPFLAGS)
 tests_test_pprof_encode_CFLAGS = $(TEST_CFLAGS) $(ZLIB_CFLAGS)
-tests_test_pprof_encode_LDADD = $(REPORT_LIBS) $(CHECK_LIBS)
+tests_test_pprof_encode_LDADD = $(PPROF_LIBS) $(CHECK_LIBS)
 TESTS += tests/test-pprof-encode
 
 PPROF_TESTS = tests/test-report-pprof.sh tests/test-report-pprof-rules.sh

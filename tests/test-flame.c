@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "report.h"
+#include "flame.h"
 
 static void **blocks;
 static size_t block_count;
@@ -113,8 +113,8 @@ static char *run(int svg, const struct view_options *options)
 	FILE *out = open_memstream(&text, &size);
 
 	ck_assert_ptr_nonnull(out);
-	ck_assert_int_eq(svg ? view_svg(&data, options ? options : &none, out) :
-			       view_html(&data, options ? options : &none, out), 0);
+	ck_assert_int_eq(svg ? flame_svg(&data, options ? options : &none, out) :
+			       flame_html(&data, options ? options : &none, out), 0);
 	ck_assert_int_eq(fclose(out), 0);
 	return keep(text);
 }

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
-#include "pprof.h"
+#include "pprof-internal.h"
 
 static void expect_bytes(const struct pprof_buffer *b, const char *hex)
 {

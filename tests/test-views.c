@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
-#include "view.h"
+#include "views.h"
 
 /* ---- building report_data -------------------------------------------- */
 

@@ -14,7 +14,10 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "flame.h"
+#include "pprof.h"
 #include "report.h"
+#include "views.h"
 #include "symbolize.h"
 #include "unwind.h"
 
@@ -553,10 +556,10 @@ static int print_view(const struct report_options *o, const struct report_data *
 
 	if (o->format == FORMAT_HTML) {
 		view.flame_inverted = o->callee;
-		return view_html(data, &view, out);
+		return flame_html(data, &view, out);
 	}
 	if (o->format == FORMAT_SVG)
-		return view_svg(data, &view, out);
+		return flame_svg(data, &view, out);
 	if (o->view == VIEW_FOLDED)
 		return view_folded(data, out);
 	if (o->view == VIEW_TREE)

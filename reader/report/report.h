@@ -12,10 +12,12 @@ struct symbolizer_source;
 struct unwinder;
 
 /*
- * Profiles from a session: the aggregator turns the replayed samples into
- * a flat profile and a call tree (report_data), and the views print them
- * with a header.  Weights are sample periods (as perf report's
- * "Overhead"); counts are samples.
+ * Profiles from a session: the inputs read (profile.c) with one event
+ * (event.c), the aggregator turning the replayed samples into a flat
+ * profile and a call tree (report_data), which the views (views/), the
+ * flame graphs (flame/) print; pprof/ writes the samples for other
+ * tools.  Weights are sample periods (as perf report's "Overhead");
+ * counts are samples.
  */
 
 /* One printable frame: a function (or an unresolved address) in a DSO. */
@@ -94,64 +96,6 @@ struct report_data {
 	uint64_t gone_nodes, gone_period;
 };
 
-struct view_options {
-	double percent_limit;		/* hide entries/nodes below this % of total */
-	size_t top;			/* flat: at most this many rows; 0 = all */
-	int width;			/* columns to fit; 0 = unlimited */
-	int show_children;		/* flat: a total % column (callers' view) */
-	size_t json_max_depth;		/* tree JSON: deeper nodes are cut; 0 = VIEW_JSON_MAX_DEPTH */
-	int flame_inverted;		/* HTML: the page opens in its inverted view */
-};
-
-/*
- * The views.  Each returns 0, or -1 when writing to out failed (errno
- * set, EPIPE included): the caller decides whether that is worth a
- * message.  Percentages are of data->total_period; when it is 0 the text
- * views print "# no samples" after the header instead of dividing by it.
- * percent_limit compares the exact share (not the rounded one printed)
- * and hidden rows and nodes are counted in one "# N ... not shown" line.
- *
- * Text views (flat, tree) start with view_print_header() and mark every
- * line that is not data with "# ".  Names from the capture are printed
- * safely: control characters and bytes that are not UTF-8 become '?'.
- *
- * Flat columns: Self% [Total%] Samples [Command] [Pid] [Tid] [Symbol]
- * [DSO] [Source], by data->sort_keys (0 stands for SORT_SYM | SORT_DSO):
- * Symbol with SORT_SYM, DSO with SORT_SYM or SORT_DSO, Source with
- * SORT_SRCLINE.  width elides Source, then Symbol, never the DSO.
- *
- * Tree: one line per node, total % and self % (blank when 0), ASCII
- * guides; an only child continues its parent's column instead of
- * branching, so plain chains do not indent.  Guides are capped at 40
- * columns: deeper lines show "[+N]" for the N levels not drawn.
- *
- * Folded: no header, one "frame;frame;... COUNT" line per tree node with
- * self samples, outermost caller first even when data->tree_callee is
- * set (the frames are reversed back).  See view-folded.c for the names.
- *
- * JSON: the schema is at the top of view-json.c.  The tree nests one
- * object per node, so it is cut at json_max_depth nodes ("truncated":
- * true) for parsers to read it: jq 1.6 (Debian 12) gives up past 84 and
- * Python's json past about 490.
- */
-#define VIEW_JSON_MAX_DEPTH	80
-
-int view_flat(const struct report_data *data, const struct view_options *options,
-	      FILE *out);
-int view_tree(const struct report_data *data, const struct view_options *options,
-	      FILE *out);
-int view_folded(const struct report_data *data, FILE *out);
-
-/*
- * data against base (--baseline), each normalised by its total: the flat
- * rows of either with both shares and the change, largest change first;
- * the collapsed stacks of either with both counts, base's scaled to
- * data's total.
- */
-int view_flat_diff(const struct report_data *base, const struct report_data *data,
-		   const struct view_options *options, FILE *out);
-int view_folded_diff(const struct report_data *base, const struct report_data *data, FILE *out);
-
 /*
  * Matches data's call tree with base's, stack by stack, for the
  * differential flame graphs: a first level by process name, then frames
@@ -162,53 +106,12 @@ int view_folded_diff(const struct report_data *base, const struct report_data *d
  * -ENOMEM.
  */
 int report_match_baseline(struct report_data *data, struct report_data *base);
-int view_flat_json(const struct report_data *data, const struct view_options *options,
-		   FILE *out);
-int view_tree_json(const struct report_data *data, const struct view_options *options,
-		   FILE *out);
-
-/*
- * Flame graphs of the call tree, files for a browser (flame-html.c,
- * flame-svg.c, flame.js): nodes below percent_limit are left out with
- * their subtrees.  HTML: one page, its data the caller-first tree
- * (data->tree_callee must be 0: the page inverts it itself, and opens
- * inverted with flame_inverted).  SVG: static, inverted when the tree is.
- * With data->baseline set (report_match_baseline()), differential: the
- * widths are data's, each frame's colour is the change of its share
- * against the baseline's (flame.h, flame_diff_color()).
- */
-int view_html(const struct report_data *data, const struct view_options *options,
-	      FILE *out);
 /* What the tree's first level is, by data->sort_keys: "Process", "Unit", ... */
 const char *report_first_level_name(unsigned sort_keys);
-int view_svg(const struct report_data *data, const struct view_options *options,
-	     FILE *out);
 
-/*
- * The header lines every text view starts with ("# host: ..."; with more
- * than one host, "# hosts: N: a, b, ..." lists them all), then "#".
- */
-void view_print_header(const struct session_summary *header, FILE *out);
+/* Length of the valid UTF-8 character at s, its code point in *code; 0: none. */
+size_t report_utf8_char(const char *s, uint32_t *code);
 
-/*
- * Fits s into width columns by eliding its middle with "..", keeping more
- * of the end (a C++ method name) than of the start.  The result is
- * sanitized as the text views print names; it is s itself when that
- * needs no change, else buffer (cut to size - 1 bytes).
- */
-const char *view_elide(const char *s, int width, char *buffer, size_t size);
-
-/*
- * The columns to fit when printing to out: $COLUMNS when set, else the
- * terminal's width, else 0 (unlimited: a pipe or a file).
- */
-int view_terminal_width(FILE *out);
-
-/*
- * The samples view, a session_sample_fn: every sample it is given, with
- * its frames symbolized (inlined ones too), as perf script prints them.
- * Writing errors show on out (ferror).
- */
 /*
  * Where the report goes: stdout, or with -o FILE a temporary file beside
  * FILE that report_output_close() renames over it when complete (and
@@ -222,47 +125,6 @@ struct report_output {
 
 int report_output_open(struct report_output *output, const char *path);
 int report_output_close(struct report_output *output, int complete);
-
-struct view_samples {
-	struct session *session;
-	struct symbolizer *symbolizer;
-	FILE *out;
-};
-
-void view_sample(void *view_samples, const struct session_sample *sample);
-
-/*
- * --format=pprof: the samples as a gzipped profile.proto, for pprof and
- * the profile servers (perfrec-report(1) says what it holds).  The builder
- * is a session_sample_fn, like the samples view; it keeps the distinct
- * stacks, addresses, functions and mappings of the samples, so memory
- * grows with those, not with the samples.  pprof.c, pprof-location.c
- * and pprof-table.c build the tables, pprof-write.c writes them through
- * pprof-encode.c's wire format; pprof.h is what they share.
- */
-struct pprof_builder;
-
-struct pprof_options {
-	const char *focus;		/* only stacks through this function */
-	int event_label;		/* label each sample with its event's name */
-	int inline_frames;		/* the symbolizer gives inlined frames */
-	uint64_t since_ns, until_ns;	/* the filter's, for the profile's time span */
-};
-
-/* NULL without memory. */
-struct pprof_builder *pprof_new(struct session *session, struct symbolizer *symbolizer,
-				const struct pprof_options *options);
-void pprof_free(struct pprof_builder *builder);
-/* A session_sample_fn: pass the builder as context. */
-void pprof_add(void *builder, const struct session_sample *sample);
-/*
- * Writes the profile of the samples added, gzipped, to out; header names
- * the event and the capture's span.  0 or a negative errno: -ENOMEM also
- * when a sample could not be counted; for the caller to say, naming the
- * file.
- */
-int pprof_write(struct pprof_builder *builder, const struct session_summary *header,
-		FILE *out);
 
 /*
  * Aggregation: each sample's callchain becomes a stack of symbolized

@@ -81,7 +81,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <time.h>
-#include "view.h"
+#include "views.h"
 
 /* ---- values ---------------------------------------------------------- */
 
@@ -115,7 +115,7 @@ static void json_string(FILE *out, const char *s)
 	}
 	fputc('"', out);
 	for (; *s; s += n) {
-		n = view_utf8_char(s, &code);
+		n = report_utf8_char(s, &code);
 		if (!n) {
 			fputs("\\ufffd", out);
 			n = 1;

@@ -20,7 +20,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "view.h"
+#include "views.h"
 
 struct frame {
 	const struct call_node *node;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "intern.h"
-#include "pprof.h"
+#include "pprof-internal.h"
 #include "unwind.h"
 
 /* ---- builder ------------------------------------------------------------ */

@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "view.h"
+#include "views.h"
 
 #define SYMBOL_ALIGN	60	/* longer symbols push their DSO right */
 

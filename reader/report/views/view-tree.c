@@ -29,7 +29,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "view.h"
+#include "views.h"
 
 #define CELL		4	/* columns per level of guides */
 #define GUIDE_MAX	40	/* guides never take more */

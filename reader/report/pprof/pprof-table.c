@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "intern.h"
-#include "pprof.h"
-#include "view.h"
+#include "pprof-internal.h"
 
 /* ---- the hash tables --------------------------------------------------- */
 
@@ -104,7 +103,7 @@ static char *utf8_repaired(const char *s, int *failed)
 
 	*failed = 0;
 	for (const char *p = s; *p; p += n, length += n) {
-		n = view_utf8_char(p, &code);
+		n = report_utf8_char(p, &code);
 		if (!n) {
 			n = 1;
 			bad++;
@@ -119,7 +118,7 @@ static char *utf8_repaired(const char *s, int *failed)
 	}
 	out = copy;
 	for (const char *p = s; *p; p += n) {
-		n = view_utf8_char(p, &code);
+		n = report_utf8_char(p, &code);
 		if (n) {
 			memcpy(out, p, n);
 			out += n;

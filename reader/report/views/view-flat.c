@@ -11,7 +11,7 @@
  */
 #include <inttypes.h>
 #include <string.h>
-#include "view.h"
+#include "views.h"
 
 #define GAP		2	/* spaces between columns */
 #define SOURCE_MIN	16	/* columns an elided Source keeps */

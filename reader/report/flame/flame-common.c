@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* What the HTML and SVG flame graphs share; see flame.h. */
+/* What the HTML and SVG flame graphs share; see flame-internal.h. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "flame.h"
+#include "flame-internal.h"
 
 /* ---- the header's facts ---------------------------------------------- */
 
@@ -302,7 +302,7 @@ size_t flame_next_char(const char *s, uint32_t *code)
 
 	if (!*s)
 		return 0;
-	n = view_utf8_char(s, code);
+	n = report_utf8_char(s, code);
 	if (!n) {
 		*code = 0xfffd;
 		return 1;

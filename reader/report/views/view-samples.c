@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include "symbolize.h"
 #include "unwind.h"
-#include "view.h"
+#include "views.h"
 
 static void print_frame(struct view_samples *v, const struct session_sample *sample,
 			uint64_t address, int kernel, int first)

@@ -22,7 +22,7 @@
  */
 #include <inttypes.h>
 #include <string.h>
-#include "flame.h"
+#include "flame-internal.h"
 
 #define WIDTH		1200.0		/* of the image, pixels */
 #define PAD		10.0		/* left and right */
@@ -233,7 +233,7 @@ static void write_legend(FILE *out, double y)
 		"</text>\n", PAD, y, FLAME_DIFF_SCALE, grew, shrank);
 }
 
-int view_svg(const struct report_data *data, const struct view_options *options, FILE *out)
+int flame_svg(const struct report_data *data, const struct view_options *options, FILE *out)
 {
 	struct svg_writer w = { .out = out, .data = data, .limit = options->percent_limit };
 	struct flame_fact facts[FLAME_MAX_FACTS];

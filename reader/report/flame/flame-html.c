@@ -45,7 +45,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "flame.h"
+#include "flame-internal.h"
 
 enum { SYMBOL_KERNEL = 1, SYMBOL_INLINED = 2, SYMBOL_RESOLVED = 4, SYMBOL_COMM = 8 };
 
@@ -469,7 +469,7 @@ static const char page_body[] =
 static const char page_script[] = "</script>\n<script>\n";
 static const char page_end[] = "</script>\n</body>\n</html>\n";
 
-int view_html(const struct report_data *data, const struct view_options *options, FILE *out)
+int flame_html(const struct report_data *data, const struct view_options *options, FILE *out)
 {
 	struct html_writer w = { .out = out, .data = data, .limit = options->percent_limit };
 	int err;

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef PERFREC_REPORT_PPROF_H
-#define PERFREC_REPORT_PPROF_H
+#ifndef PERFREC_PPROF_INTERNAL_H
+#define PERFREC_PPROF_INTERNAL_H
 
 /*
  * What the pprof*.c files share: the tables the builder fills from the
  * samples (pprof.c, pprof-location.c, pprof-table.c), which
  * pprof-write.c turns into a Profile message with the wire format of
- * pprof-encode.c.  report.h declares what main.c calls.
+ * pprof-encode.c.  pprof.h declares what the programs call.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "report.h"
+#include "pprof.h"
 
 /* ---- the tables ------------------------------------------------------- */
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "intern.h"
-#include "pprof.h"
+#include "pprof-internal.h"
 #include "symbolize.h"
 #include "unwind.h"
 

@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef PERFREC_REPORT_FLAME_H
-#define PERFREC_REPORT_FLAME_H
+#ifndef PERFREC_FLAME_INTERNAL_H
+#define PERFREC_FLAME_INTERNAL_H
 
 /*
  * What the two flame graphs (flame-html.c, flame-svg.c) share: the facts
  * of their header, which nodes of the call tree they show, the colour of
- * a frame, and strings from captures made safe for markup.  view.h's
+ * a frame, and strings from captures made safe for markup.  views.h's
  * helpers print for terminals; these write for a browser, where the
  * danger is markup and invalid characters rather than escape sequences.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "view.h"
+#include "flame.h"
 
 /* The facts of the header: label, value, and whether it is a warning. */
 struct flame_fact {

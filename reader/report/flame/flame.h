@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef PERFREC_FLAME_H
+#define PERFREC_FLAME_H
+
+#include <stdio.h>
+#include "views.h"
+
+/*
+ * Flame graphs of the call tree, files for a browser (flame-html.c,
+ * flame-svg.c, flame.js): nodes below percent_limit are left out with
+ * their subtrees.  HTML: one page, its data the caller-first tree
+ * (data->tree_callee must be 0: the page inverts it itself, and opens
+ * inverted with flame_inverted).  SVG: static, inverted when the tree is.
+ * With data->baseline set (report_match_baseline()), differential: the
+ * widths are data's, each frame's colour is the change of its share
+ * against the baseline's (flame-internal.h, flame_diff_color()).
+ */
+int flame_html(const struct report_data *data, const struct view_options *options,
+	       FILE *out);
+int flame_svg(const struct report_data *data, const struct view_options *options,
+	      FILE *out);
+
+#endif

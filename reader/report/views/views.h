@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef PERFREC_VIEWS_H
+#define PERFREC_VIEWS_H
+
+/*
+ * The text views of a profile (flat, tree, folded, JSON, the diffs
+ * against a baseline) and of samples, and the printing they and the
+ * flame graphs share: safe printing, columns, percentages.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "report.h"
+
+struct view_options {
+	double percent_limit;		/* hide entries/nodes below this % of total */
+	size_t top;			/* flat: at most this many rows; 0 = all */
+	int width;			/* columns to fit; 0 = unlimited */
+	int show_children;		/* flat: a total % column (callers' view) */
+	size_t json_max_depth;		/* tree JSON: deeper nodes are cut; 0 = VIEW_JSON_MAX_DEPTH */
+	int flame_inverted;		/* HTML: the page opens in its inverted view */
+};
+
+/*
+ * The views.  Each returns 0, or -1 when writing to out failed (errno
+ * set, EPIPE included): the caller decides whether that is worth a
+ * message.  Percentages are of data->total_period; when it is 0 the text
+ * views print "# no samples" after the header instead of dividing by it.
+ * percent_limit compares the exact share (not the rounded one printed)
+ * and hidden rows and nodes are counted in one "# N ... not shown" line.
+ *
+ * Text views (flat, tree) start with view_print_header() and mark every
+ * line that is not data with "# ".  Names from the capture are printed
+ * safely: control characters and bytes that are not UTF-8 become '?'.
+ *
+ * Flat columns: Self% [Total%] Samples [Command] [Pid] [Tid] [Symbol]
+ * [DSO] [Source], by data->sort_keys (0 stands for SORT_SYM | SORT_DSO):
+ * Symbol with SORT_SYM, DSO with SORT_SYM or SORT_DSO, Source with
+ * SORT_SRCLINE.  width elides Source, then Symbol, never the DSO.
+ *
+ * Tree: one line per node, total % and self % (blank when 0), ASCII
+ * guides; an only child continues its parent's column instead of
+ * branching, so plain chains do not indent.  Guides are capped at 40
+ * columns: deeper lines show "[+N]" for the N levels not drawn.
+ *
+ * Folded: no header, one "frame;frame;... COUNT" line per tree node with
+ * self samples, outermost caller first even when data->tree_callee is
+ * set (the frames are reversed back).  See view-folded.c for the names.
+ *
+ * JSON: the schema is at the top of view-json.c.  The tree nests one
+ * object per node, so it is cut at json_max_depth nodes ("truncated":
+ * true) for parsers to read it: jq 1.6 (Debian 12) gives up past 84 and
+ * Python's json past about 490.
+ */
+#define VIEW_JSON_MAX_DEPTH	80
+
+int view_flat(const struct report_data *data, const struct view_options *options,
+	      FILE *out);
+int view_tree(const struct report_data *data, const struct view_options *options,
+	      FILE *out);
+int view_folded(const struct report_data *data, FILE *out);
+
+/*
+ * data against base (--baseline), each normalised by its total: the flat
+ * rows of either with both shares and the change, largest change first;
+ * the collapsed stacks of either with both counts, base's scaled to
+ * data's total.
+ */
+int view_flat_diff(const struct report_data *base, const struct report_data *data,
+		   const struct view_options *options, FILE *out);
+int view_folded_diff(const struct report_data *base, const struct report_data *data, FILE *out);
+
+int view_flat_json(const struct report_data *data, const struct view_options *options,
+		   FILE *out);
+int view_tree_json(const struct report_data *data, const struct view_options *options,
+		   FILE *out);
+
+/*
+ * The header lines every text view starts with ("# host: ..."; with more
+ * than one host, "# hosts: N: a, b, ..." lists them all), then "#".
+ */
+void view_print_header(const struct session_summary *header, FILE *out);
+
+/*
+ * Fits s into width columns by eliding its middle with "..", keeping more
+ * of the end (a C++ method name) than of the start.  The result is
+ * sanitized as the text views print names; it is s itself when that
+ * needs no change, else buffer (cut to size - 1 bytes).
+ */
+const char *view_elide(const char *s, int width, char *buffer, size_t size);
+
+/*
+ * The columns to fit when printing to out: $COLUMNS when set, else the
+ * terminal's width, else 0 (unlimited: a pipe or a file).
+ */
+int view_terminal_width(FILE *out);
+
+struct view_samples {
+	struct session *session;
+	struct symbolizer *symbolizer;
+	FILE *out;
+};
+
+void view_sample(void *view_samples, const struct session_sample *sample);
+
+/* ---- what the views and the flame graphs share ------------------------ */
+
+/*
+ * Steps over one printable unit of s: a UTF-8 character as it is, or '?'
+ * for a control character or an invalid byte.  Returns the bytes of s
+ * consumed (0 at the end); *unit and *unit_size are what to print.
+ */
+size_t view_next_unit(const char *s, const char **unit, size_t *unit_size);
+
+/* Columns s takes when printed (a unit is a column). */
+size_t view_columns(const char *s);
+
+/* Prints s safely, elided to width columns (0: whole); returns the columns. */
+size_t view_put(FILE *out, const char *s, size_t width);
+/* The same for a path or file:line, elided at its start to keep the end. */
+size_t view_put_tail(FILE *out, const char *s, size_t width);
+void view_pad(FILE *out, size_t columns);
+
+/* part / total as a percentage scaled by 10^decimals, rounded; 0 if total is 0. */
+uint64_t view_percent_fixed(uint64_t part, uint64_t total, unsigned decimals);
+/* "59.21%" into buffer (at least 16 bytes), locale-free. */
+const char *view_percent(char *buffer, size_t size, uint64_t part, uint64_t total);
+/* Whether part is below limit percent of total (never when limit <= 0). */
+int view_below_limit(uint64_t part, uint64_t total, double limit);
+/* The limit as "0.50%", locale-free. */
+const char *view_limit_text(char *buffer, size_t size, double limit);
+
+/* A frame's label: "[k] name (inlined)", "[.] [unknown]". */
+size_t view_symbol_columns(const struct report_symbol *symbol);
+/* Prints it within width columns (0: whole), eliding only the name. */
+size_t view_put_symbol(FILE *out, const struct report_symbol *symbol, size_t width);
+/* Its name, "[unknown]" when there is none. */
+const char *view_symbol_name(const struct report_symbol *symbol);
+
+/* The wall-clock start of the capture, in UTC; -1 when unknown. */
+struct tm;
+int view_start_time(const struct session_summary *header, struct tm *tm,
+		    uint32_t *nanoseconds);
+
+/* 0, or -1 with errno when out has failed. */
+int view_finish(FILE *out);
+
+#endif
