@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -532,25 +531,13 @@ static int parse_option(struct report_options *o, int c, const char *arg)
 	}
 }
 
-static int terminal_width(void)
-{
-	struct winsize ws;
-	const char *columns = getenv("COLUMNS");
-
-	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col)
-		return ws.ws_col;
-	if (isatty(STDOUT_FILENO) && columns && atoi(columns) > 0)
-		return atoi(columns);
-	return 0;
-}
-
 static int print_view(const struct report_options *o, const struct report_data *data,
 		      FILE *out)
 {
 	struct view_options view = {
 		.percent_limit = o->percent_limit,
 		.top = o->top,
-		.width = o->width ? o->width : terminal_width(),
+		.width = o->width ? o->width : view_terminal_width(stdout),
 		.show_children = o->children,
 	};
 
@@ -578,7 +565,7 @@ static int print_diff(const struct report_options *o, struct report_data *base,
 	struct view_options view = {
 		.percent_limit = o->percent_limit,
 		.top = o->top,
-		.width = o->width ? o->width : terminal_width(),
+		.width = o->width ? o->width : view_terminal_width(stdout),
 	};
 
 	if (o->format == FORMAT_HTML || o->format == FORMAT_SVG) {

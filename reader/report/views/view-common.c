@@ -156,16 +156,11 @@ int view_terminal_width(FILE *out)
 	const char *columns = getenv("COLUMNS");
 	struct winsize size;
 
-	if (columns && *columns) {
-		char *end;
-		long value = strtol(columns, &end, 10);
-
-		if (!*end && value > 0 && value < 100000)
-			return (int)value;
-	}
-	if (isatty(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &size) == 0)
+	if (!isatty(fileno(out)))
+		return 0;
+	if (ioctl(fileno(out), TIOCGWINSZ, &size) == 0 && size.ws_col)
 		return size.ws_col;
-	return 0;
+	return columns && atoi(columns) > 0 ? atoi(columns) : 0;
 }
 
 /* ---- percentages ----------------------------------------------------- */

@@ -90,8 +90,9 @@ void view_print_header(const struct session_summary *header, FILE *out);
 const char *view_elide(const char *s, int width, char *buffer, size_t size);
 
 /*
- * The columns to fit when printing to out: $COLUMNS when set, else the
- * terminal's width, else 0 (unlimited: a pipe or a file).
+ * The columns to fit when printing to out: a terminal's width, else
+ * $COLUMNS on a terminal that does not say; 0 (unlimited) for a pipe or
+ * a file.
  */
 int view_terminal_width(FILE *out);
 
