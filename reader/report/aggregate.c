@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/types.h>
 #include "call-tree.h"
+#include "common.h"
 #include "intern.h"
 #include "report.h"
 #include "stacks.h"
@@ -50,15 +51,20 @@ struct aggregator {
 	struct symbolizer *symbolizer;
 	struct string_table *strings;
 
-	/* report_symbols, interned by content */
+	/* report_symbols, interned by content: their addresses are kept */
 	struct report_symbol **symbols;
 	size_t symbol_count, symbol_capacity;
+	struct prf_index symbol_index;
+	struct prf_arena symbol_arena;
 
-	struct address_frames *addresses;	/* open addressing */
+	/* Each address symbolized once: its frames. */
+	struct address_frames *addresses;
 	size_t address_count, address_capacity;
+	struct prf_index address_index;
 
-	struct flat_slot **flat;	/* open addressing */
+	struct flat_slot *flat;
 	size_t flat_count, flat_capacity;
+	struct prf_index flat_index;
 	struct flat_entry *flat_sorted;
 
 	struct call_tree *tree;		/* with options.want_tree */
@@ -87,16 +93,11 @@ struct aggregator *aggregator_new(struct session *session, struct symbolizer *sy
 	a->session = session;
 	a->symbolizer = symbolizer;
 	a->strings = session_strings(session);
-	a->symbol_capacity = a->address_capacity = a->flat_capacity = 1024;
-	a->symbols = calloc(a->symbol_capacity, sizeof(*a->symbols));
-	a->addresses = calloc(a->address_capacity, sizeof(*a->addresses));
-	a->flat = calloc(a->flat_capacity, sizeof(*a->flat));
 	a->tree = a->options.want_tree ? call_tree_new(a->options.callee) : NULL;
 	a->stack_capacity = a->options.max_frames * 4;
 	a->stack = calloc(a->stack_capacity, sizeof(*a->stack));
 	a->raw = stack_table_new();
-	if (!a->symbols || !a->addresses || !a->flat || (a->options.want_tree && !a->tree) ||
-	    !a->stack || !a->raw) {
+	if ((a->options.want_tree && !a->tree) || !a->stack || !a->raw) {
 		aggregator_free(a);
 		return NULL;
 	}
@@ -107,17 +108,17 @@ void aggregator_free(struct aggregator *a)
 {
 	if (!a)
 		return;
-	for (size_t i = 0; i < a->symbol_capacity && a->symbols; i++)
-		free(a->symbols[i]);
-	for (size_t i = 0; i < a->address_capacity && a->addresses; i++) {
+	for (size_t i = 0; i < a->address_count; i++) {
 		free(a->addresses[i].frames);
 		free(a->addresses[i].lines);
 	}
-	for (size_t i = 0; i < a->flat_capacity && a->flat; i++)
-		free(a->flat[i]);
+	prf_arena_free(&a->symbol_arena);
 	free(a->symbols);
+	prf_index_free(&a->symbol_index);
 	free(a->addresses);
+	prf_index_free(&a->address_index);
 	free(a->flat);
+	prf_index_free(&a->flat_index);
 	free(a->flat_sorted);
 	call_tree_free(a->tree);
 	free(a->stack);
@@ -130,88 +131,57 @@ void aggregator_free(struct aggregator *a)
 
 static uint64_t symbol_hash(const struct report_symbol *s)
 {
-	return hash_mix((uintptr_t)s->name ^ hash_mix((uintptr_t)s->dso) ^
-			hash_mix((uintptr_t)s->srcline + 1) ^
-			hash_mix(s->unknown_offset + 2) ^
-			(uint64_t)(s->kernel | s->inlined << 1));
+	return prf_hash_mix((uintptr_t)s->name ^ prf_hash_mix((uintptr_t)s->dso) ^
+			    prf_hash_mix((uintptr_t)s->srcline + 1) ^
+			    prf_hash_mix(s->unknown_offset + 2) ^
+			    (uint64_t)(s->kernel | s->inlined << 1));
 }
 
-static int symbol_equal(const struct report_symbol *x, const struct report_symbol *y)
+static int symbol_equal(const void *context, uint32_t id, const void *key)
 {
+	const struct aggregator *a = context;
+	const struct report_symbol *x = a->symbols[id - 1], *y = key;
+
 	return x->name == y->name && x->dso == y->dso && x->srcline == y->srcline &&
 	       x->unknown_offset == y->unknown_offset && x->kernel == y->kernel &&
 	       x->inlined == y->inlined;
 }
 
-/* Open addressing tables double at half full; this rehashes one kind. */
-#define REHASH(table, capacity, type, empty, hash_of)				\
-	do {									\
-		size_t new_capacity = (capacity) * 2;				\
-		type *grown = calloc(new_capacity, sizeof(type));		\
-		if (!grown)							\
-			return -ENOMEM;						\
-		for (size_t i = 0; i < (capacity); i++) {			\
-			if (empty((table)[i]))					\
-				continue;					\
-			size_t k = (hash_of((table)[i])) & (new_capacity - 1);	\
-			while (!empty(grown[k]))				\
-				k = (k + 1) & (new_capacity - 1);		\
-			grown[k] = (table)[i];					\
-		}								\
-		free(table);							\
-		(table) = grown;						\
-		(capacity) = new_capacity;					\
-	} while (0)
-
-#define POINTER_EMPTY(x) ((x) == NULL)
-#define SYMBOL_HASH(x) symbol_hash(x)
-
-static int grow_symbols(struct aggregator *a)
-{
-	REHASH(a->symbols, a->symbol_capacity, struct report_symbol *, POINTER_EMPTY,
-	       SYMBOL_HASH);
-	return 0;
-}
-
 static const struct report_symbol *symbol_intern(struct aggregator *a,
 						 const struct report_symbol *s)
 {
-	size_t k;
+	uint64_t hash = symbol_hash(s);
+	struct prf_index_slot *slot = prf_index_place(&a->symbol_index, hash, symbol_equal, a, s);
+	struct report_symbol *copy;
 
-	if (a->symbol_count * 2 >= a->symbol_capacity && grow_symbols(a) < 0)
-		goto nomem;
-	k = symbol_hash(s) & (a->symbol_capacity - 1);
-	while (a->symbols[k]) {
-		if (symbol_equal(a->symbols[k], s))
-			return a->symbols[k];
-		k = (k + 1) & (a->symbol_capacity - 1);
+	if (slot && slot->id)
+		return a->symbols[slot->id - 1];
+	if (!slot || prf_ensure_mem((void **)&a->symbols, &a->symbol_capacity,
+				    sizeof(*a->symbols), a->symbol_count + 1) < 0 ||
+	    !(copy = prf_arena_alloc(&a->symbol_arena, sizeof(*copy)))) {
+		a->out_of_memory = 1;
+		return NULL;
 	}
-	a->symbols[k] = malloc(sizeof(*s));
-	if (!a->symbols[k])
-		goto nomem;
-	*a->symbols[k] = *s;
-	a->symbol_count++;
-	return a->symbols[k];
-nomem:
-	a->out_of_memory = 1;
-	return NULL;
+	*copy = *s;
+	a->symbols[a->symbol_count++] = copy;
+	prf_index_insert(&a->symbol_index, slot, hash, (uint32_t)a->symbol_count);
+	return copy;
 }
 
 /* ---- symbolizing an address, once ----------------------------------- */
 
 static uint64_t address_hash(const struct dso *dso, uint64_t address, int kernel)
 {
-	return hash_mix((uintptr_t)dso ^ hash_mix(address) ^ (uint64_t)kernel);
+	return prf_hash_mix((uintptr_t)dso ^ prf_hash_mix(address) ^ (uint64_t)kernel);
 }
 
-#define ADDRESS_EMPTY(x) ((x).frames == NULL)
-#define ADDRESS_HASH(x) address_hash((x).dso, (x).address, (x).kernel)
-
-static int grow_addresses(struct aggregator *a)
+static int address_equal(const void *context, uint32_t id, const void *key)
 {
-	REHASH(a->addresses, a->address_capacity, struct address_frames, ADDRESS_EMPTY,
-	       ADDRESS_HASH);
-	return 0;
+	const struct aggregator *a = context;
+	const struct address_frames *x = &a->addresses[id - 1];
+	const struct resolved_address *y = key;
+
+	return x->dso == y->dso && x->address == y->address && x->kernel == y->kernel;
 }
 
 static const char *srcline_of(struct aggregator *a, const struct symbol_frame *f)
@@ -284,29 +254,24 @@ static const struct address_frames *frames_of(struct aggregator *a, struct dso *
 					      uint64_t address, int kernel)
 {
 	struct resolved_address where = { .dso = dso, .address = address, .kernel = kernel };
-	size_t k;
+	uint64_t hash = address_hash(dso, address, kernel);
+	struct prf_index_slot *index_slot = prf_index_place(&a->address_index, hash,
+							    address_equal, a, &where);
+	struct address_frames *slot;
 
-	if (a->address_count * 2 >= a->address_capacity && grow_addresses(a) < 0) {
+	if (index_slot && index_slot->id)
+		return &a->addresses[index_slot->id - 1];
+	if (!index_slot || prf_ensure_mem((void **)&a->addresses, &a->address_capacity,
+					  sizeof(*a->addresses), a->address_count + 1) < 0) {
 		a->out_of_memory = 1;
 		return NULL;
 	}
-	k = address_hash(dso, address, kernel) & (a->address_capacity - 1);
-	while (a->addresses[k].frames) {
-		struct address_frames *slot = &a->addresses[k];
-
-		if (slot->dso == dso && slot->address == address && slot->kernel == kernel)
-			return slot;
-		k = (k + 1) & (a->address_capacity - 1);
-	}
-	struct address_frames *slot = &a->addresses[k];
-
-	slot->dso = dso;
-	slot->address = address;
-	slot->kernel = kernel;
+	slot = &a->addresses[a->address_count];
+	*slot = (struct address_frames){ .dso = dso, .address = address, .kernel = kernel };
 	symbolize_into(a, slot, &where, address);
 	if (!slot->frames)
 		return NULL;
-	a->address_count++;
+	prf_index_insert(&a->address_index, index_slot, hash, (uint32_t)++a->address_count);
 	return slot;
 }
 
@@ -485,19 +450,21 @@ static const struct report_symbol *flat_symbol(struct aggregator *a,
 
 static uint64_t flat_hash(const struct flat_entry *e)
 {
-	return hash_mix((uintptr_t)e->symbol ^ hash_mix((uintptr_t)e->comm) ^
-			hash_mix((uintptr_t)e->host + 1) ^
-			hash_mix(((uint64_t)e->pid << 32) | e->tid) ^
-			hash_mix((uintptr_t)e->unit ^ (uintptr_t)e->container << 1 ^
-				 (uintptr_t)e->cgroup << 2));
+	return prf_hash_mix((uintptr_t)e->symbol ^ prf_hash_mix((uintptr_t)e->comm) ^
+			    prf_hash_mix((uintptr_t)e->host + 1) ^
+			    prf_hash_mix(((uint64_t)e->pid << 32) | e->tid) ^
+			    prf_hash_mix((uintptr_t)e->unit ^ (uintptr_t)e->container << 1 ^
+					 (uintptr_t)e->cgroup << 2));
 }
 
-#define FLAT_HASH(x) flat_hash(&(x)->entry)
-
-static int grow_flat(struct aggregator *a)
+static int flat_equal(const void *context, uint32_t id, const void *key)
 {
-	REHASH(a->flat, a->flat_capacity, struct flat_slot *, POINTER_EMPTY, FLAT_HASH);
-	return 0;
+	const struct aggregator *a = context;
+	const struct flat_entry *e = &a->flat[id - 1].entry, *k = key;
+
+	return e->symbol == k->symbol && e->comm == k->comm && e->host == k->host &&
+	       e->pid == k->pid && e->tid == k->tid && e->unit == k->unit &&
+	       e->container == k->container && e->cgroup == k->cgroup;
 }
 
 static struct flat_slot *flat_slot_for(struct aggregator *a, const struct session_sample *sample,
@@ -505,7 +472,9 @@ static struct flat_slot *flat_slot_for(struct aggregator *a, const struct sessio
 {
 	struct flat_entry key = { 0 };
 	unsigned keys = a->options.sort_keys;
-	size_t k;
+	struct prf_index_slot *index_slot;
+	struct flat_slot *slot;
+	uint64_t hash;
 
 	key.host = keys & SORT_HOST ? sample->host : NULL;
 	key.comm = keys & SORT_COMM ? sample->comm : NULL;
@@ -515,29 +484,21 @@ static struct flat_slot *flat_slot_for(struct aggregator *a, const struct sessio
 	key.container = keys & SORT_CONTAINER ? sample->container : NULL;
 	key.cgroup = keys & SORT_CGROUP ? sample->cgroup : NULL;
 	key.symbol = flat_symbol(a, symbol);
-	if (a->flat_count * 2 >= a->flat_capacity && grow_flat(a) < 0)
+	hash = flat_hash(&key);
+	index_slot = prf_index_place(&a->flat_index, hash, flat_equal, a, &key);
+	if (index_slot && index_slot->id)
+		return &a->flat[index_slot->id - 1];
+	if (!index_slot || prf_ensure_mem((void **)&a->flat, &a->flat_capacity, sizeof(*a->flat),
+					  a->flat_count + 1) < 0)
 		return NULL;
-	k = flat_hash(&key) & (a->flat_capacity - 1);
-	while (a->flat[k]) {
-		struct flat_entry *e = &a->flat[k]->entry;
-
-		if (e->symbol == key.symbol && e->comm == key.comm && e->host == key.host &&
-		    e->pid == key.pid &&
-		    e->tid == key.tid && e->unit == key.unit && e->container == key.container &&
-		    e->cgroup == key.cgroup)
-			return a->flat[k];
-		k = (k + 1) & (a->flat_capacity - 1);
-	}
-	a->flat[k] = calloc(1, sizeof(**a->flat));
-	if (!a->flat[k])
-		return NULL;
-	a->flat[k]->entry = key;
+	slot = &a->flat[a->flat_count];
+	slot->entry = key;
 	/* Not keys: a pid is one task at a time, with one pid in its namespace. */
-	a->flat[k]->entry.ns_pid = keys & SORT_PID ? sample->ns_pid : 0;
-	a->flat[k]->entry.ns_tid = keys & SORT_TID ? sample->ns_tid : 0;
-	a->flat[k]->last_sample = UINT64_MAX;
-	a->flat_count++;
-	return a->flat[k];
+	slot->entry.ns_pid = keys & SORT_PID ? sample->ns_pid : 0;
+	slot->entry.ns_tid = keys & SORT_TID ? sample->ns_tid : 0;
+	slot->last_sample = UINT64_MAX;
+	prf_index_insert(&a->flat_index, index_slot, hash, (uint32_t)++a->flat_count);
+	return slot;
 }
 
 static void count_flat(struct aggregator *a, const struct session_sample *sample,
@@ -820,13 +781,13 @@ static ssize_t sort_flat(struct aggregator *a)
 	a->flat_sorted = calloc(a->flat_count + 1, sizeof(*a->flat_sorted));
 	if (!a->flat_sorted)
 		return -ENOMEM;
-	for (size_t i = 0; i < a->flat_capacity; i++)
-		if (a->flat[i] && a->flat[i]->entry.self_samples)
-			a->flat_sorted[n++] = a->flat[i]->entry;
+	for (size_t i = 0; i < a->flat_count; i++)
+		if (a->flat[i].entry.self_samples)
+			a->flat_sorted[n++] = a->flat[i].entry;
 	/* Functions only ever callers matter only with a total column. */
-	for (size_t i = 0; i < a->flat_capacity && a->options.children; i++)
-		if (a->flat[i] && !a->flat[i]->entry.self_samples)
-			a->flat_sorted[n++] = a->flat[i]->entry;
+	for (size_t i = 0; i < a->flat_count && a->options.children; i++)
+		if (!a->flat[i].entry.self_samples)
+			a->flat_sorted[n++] = a->flat[i].entry;
 	if (n)
 		qsort(a->flat_sorted, n, sizeof(*a->flat_sorted), compare_flat);
 	return (ssize_t)n;

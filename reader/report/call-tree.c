@@ -5,15 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "call-tree.h"
-#include "intern.h"
+#include "common.h"
 
 #define NODE_BLOCK	4096
 
 struct call_tree {
 	int callee;
 	struct call_node root;
-	struct call_node **table;	/* open addressing by (parent, node_key()) */
-	size_t count, capacity;
+	struct prf_index index;		/* by (parent, node_key()): ids are nodes' order */
+	size_t count;
 	/*
 	 * A big tree has millions of nodes: they come from blocks, and every
 	 * node's children array is a slice of one array, not an allocation each.
@@ -30,12 +30,6 @@ struct call_tree *call_tree_new(int callee)
 	if (!t)
 		return NULL;
 	t->callee = callee;
-	t->capacity = 1024;
-	t->table = calloc(t->capacity, sizeof(*t->table));
-	if (!t->table) {
-		free(t);
-		return NULL;
-	}
 	return t;
 }
 
@@ -47,7 +41,7 @@ void call_tree_free(struct call_tree *t)
 		free(t->blocks[i]);
 	free(t->blocks);
 	free(t->child_pool);
-	free(t->table);
+	prf_index_free(&t->index);
 	free(t);
 }
 
@@ -82,7 +76,7 @@ static struct call_node *new_node(struct call_tree *t)
 
 static uint64_t node_hash(const struct call_node *parent, const void *key)
 {
-	return hash_mix((uintptr_t)parent ^ hash_mix((uintptr_t)key));
+	return prf_hash_mix((uintptr_t)parent ^ prf_hash_mix((uintptr_t)key));
 }
 
 /* What tells a node from its siblings: its symbol, or at the top its name. */
@@ -91,53 +85,46 @@ static const void *node_key(const struct call_node *node)
 	return node->symbol ? (const void *)node->symbol : (const void *)node->comm;
 }
 
-/* The table doubles at half full. */
-static int grow_table(struct call_tree *t)
+/* The node made id-th (1 the first), in its block. */
+static struct call_node *node_at(const struct call_tree *t, uint32_t id)
 {
-	size_t capacity = 2 * t->capacity;
-	struct call_node **grown = calloc(capacity, sizeof(*grown));
+	return &t->blocks[(id - 1) / NODE_BLOCK][(id - 1) % NODE_BLOCK];
+}
 
-	if (!grown)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->capacity; i++) {
-		struct call_node *n = t->table[i];
-		size_t k;
+struct node_lookup {
+	const struct call_node *parent;
+	const void *key;
+};
 
-		if (!n)
-			continue;
-		k = node_hash(n->parent, node_key(n)) & (capacity - 1);
-		while (grown[k])
-			k = (k + 1) & (capacity - 1);
-		grown[k] = n;
-	}
-	free(t->table);
-	t->table = grown;
-	t->capacity = capacity;
-	return 0;
+static int node_equal(const void *context, uint32_t id, const void *key)
+{
+	const struct call_node *n = node_at(context, id);
+	const struct node_lookup *l = key;
+
+	return n->parent == l->parent && node_key(n) == l->key;
 }
 
 static struct call_node *child_of(struct call_tree *t, struct call_node *parent,
 				  const void *key, const struct report_symbol *symbol,
 				  const char *comm)
 {
-	size_t k;
+	struct node_lookup lookup = { parent, key };
+	uint64_t hash = node_hash(parent, key);
+	struct prf_index_slot *slot = prf_index_place(&t->index, hash, node_equal, t, &lookup);
+	struct call_node *node;
 
-	if (t->count * 2 >= t->capacity && grow_table(t) < 0)
+	if (!slot)
 		return NULL;
-	k = node_hash(parent, key) & (t->capacity - 1);
-	for (struct call_node *n; (n = t->table[k]); k = (k + 1) & (t->capacity - 1))
-		if (n->parent == parent && node_key(n) == key)
-			return n;
-	struct call_node *node = new_node(t);
-
+	if (slot->id)
+		return node_at(t, slot->id);
+	node = new_node(t);
 	if (!node)
 		return NULL;
 	node->symbol = symbol;
 	node->comm = comm;
 	node->parent = parent;
 	parent->child_count++;
-	t->table[k] = node;
-	t->count++;
+	prf_index_insert(&t->index, slot, hash, (uint32_t)++t->count);
 	return node;
 }
 
@@ -191,10 +178,8 @@ static int link_children(struct call_tree *t)
 {
 	size_t used = 0;
 
-	/* The table has done its work: its memory goes first. */
-	free(t->table);
-	t->table = NULL;
-	t->capacity = 0;
+	/* The index has done its work: its memory goes first. */
+	prf_index_free(&t->index);
 	/* Every node knows its child count: its slice of the pool, then sorted. */
 	t->child_pool = calloc(t->count + 1, sizeof(*t->child_pool));
 	if (!t->child_pool)

@@ -8,7 +8,7 @@ reader_report_pprof_libperfrec_pprof_a_SOURCES = \
 	reader/report/pprof/pprof-write.c \
 	reader/report/pprof/pprof-encode.c
 reader_report_pprof_libperfrec_pprof_a_CPPFLAGS = $(AM_CPPFLAGS) $(REPORT_CPPFLAGS) \
-	$(UNWIND_CPPFLAGS) $(SYMBOLIZE_CPPFLAGS) $(INTERN_CPPFLAGS)
+	$(UNWIND_CPPFLAGS) $(SYMBOLIZE_CPPFLAGS)
 reader_report_pprof_libperfrec_pprof_a_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
 
 PPROF_CPPFLAGS = -I$(top_srcdir)/reader/report/pprof $(REPORT_CPPFLAGS)

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "common.h"
 #include "pprof.h"
 
 /* ---- the tables ------------------------------------------------------- */
@@ -79,17 +80,6 @@ struct pprof_tables {
 /* Unwinding markers come on top of a stack's frames. */
 #define PPROF_MAX_STACK		(PPROF_MAX_FRAMES + 16)
 
-/* Open addressing, id 0 empty; each slot keeps its hash for growing. */
-struct pprof_slot {
-	uint64_t hash;
-	uint32_t id;
-};
-
-struct pprof_index {
-	struct pprof_slot *slots;
-	size_t capacity, count;
-};
-
 /* What tells a Location from the others (pprof-location.c). */
 struct pprof_location_key {
 	const struct dso *dso;		/* NULL: no map, or a marker */
@@ -106,33 +96,19 @@ struct pprof_builder {
 	       sample_capacity, stack_capacity, location_key_capacity;
 	size_t stack_size;		/* location ids used in t.stacks */
 	struct pprof_location_key *location_keys;
-	struct pprof_index string_index, mapping_index, location_index, function_index,
+	struct prf_index string_index, mapping_index, location_index, function_index,
 			   sample_index;
 	uint32_t stack[PPROF_MAX_STACK];	/* the sample's, leaf first */
 	uint32_t unknown_string;	/* "[unknown]" */
 	int error;			/* -ENOMEM: a sample could not be counted */
 };
 
-/* ---- the hash tables and the string table (pprof-table.c) ------------- */
+/* ---- the string table (pprof-table.c) --------------------------------- */
 
-typedef int (*pprof_equal_fn)(const struct pprof_builder *builder, uint32_t id,
-			      const void *key);
-
-/*
- * The slot of key: its own, or the empty one where it goes; NULL without
- * memory.  Grows first, so that pprof_insert() into the slot returned
- * keeps the table half empty.
- */
-struct pprof_slot *pprof_find(struct pprof_index *index, uint64_t hash, pprof_equal_fn equal,
-			      const struct pprof_builder *builder, const void *key);
-void pprof_insert(struct pprof_index *index, struct pprof_slot *slot, uint64_t hash,
-		  uint32_t id);
-/* Room for one more of count items of size bytes: 0, or -ENOMEM. */
-int pprof_grow(void *items, size_t *capacity, size_t count, size_t size);
+/* Room for one more entry of a table: 0 or -ENOMEM. */
 #define PPROF_GROW(b, table, name) \
-	pprof_grow(&(b)->t.table, &(b)->name##_capacity, (b)->t.name##_count, \
-		   sizeof(*(b)->t.table))
-uint64_t pprof_hash_bytes(const void *data, size_t size);
+	prf_ensure_mem((void **)&(b)->t.table, &(b)->name##_capacity, sizeof(*(b)->t.table), \
+		       (b)->t.name##_count + 1)
 
 /*
  * The string's index, interned (0 or -ENOMEM); bytes that are not UTF-8

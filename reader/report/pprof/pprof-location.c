@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "intern.h"
 #include "pprof-internal.h"
 #include "symbolize.h"
 #include "unwind.h"
@@ -24,8 +23,9 @@
 
 /* ---- functions ----------------------------------------------------------- */
 
-static int function_equal(const struct pprof_builder *b, uint32_t id, const void *key)
+static int function_equal(const void *context, uint32_t id, const void *key)
 {
+	const struct pprof_builder *b = context;
 	const struct pprof_function *f = &b->t.functions[id - 1], *k = key;
 
 	return f->name == k->name && f->filename == k->filename;
@@ -34,8 +34,8 @@ static int function_equal(const struct pprof_builder *b, uint32_t id, const void
 static uint32_t function_of(struct pprof_builder *b, const char *name, const char *file)
 {
 	struct pprof_function key = { pprof_string_of(b, name), pprof_string_of(b, file) };
-	uint64_t hash = hash_mix((uint64_t)key.name << 32 | key.filename);
-	struct pprof_slot *slot = pprof_find(&b->function_index, hash, function_equal, b, &key);
+	uint64_t hash = prf_hash_mix((uint64_t)key.name << 32 | key.filename);
+	struct prf_index_slot *slot = prf_index_place(&b->function_index, hash, function_equal, b, &key);
 
 	if (slot && slot->id)
 		return slot->id;
@@ -44,14 +44,15 @@ static uint32_t function_of(struct pprof_builder *b, const char *name, const cha
 		return 0;
 	}
 	b->t.functions[b->t.function_count++] = key;
-	pprof_insert(&b->function_index, slot, hash, (uint32_t)b->t.function_count);
+	prf_index_insert(&b->function_index, slot, hash, (uint32_t)b->t.function_count);
 	return (uint32_t)b->t.function_count;
 }
 
 /* ---- mappings ------------------------------------------------------------ */
 
-static int mapping_equal(const struct pprof_builder *b, uint32_t id, const void *key)
+static int mapping_equal(const void *context, uint32_t id, const void *key)
 {
+	const struct pprof_builder *b = context;
 	return b->t.mappings[id - 1].dso == key;
 }
 
@@ -115,8 +116,8 @@ static uint32_t mapping_of(struct pprof_builder *b, const struct session_sample 
 			   const struct dso *dso, uint64_t address, uint64_t offset,
 			   int kernel, uint64_t *placed)
 {
-	uint64_t hash = hash_mix((uintptr_t)dso);
-	struct pprof_slot *slot = pprof_find(&b->mapping_index, hash, mapping_equal, b, dso);
+	uint64_t hash = prf_hash_mix((uintptr_t)dso);
+	struct prf_index_slot *slot = prf_index_place(&b->mapping_index, hash, mapping_equal, b, dso);
 	struct pprof_mapping *m;
 
 	if (!slot) {
@@ -130,7 +131,7 @@ static uint32_t mapping_of(struct pprof_builder *b, const struct session_sample 
 		}
 		new_mapping(b, &b->t.mappings[b->t.mapping_count++], sample, dso, address,
 			    offset, kernel);
-		pprof_insert(&b->mapping_index, slot, hash, (uint32_t)b->t.mapping_count);
+		prf_index_insert(&b->mapping_index, slot, hash, (uint32_t)b->t.mapping_count);
 	}
 	m = &b->t.mappings[slot->id - 1];
 	if (m->kernel) {
@@ -157,8 +158,9 @@ static uint32_t mapping_of(struct pprof_builder *b, const struct session_sample 
 
 /* ---- locations ----------------------------------------------------------- */
 
-static int location_equal(const struct pprof_builder *b, uint32_t id, const void *key)
+static int location_equal(const void *context, uint32_t id, const void *key)
 {
+	const struct pprof_builder *b = context;
 	const struct pprof_location_key *l = &b->location_keys[id - 1], *k = key;
 
 	return l->dso == k->dso && l->address == k->address && l->kind == k->kind;
@@ -210,8 +212,8 @@ static uint32_t new_location(struct pprof_builder *b, const struct session_sampl
 	const struct dso *dso;
 
 	if (PPROF_GROW(b, locations, location) < 0 ||
-	    pprof_grow(&b->location_keys, &b->location_key_capacity, b->t.location_count,
-		       sizeof(*b->location_keys)) < 0) {
+	    prf_ensure_mem((void **)&b->location_keys, &b->location_key_capacity,
+			   sizeof(*b->location_keys), b->t.location_count + 1) < 0) {
 		b->error = -ENOMEM;
 		return 0;
 	}
@@ -237,15 +239,15 @@ uint32_t pprof_location_of(struct pprof_builder *b, const struct session_sample 
 	struct resolved_address where;
 	struct pprof_location_key key = { 0 };
 	uint64_t hash;
-	struct pprof_slot *slot;
+	struct prf_index_slot *slot;
 	uint32_t id;
 
 	session_resolve(b->session, sample, address, kernel, &where);
 	key.dso = where.dso;
 	key.address = where.dso || kernel ? where.address : address;
 	key.kind = kernel;
-	hash = hash_mix((uintptr_t)key.dso ^ hash_mix(key.address) ^ (uint64_t)key.kind);
-	slot = pprof_find(&b->location_index, hash, location_equal, b, &key);
+	hash = prf_hash_mix((uintptr_t)key.dso ^ prf_hash_mix(key.address) ^ (uint64_t)key.kind);
+	slot = prf_index_place(&b->location_index, hash, location_equal, b, &key);
 	if (!slot) {
 		b->error = -ENOMEM;
 		return 0;
@@ -254,7 +256,7 @@ uint32_t pprof_location_of(struct pprof_builder *b, const struct session_sample 
 		return slot->id;
 	id = new_location(b, sample, &key, address, kernel);
 	if (id)
-		pprof_insert(&b->location_index, slot, hash, id);
+		prf_index_insert(&b->location_index, slot, hash, id);
 	return id;
 }
 
@@ -262,8 +264,8 @@ uint32_t pprof_location_of(struct pprof_builder *b, const struct session_sample 
 uint32_t pprof_marker_location(struct pprof_builder *b, uint64_t marker)
 {
 	struct pprof_location_key key = { .address = marker, .kind = 2 };
-	uint64_t hash = hash_mix(marker ^ 2);
-	struct pprof_slot *slot = pprof_find(&b->location_index, hash, location_equal, b, &key);
+	uint64_t hash = prf_hash_mix(marker ^ 2);
+	struct prf_index_slot *slot = prf_index_place(&b->location_index, hash, location_equal, b, &key);
 	struct pprof_location *l;
 
 	if (!slot) {
@@ -273,8 +275,8 @@ uint32_t pprof_marker_location(struct pprof_builder *b, uint64_t marker)
 	if (slot->id)
 		return slot->id;
 	if (PPROF_GROW(b, locations, location) < 0 ||
-	    pprof_grow(&b->location_keys, &b->location_key_capacity, b->t.location_count,
-		       sizeof(*b->location_keys)) < 0 ||
+	    prf_ensure_mem((void **)&b->location_keys, &b->location_key_capacity,
+			   sizeof(*b->location_keys), b->t.location_count + 1) < 0 ||
 	    !(b->t.locations[b->t.location_count].lines = calloc(1, sizeof(struct pprof_line)))) {
 		b->error = -ENOMEM;
 		return 0;
@@ -287,6 +289,6 @@ uint32_t pprof_marker_location(struct pprof_builder *b, uint64_t marker)
 					   "[truncated]" : "[unknown]", NULL);
 	l->lines[0].line = 0;
 	b->location_keys[b->t.location_count++] = key;
-	pprof_insert(&b->location_index, slot, hash, (uint32_t)b->t.location_count);
+	prf_index_insert(&b->location_index, slot, hash, (uint32_t)b->t.location_count);
 	return (uint32_t)b->t.location_count;
 }

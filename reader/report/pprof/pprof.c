@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "intern.h"
 #include "pprof-internal.h"
 #include "unwind.h"
 
@@ -55,11 +54,11 @@ void pprof_free(struct pprof_builder *b)
 	free(b->t.samples);
 	free(b->t.stacks);
 	free(b->location_keys);
-	free(b->string_index.slots);
-	free(b->mapping_index.slots);
-	free(b->location_index.slots);
-	free(b->function_index.slots);
-	free(b->sample_index.slots);
+	prf_index_free(&b->string_index);
+	prf_index_free(&b->mapping_index);
+	prf_index_free(&b->location_index);
+	prf_index_free(&b->function_index);
+	prf_index_free(&b->sample_index);
 	free(b);
 }
 
@@ -143,8 +142,9 @@ struct sample_key {
 	uint32_t unit, container, ns_pid, ns_tid;
 };
 
-static int sample_equal(const struct pprof_builder *b, uint32_t id, const void *key)
+static int sample_equal(const void *context, uint32_t id, const void *key)
 {
+	const struct pprof_builder *b = context;
 	const struct pprof_sample *s = &b->t.samples[id - 1];
 	const struct sample_key *k = key;
 
@@ -154,7 +154,7 @@ static int sample_equal(const struct pprof_builder *b, uint32_t id, const void *
 	       memcmp(b->t.stacks + s->stack, k->stack, k->depth * sizeof(*k->stack)) == 0;
 }
 
-static struct pprof_sample *new_sample(struct pprof_builder *b, struct pprof_slot *slot,
+static struct pprof_sample *new_sample(struct pprof_builder *b, struct prf_index_slot *slot,
 				       uint64_t hash, const struct sample_key *key)
 {
 	struct pprof_sample *s;
@@ -184,7 +184,7 @@ static struct pprof_sample *new_sample(struct pprof_builder *b, struct pprof_slo
 	s->ns_pid = key->ns_pid;
 	s->ns_tid = key->ns_tid;
 	b->stack_size += key->depth;
-	pprof_insert(&b->sample_index, slot, hash, (uint32_t)b->t.sample_count);
+	prf_index_insert(&b->sample_index, slot, hash, (uint32_t)b->t.sample_count);
 	return s;
 }
 
@@ -194,7 +194,7 @@ void pprof_add(void *context, const struct session_sample *sample)
 	struct sample_key key = { .stack = b->stack, .pid = sample->pid, .tid = sample->tid,
 				  .ns_pid = sample->ns_pid, .ns_tid = sample->ns_tid };
 	struct pprof_sample *s;
-	struct pprof_slot *slot;
+	struct prf_index_slot *slot;
 	uint64_t hash;
 
 	/* Out of memory once, the profile is not written: stop working. */
@@ -212,11 +212,11 @@ void pprof_add(void *context, const struct session_sample *sample)
 		key.unit = pprof_string_of(b, sample->unit);
 	if (sample->container)
 		key.container = pprof_string_of(b, sample->container);
-	hash = pprof_hash_bytes(key.stack, key.depth * sizeof(*key.stack)) ^
-	       hash_mix((uint64_t)key.comm << 32 | key.event) ^
-	       hash_mix((uint64_t)key.unit << 32 | key.container) ^
-	       hash_mix(((uint64_t)key.pid << 32 | key.tid) + 1);
-	slot = pprof_find(&b->sample_index, hash, sample_equal, b, &key);
+	hash = prf_hash_bytes(key.stack, key.depth * sizeof(*key.stack)) ^
+	       prf_hash_mix((uint64_t)key.comm << 32 | key.event) ^
+	       prf_hash_mix((uint64_t)key.unit << 32 | key.container) ^
+	       prf_hash_mix(((uint64_t)key.pid << 32 | key.tid) + 1);
+	slot = prf_index_place(&b->sample_index, hash, sample_equal, b, &key);
 	if (slot && !slot->id)
 		s = new_sample(b, slot, hash, &key);
 	else
