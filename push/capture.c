@@ -216,8 +216,7 @@ static void capture_facts(struct push_capture *capture, const struct session_sum
 
 int push_capture_read(struct push_capture *capture, const struct push_options *options,
 		      struct symbolizer *symbolizer, const char *path, const char *name,
-		      const struct push_state *state, int partial, char *error,
-		      size_t error_size)
+		      const struct push_state *state, int partial, struct prf_error *error)
 {
 	struct router r = { .options = options, .state = state, .file_name = name,
 			    .partial = partial, .symbolizer = symbolizer };
@@ -226,7 +225,7 @@ int push_capture_read(struct push_capture *capture, const struct push_options *o
 	struct session_filter filter = { 0 };
 	struct session_summary summary;
 	struct unwinder *unwinder = NULL;
-	struct prf_error perror = { 0 }, message = { 0 };
+	struct prf_error message = { 0 };
 	int ret;
 
 	memset(capture, 0, sizeof(*capture));
@@ -235,16 +234,14 @@ int push_capture_read(struct push_capture *capture, const struct push_options *o
 	if (session_create(&r.session, &session_options) < 0 ||
 	    !(unwinder = unwinder_new(r.session, r.symbolizer))) {
 		ret = -ENOMEM;
-		snprintf(error, error_size, "%s: %s", path, strerror(ENOMEM));
+		report_set_error(error, ret, "%s: %s", path, strerror(ENOMEM));
 		goto out;
 	}
-	ret = session_add_input(r.session, path, &perror);
+	ret = session_add_input(r.session, path, error);
 	if (ret >= 0)
-		ret = session_load(r.session, &perror);
-	if (ret < 0) {
-		snprintf(error, error_size, "%s", perror.message);
+		ret = session_load(r.session, error);
+	if (ret < 0)
 		goto out;
-	}
 	session_get_summary(r.session, &summary);
 	/* The event perfrec-report would show, and its filter. */
 	if (report_choose_event(&summary, NULL, &filter.event, &message) > 0)
@@ -273,7 +270,7 @@ int push_capture_read(struct push_capture *capture, const struct push_options *o
 	if (!ret)
 		ret = write_profiles(&r, capture, &summary);
 	if (ret < 0)
-		snprintf(error, error_size, "%s: %s", path, strerror(-ret));
+		report_set_error(error, ret, "%s: %s", path, strerror(-ret));
 out:
 	for (size_t i = 0; i < r.slot_count; i++)
 		pprof_free(r.slots[i].builder);

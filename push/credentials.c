@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "push.h"
+#include "report.h"
 
 #define CREDENTIALS_MAX_BYTES	65536
 
@@ -46,7 +47,7 @@ static int valid_value(const char *s)
 }
 
 static int parse_line(struct push_credentials *c, char *line, size_t number, const char *path,
-		      char *error, size_t error_size)
+		      struct prf_error *error)
 {
 	static const char *const keys[] = { "basic-auth", "bearer-token", "tenant" };
 	char **slots[] = { &c->basic_auth, &c->bearer_token, &c->tenant };
@@ -69,29 +70,28 @@ static int parse_line(struct push_credentials *c, char *line, size_t number, con
 			break;
 	/* Say where, never what: the line may hold a secret. */
 	if (k == sizeof(keys) / sizeof(keys[0])) {
-		snprintf(error, error_size, "%s: line %zu: unknown key (have basic-auth, bearer-token, tenant)",
-			 path, number);
-		return -EINVAL;
+		return report_set_error(error, -EINVAL,
+					"%s: line %zu: unknown key (have basic-auth, bearer-token, tenant)",
+					path, number);
 	}
 	if (!valid_value(value) || (k == 0 && !strchr(value, ':'))) {
-		snprintf(error, error_size, "%s: line %zu: %s needs a value%s, without control characters",
-			 path, number, keys[k], k == 0 ? " USER:PASSWORD" : "");
-		return -EINVAL;
+		return report_set_error(error, -EINVAL,
+					"%s: line %zu: %s needs a value%s, without control characters",
+					path, number, keys[k], k == 0 ? " USER:PASSWORD" : "");
 	}
 	if (*slots[k]) {
-		snprintf(error, error_size, "%s: line %zu: %s given twice", path, number, keys[k]);
-		return -EINVAL;
+		return report_set_error(error, -EINVAL, "%s: line %zu: %s given twice", path, number,
+					keys[k]);
 	}
 	*slots[k] = strdup(value);
 	if (!*slots[k]) {
-		snprintf(error, error_size, "%s: %s", path, strerror(ENOMEM));
-		return -ENOMEM;
+		return report_set_error(error, -ENOMEM, "%s: %s", path, strerror(ENOMEM));
 	}
 	return 0;
 }
 
-int push_credentials_load(struct push_credentials *c, const char *path, char *error,
-			  size_t error_size)
+int push_credentials_load(struct push_credentials *c, const char *path,
+			  struct prf_error *error)
 {
 	char text[CREDENTIALS_MAX_BYTES + 1], *saveptr = NULL;
 	struct stat st;
@@ -103,24 +103,24 @@ int push_credentials_load(struct push_credentials *c, const char *path, char *er
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		ret = -errno;
-		snprintf(error, error_size, "%s: %s%s", path, strerror(errno),
-			 errno == ELOOP ? " (a symbolic link: not followed)" : "");
+		report_set_error(error, ret, "%s: %s%s", path, strerror(errno),
+				 errno == ELOOP ? " (a symbolic link: not followed)" : "");
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		ret = -EINVAL;
-		snprintf(error, error_size, "%s: not a regular file", path);
+		report_set_error(error, ret, "%s: not a regular file", path);
 	} else if (st.st_uid != geteuid()) {
 		ret = -EPERM;
-		snprintf(error, error_size, "%s: owned by uid %u, not by uid %u that perfrec-push runs as",
-			 path, (unsigned)st.st_uid, (unsigned)geteuid());
+		report_set_error(error, ret, "%s: owned by uid %u, not by uid %u that perfrec-push runs as",
+				 path, (unsigned)st.st_uid, (unsigned)geteuid());
 	} else if (st.st_mode & (S_IRWXG | S_IRWXO)) {
 		ret = -EPERM;
-		snprintf(error, error_size, "%s: mode %03o: others may read or change it (chmod 600)",
-			 path, (unsigned)(st.st_mode & 0777));
+		report_set_error(error, ret, "%s: mode %03o: others may read or change it (chmod 600)",
+				 path, (unsigned)(st.st_mode & 0777));
 	} else if (st.st_size > CREDENTIALS_MAX_BYTES) {
 		ret = -EFBIG;
-		snprintf(error, error_size, "%s: larger than a credentials file can be", path);
+		report_set_error(error, ret, "%s: larger than a credentials file can be", path);
 	}
 	if (ret)
 		goto out;
@@ -132,11 +132,12 @@ int push_credentials_load(struct push_credentials *c, const char *path, char *er
 	     line = strtok_r(NULL, "\n", &saveptr)) {
 		number++;
 		line[strcspn(line, "\r")] = 0;
-		ret = parse_line(c, line, number, path, error, error_size);
+		ret = parse_line(c, line, number, path, error);
 	}
 	if (!ret && c->basic_auth && c->bearer_token) {
 		ret = -EINVAL;
-		snprintf(error, error_size, "%s: basic-auth and bearer-token both given: which one?", path);
+		report_set_error(error, ret, "%s: basic-auth and bearer-token both given: which one?",
+				 path);
 	}
 	explicit_bzero(text, sizeof(text));
 out:

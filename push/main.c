@@ -21,7 +21,7 @@ int main(int argc, char **argv)
 	struct push_credentials credentials = { 0 };
 	struct sigaction action = { .sa_handler = on_signal };
 	struct rlimit no_core = { 0, 0 };
-	char error[1024];
+	struct prf_error error = { 0 };
 	int ret;
 
 	/*
@@ -38,8 +38,8 @@ int main(int argc, char **argv)
 		return ret == 1 ? 0 : 2;
 	}
 	if (options.credentials_path &&
-	    push_credentials_load(&credentials, options.credentials_path, error, sizeof(error)) < 0) {
-		fprintf(stderr, "perfrec-push: %s\n", error);
+	    push_credentials_load(&credentials, options.credentials_path, &error) < 0) {
+		fprintf(stderr, "perfrec-push: %s\n", error.message);
 		push_options_free(&options);
 		return 2;
 	}

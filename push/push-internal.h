@@ -26,8 +26,7 @@ void push_log(const char *format, ...) __attribute__((format(printf, 1, 2)));
 struct push_state;
 
 /* A missing file is an empty state; 0 or a negative errno (message in error). */
-int push_state_load(struct push_state **state, const char *path, char *error,
-		    size_t error_size);
+int push_state_load(struct push_state **state, const char *path, struct prf_error *error);
 void push_state_free(struct push_state *state);
 int push_state_file_done(const struct push_state *state, const char *name);
 int push_state_sent(const struct push_state *state, const char *name, uint64_t window,
@@ -97,8 +96,7 @@ struct symbolizer *push_symbolizer_new(const struct push_options *options);
  */
 int push_capture_read(struct push_capture *capture, const struct push_options *options,
 		      struct symbolizer *symbolizer, const char *path, const char *name,
-		      const struct push_state *state, int partial, char *error,
-		      size_t error_size);
+		      const struct push_state *state, int partial, struct prf_error *error);
 void push_capture_free(struct push_capture *capture);
 
 /* ---- http.c: one request ---------------------------------------------- */

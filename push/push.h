@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "format.h"
 
 /*
  * perfrec-push: perfrecd's captures, symbolized on this host, sent as
@@ -66,7 +67,7 @@ struct push_credentials {
 
 /* 0, or a negative errno with a message naming path and the cause in error. */
 int push_credentials_load(struct push_credentials *credentials, const char *path,
-			  char *error, size_t error_size);
+			  struct prf_error *error);
 void push_credentials_free(struct push_credentials *credentials);
 
 /*

@@ -308,7 +308,8 @@ static enum step answered(struct runner *r, const char *name, const struct push_
 static enum step send_capture(struct runner *r, const char *name, int complete)
 {
 	struct push_capture capture;
-	char path[4096], error[1024];
+	char path[4096];
+	struct prf_error error = { 0 };
 	uint64_t oldest_ok = now_s() - r->options->max_age_s;
 	int ret, warned = 0;
 
@@ -328,11 +329,11 @@ static enum step send_capture(struct runner *r, const char *name, int complete)
 	}
 	r->symbolizer_files++;
 	ret = push_capture_read(&capture, r->options, r->symbolizer, path, name, r->state,
-				!complete, error, sizeof(error));
+				!complete, &error);
 	if (ret < 0) {
 		if (!complete)
 			return STEP_DONE;	/* tried again at the next look */
-		push_log("%s; not sent", error);
+		push_log("%s; not sent", error.message);
 		r->status = 1;
 		ret = push_state_mark_done(r->state, name);
 		return ret < 0 ? STEP_STOP : STEP_DONE;
@@ -402,10 +403,10 @@ int push_run(const struct push_options *options, const struct push_credentials *
 	     volatile int *stop)
 {
 	struct runner r = { .options = options, .stop = stop, .inotify = -1 };
-	char error[1024];
+	struct prf_error error = { 0 };
 
-	if (push_state_load(&r.state, options->state_path, error, sizeof(error)) < 0) {
-		push_log("%s", error);
+	if (push_state_load(&r.state, options->state_path, &error) < 0) {
+		push_log("%s", error.message);
 		return 1;
 	}
 	r.http = push_http_new(options, credentials);

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "push-internal.h"
+#include "report.h"
 
 #define STATE_MAGIC	"perfrec-push state 1"
 /* A state file larger than this is no state file of ours. */
@@ -85,15 +86,15 @@ static int plain(const char *s)
 	return *s && !strpbrk(s, "\t\n\r");
 }
 
-static int parse(struct push_state *s, char *text, char *error, size_t error_size)
+static int parse(struct push_state *s, char *text, struct prf_error *error)
 {
 	char *saveptr = NULL, *line = strtok_r(text, "\n", &saveptr);
 	size_t number = 1;
 
 	if (!line || strcmp(line, STATE_MAGIC) != 0) {
-		snprintf(error, error_size, "%s: not a perfrec-push state file (its first line is not \"%s\")",
-			 s->path, STATE_MAGIC);
-		return -EINVAL;
+		return report_set_error(error, -EINVAL,
+					"%s: not a perfrec-push state file (its first line is not \"%s\")",
+					s->path, STATE_MAGIC);
 	}
 	while ((line = strtok_r(NULL, "\n", &saveptr))) {
 		char *fields[4], *inner = NULL, *end;
@@ -117,19 +118,18 @@ static int parse(struct push_state *s, char *text, char *error, size_t error_siz
 			goto bad;
 		}
 		if (ret < 0) {
-			snprintf(error, error_size, "%s: %s", s->path, strerror(-ret));
-			return ret;
+			return report_set_error(error, ret, "%s: %s", s->path, strerror(-ret));
 		}
 		continue;
 bad:
-		snprintf(error, error_size, "%s: line %zu is not \"done NAME\" nor \"sent NAME WINDOW SERIES\"",
-			 s->path, number);
-		return -EINVAL;
+		return report_set_error(error, -EINVAL,
+					"%s: line %zu is not \"done NAME\" nor \"sent NAME WINDOW SERIES\"",
+					s->path, number);
 	}
 	return 0;
 }
 
-int push_state_load(struct push_state **out, const char *path, char *error, size_t error_size)
+int push_state_load(struct push_state **out, const char *path, struct prf_error *error)
 {
 	struct push_state *s = calloc(1, sizeof(*s));
 	struct stat st;
@@ -140,8 +140,7 @@ int push_state_load(struct push_state **out, const char *path, char *error, size
 	*out = NULL;
 	if (!s || !(s->path = strdup(path))) {
 		free(s);
-		snprintf(error, error_size, "%s: %s", path, strerror(ENOMEM));
-		return -ENOMEM;
+		return report_set_error(error, -ENOMEM, "%s: %s", path, strerror(ENOMEM));
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0 && errno == ENOENT) {
@@ -150,29 +149,29 @@ int push_state_load(struct push_state **out, const char *path, char *error, size
 	}
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		ret = -errno;
-		snprintf(error, error_size, "%s: %s", path, strerror(errno));
+		report_set_error(error, ret, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
 	if (!S_ISREG(st.st_mode) || st.st_size > STATE_MAX_BYTES) {
 		ret = -EINVAL;
-		snprintf(error, error_size, "%s: %s", path, S_ISREG(st.st_mode) ?
-			 "larger than a state file can be" : "not a regular file");
+		report_set_error(error, ret, "%s: %s", path, S_ISREG(st.st_mode) ?
+				 "larger than a state file can be" : "not a regular file");
 		goto fail;
 	}
 	text = malloc((size_t)st.st_size + 1);
 	if (!text) {
 		ret = -ENOMEM;
-		snprintf(error, error_size, "%s: %s", path, strerror(ENOMEM));
+		report_set_error(error, ret, "%s: %s", path, strerror(ENOMEM));
 		goto fail;
 	}
 	got = read(fd, text, (size_t)st.st_size);
 	if (got < 0) {
 		ret = -errno;
-		snprintf(error, error_size, "%s: %s", path, strerror(errno));
+		report_set_error(error, ret, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
 	text[got] = 0;
-	ret = parse(s, text, error, error_size);
+	ret = parse(s, text, error);
 	if (ret < 0)
 		goto fail;
 	free(text);

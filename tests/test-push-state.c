@@ -80,10 +80,10 @@ START_TEST(state_round_trip)
 {
 	const char *path = path_of("state");
 	struct push_state *s;
-	char error[256];
+	struct prf_error error;
 	struct stat st;
 
-	ck_assert_int_eq(push_state_load(&s, path, error, sizeof(error)), 0);
+	ck_assert_int_eq(push_state_load(&s, path, &error), 0);
 	ck_assert_int_eq(push_state_file_done(s, "perfrec-a-1.prf"), 0);
 	ck_assert_int_eq(push_state_mark_sent(s, "perfrec-a-1.prf", 7, "x{host=h,comm=x}"), 0);
 	ck_assert_int_eq(push_state_mark_sent(s, "perfrec-a-1.prf", 8, "x{host=h,comm=x}"), 0);
@@ -93,7 +93,7 @@ START_TEST(state_round_trip)
 	/* No temporary file is left behind. */
 	ck_assert_int_eq(access(path_of("state.tmp"), F_OK), -1);
 
-	ck_assert_int_eq(push_state_load(&s, path, error, sizeof(error)), 0);
+	ck_assert_int_eq(push_state_load(&s, path, &error), 0);
 	ck_assert_int_eq(push_state_sent(s, "perfrec-a-1.prf", 7, "x{host=h,comm=x}"), 1);
 	ck_assert_int_eq(push_state_sent(s, "perfrec-a-1.prf", 9, "x{host=h,comm=x}"), 0);
 	ck_assert_int_eq(push_state_sent(s, "perfrec-a-1.prf", 7, "y{host=h,comm=y}"), 0);
@@ -102,7 +102,7 @@ START_TEST(state_round_trip)
 	/* Done: the file's own line replaces its profiles' lines. */
 	ck_assert_str_eq(read_text(path), "perfrec-push state 1\ndone\tperfrec-a-1.prf\n");
 	/* Names with a tab or a newline would break the lines: refused. */
-	ck_assert_int_eq(push_state_load(&s, path, error, sizeof(error)), 0);
+	ck_assert_int_eq(push_state_load(&s, path, &error), 0);
 	ck_assert_int_eq(push_state_mark_sent(s, "a\tb", 1, "x"), -EINVAL);
 	ck_assert_int_eq(push_state_mark_done(s, "a\nb"), -EINVAL);
 	push_state_free(s);
@@ -119,11 +119,11 @@ START_TEST(state_prune)
 {
 	const char *path = path_of("state");
 	struct push_state *s;
-	char error[256];
+	struct prf_error error;
 
 	write_file(path, "perfrec-push state 1\ndone\tperfrec-a.prf\ndone\tperfrec-b.prf\n"
 		   "sent\tperfrec-c.prf\t3\tx\n", 0600);
-	ck_assert_int_eq(push_state_load(&s, path, error, sizeof(error)), 0);
+	ck_assert_int_eq(push_state_load(&s, path, &error), 0);
 	ck_assert_int_eq(push_state_prune(s, keep_b, NULL), 0);
 	ck_assert_int_eq(push_state_file_done(s, "perfrec-a.prf"), 0);
 	ck_assert_int_eq(push_state_file_done(s, "perfrec-b.prf"), 1);
@@ -144,20 +144,20 @@ START_TEST(state_damaged)
 	};
 	const char *path = path_of("state");
 	struct push_state *s;
-	char error[256];
+	struct prf_error error;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		write_file(path, bad[i], 0600);
-		ck_assert_int_eq(push_state_load(&s, path, error, sizeof(error)), -EINVAL);
+		ck_assert_int_eq(push_state_load(&s, path, &error), -EINVAL);
 		ck_assert_ptr_null(s);
-		ck_assert_ptr_nonnull(strstr(error, path));
+		ck_assert_ptr_nonnull(strstr(error.message, path));
 	}
-	ck_assert_ptr_nonnull(strstr(error, "line 2"));
+	ck_assert_ptr_nonnull(strstr(error.message, "line 2"));
 	/* A directory, a symlink: no state file. */
 	ck_assert_int_eq(mkdir(path_of("dir"), 0700), 0);
-	ck_assert_int_lt(push_state_load(&s, path_of("dir"), error, sizeof(error)), 0);
+	ck_assert_int_lt(push_state_load(&s, path_of("dir"), &error), 0);
 	ck_assert_int_eq(symlink(path, path_of("link")), 0);
-	ck_assert_int_eq(push_state_load(&s, path_of("link"), error, sizeof(error)), -ELOOP);
+	ck_assert_int_eq(push_state_load(&s, path_of("link"), &error), -ELOOP);
 }
 END_TEST
 
@@ -166,12 +166,12 @@ START_TEST(state_planted_temp)
 	const char *path = path_of("state");
 	const char *victim = path_of("victim");
 	struct push_state *s;
-	char error[256];
+	struct prf_error error;
 
 	/* A link where the temporary file goes must not be written through. */
 	write_file(victim, "keep me\n", 0600);
 	ck_assert_int_eq(symlink(victim, path_of("state.tmp")), 0);
-	ck_assert_int_eq(push_state_load(&s, path, error, sizeof(error)), 0);
+	ck_assert_int_eq(push_state_load(&s, path, &error), 0);
 	ck_assert_int_eq(push_state_mark_done(s, "perfrec-a.prf"), 0);
 	push_state_free(s);
 	ck_assert_str_eq(read_text(victim), "keep me\n");
@@ -185,16 +185,16 @@ START_TEST(credentials_good)
 {
 	const char *path = path_of("credentials");
 	struct push_credentials c;
-	char error[256];
+	struct prf_error error;
 
 	write_file(path, "# comment\n\n  tenant   team-a  \nbearer-token abc.def\r\n", 0600);
-	ck_assert_int_eq(push_credentials_load(&c, path, error, sizeof(error)), 0);
+	ck_assert_int_eq(push_credentials_load(&c, path, &error), 0);
 	ck_assert_str_eq(c.tenant, "team-a");
 	ck_assert_str_eq(c.bearer_token, "abc.def");
 	ck_assert_ptr_null(c.basic_auth);
 	push_credentials_free(&c);
 	write_file(path, "basic-auth user:pa ss:word\n", 0400);
-	ck_assert_int_eq(push_credentials_load(&c, path, error, sizeof(error)), 0);
+	ck_assert_int_eq(push_credentials_load(&c, path, &error), 0);
 	ck_assert_str_eq(c.basic_auth, "user:pa ss:word");
 	push_credentials_free(&c);
 }
@@ -218,29 +218,30 @@ START_TEST(credentials_bad)
 	};
 	const char *path = path_of("credentials");
 	struct push_credentials c;
-	char error[256];
+	struct prf_error error;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		write_file(path, cases[i].text, cases[i].mode);
-		ck_assert_int_lt(push_credentials_load(&c, path, error, sizeof(error)), 0);
-		ck_assert_msg(strstr(error, cases[i].says), "case %zu: %s", i, error);
+		ck_assert_int_lt(push_credentials_load(&c, path, &error), 0);
+		ck_assert_msg(strstr(error.message, cases[i].says), "case %zu: %s", i, error.message);
 		/* Where, never what. */
-		ck_assert_msg(!strstr(error, "SECRET"), "case %zu shows the secret: %s", i, error);
+		ck_assert_msg(!strstr(error.message, "SECRET"), "case %zu shows the secret: %s", i,
+			      error.message);
 		ck_assert_ptr_null(c.tenant);
 		ck_assert_ptr_null(c.basic_auth);
 		ck_assert_ptr_null(c.bearer_token);
 	}
 	write_file(path, "tenant SECRET\n", 0600);
 	ck_assert_int_eq(symlink(path, path_of("link")), 0);
-	ck_assert_int_eq(push_credentials_load(&c, path_of("link"), error, sizeof(error)), -ELOOP);
-	ck_assert_ptr_nonnull(strstr(error, "symbolic link"));
-	ck_assert_int_lt(push_credentials_load(&c, dir, error, sizeof(error)), 0);
-	ck_assert_int_lt(push_credentials_load(&c, path_of("missing"), error, sizeof(error)), 0);
+	ck_assert_int_eq(push_credentials_load(&c, path_of("link"), &error), -ELOOP);
+	ck_assert_ptr_nonnull(strstr(error.message, "symbolic link"));
+	ck_assert_int_lt(push_credentials_load(&c, dir, &error), 0);
+	ck_assert_int_lt(push_credentials_load(&c, path_of("missing"), &error), 0);
 	/* Another owner: only root can make one here. */
 	if (geteuid() == 0) {
 		ck_assert_int_eq(chown(path, 65534, 65534), 0);
-		ck_assert_int_eq(push_credentials_load(&c, path, error, sizeof(error)), -EPERM);
-		ck_assert_ptr_nonnull(strstr(error, "owned by uid 65534"));
+		ck_assert_int_eq(push_credentials_load(&c, path, &error), -EPERM);
+		ck_assert_ptr_nonnull(strstr(error.message, "owned by uid 65534"));
 	}
 }
 END_TEST
@@ -316,14 +317,14 @@ START_TEST(two_events_of_one_kind)
 {
 	const char *builddir = getenv("top_builddir");
 	const char *path = path_of("two.prf");
-	struct report_load_options load = { .event = NULL };
+	struct report_load_options load = { .jobs = 1 };
 	struct report_profile profile = { 0 };
 	struct push_options push = { .interval_s = 60 };
 	struct push_state *state;
 	struct push_capture capture;
 	struct symbolizer *symbolizer;
 	struct prf_error error = { 0 };
-	char command[512], why[256];
+	char command[512];
 	uint64_t report_samples = 0, push_samples = 0;
 
 	snprintf(command, sizeof(command), "'%s/tests/make-fixture' --two-events '%s'",
@@ -331,15 +332,16 @@ START_TEST(two_events_of_one_kind)
 	ck_assert_int_eq(system(command), 0);
 	/* perfrec-report's choice: both events, one profile. */
 	ck_assert_int_eq(report_profile_load(&profile, &load, &path, 1, &error), 0);
+	ck_assert_int_eq(report_profile_choose_event(&profile, NULL, &error), 0);
 	ck_assert_uint_eq(profile.data.header.event_count, 2);
 	ck_assert_ptr_null(profile.filter.event);
 	ck_assert_int_eq(report_for_each_sample(&profile, count_sample, &report_samples), 0);
 	/* perfrec-push's: the same samples. */
-	ck_assert_int_eq(push_state_load(&state, path_of("state"), why, sizeof(why)), 0);
+	ck_assert_int_eq(push_state_load(&state, path_of("state"), &error), 0);
 	symbolizer = push_symbolizer_new(&push);
 	ck_assert_ptr_nonnull(symbolizer);
 	ck_assert_int_eq(push_capture_read(&capture, &push, symbolizer, path, "two.prf", state,
-					   0, why, sizeof(why)), 0);
+					   0, &error), 0);
 	for (size_t i = 0; i < capture.count; i++)
 		push_samples += capture.profiles[i].samples;
 	ck_assert_uint_eq(report_samples, 8);

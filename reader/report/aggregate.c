@@ -80,8 +80,8 @@ struct aggregator {
 	int out_of_memory;
 };
 
-struct aggregator *aggregator_new(struct session *session, struct symbolizer *symbolizer,
-				  const struct aggregate_options *options)
+struct aggregator *report_aggregator_new(struct session *session, struct symbolizer *symbolizer,
+					 const struct aggregate_options *options)
 {
 	struct aggregator *a = calloc(1, sizeof(*a));
 
@@ -93,18 +93,18 @@ struct aggregator *aggregator_new(struct session *session, struct symbolizer *sy
 	a->session = session;
 	a->symbolizer = symbolizer;
 	a->strings = session_strings(session);
-	a->tree = a->options.want_tree ? call_tree_new(a->options.callee) : NULL;
+	a->tree = a->options.want_tree ? report_tree_new(a->options.callee) : NULL;
 	a->stack_capacity = a->options.max_frames * 4;
 	a->stack = calloc(a->stack_capacity, sizeof(*a->stack));
-	a->raw = stack_table_new();
+	a->raw = report_stacks_new();
 	if ((a->options.want_tree && !a->tree) || !a->stack || !a->raw) {
-		aggregator_free(a);
+		report_aggregator_free(a);
 		return NULL;
 	}
 	return a;
 }
 
-void aggregator_free(struct aggregator *a)
+void report_aggregator_free(struct aggregator *a)
 {
 	if (!a)
 		return;
@@ -120,9 +120,9 @@ void aggregator_free(struct aggregator *a)
 	free(a->flat);
 	prf_index_free(&a->flat_index);
 	free(a->flat_sorted);
-	call_tree_free(a->tree);
+	report_tree_free(a->tree);
 	free(a->stack);
-	stack_table_free(a->raw);
+	report_stacks_free(a->raw);
 	free(a->scratch.words);
 	free(a);
 }
@@ -597,10 +597,10 @@ static int count_raw(const struct aggregator *a, struct stack_table *table,
 	if (scratch->count > UINT32_MAX)
 		return -ENOMEM;
 	key.chain_nr = (uint32_t)scratch->count;
-	return stack_table_add(table, &key, scratch->words, sample->period, 1);
+	return report_stacks_add(table, &key, scratch->words, sample->period, 1);
 }
 
-void aggregator_add(void *context, const struct session_sample *sample)
+void report_aggregator_add(void *context, const struct session_sample *sample)
 {
 	struct aggregator *a = context;
 
@@ -615,14 +615,14 @@ struct aggregator_part {
 	int out_of_memory;
 };
 
-struct aggregator_part *aggregator_part_new(struct aggregator *a)
+struct aggregator_part *report_aggregator_part_new(struct aggregator *a)
 {
 	struct aggregator_part *part = calloc(1, sizeof(*part));
 
 	if (!part)
 		return NULL;
 	part->aggregator = a;
-	part->raw = stack_table_new();
+	part->raw = report_stacks_new();
 	if (!part->raw) {
 		free(part);
 		return NULL;
@@ -630,7 +630,7 @@ struct aggregator_part *aggregator_part_new(struct aggregator *a)
 	return part;
 }
 
-void aggregator_part_add(void *context, const struct session_sample *sample)
+void report_aggregator_part_add(void *context, const struct session_sample *sample)
 {
 	struct aggregator_part *part = context;
 
@@ -638,25 +638,25 @@ void aggregator_part_add(void *context, const struct session_sample *sample)
 		part->out_of_memory = 1;
 }
 
-void aggregator_merge(struct aggregator *a, struct aggregator_part *part)
+void report_aggregator_merge(struct aggregator *a, struct aggregator_part *part)
 {
 	if (!part)
 		return;
 	/* The smaller table goes into the larger: half the copying of both into a new one. */
-	if (stack_table_count(part->raw) > stack_table_count(a->raw)) {
+	if (report_stacks_count(part->raw) > report_stacks_count(a->raw)) {
 		struct stack_table *larger = part->raw;
 
 		part->raw = a->raw;
 		a->raw = larger;
 	}
-	if (part->out_of_memory || stack_table_merge(a->raw, part->raw) < 0)
+	if (part->out_of_memory || report_stacks_merge(a->raw, part->raw) < 0)
 		a->out_of_memory = 1;
-	stack_table_free(part->raw);
+	report_stacks_free(part->raw);
 	free(part->scratch.words);
 	free(part);
 }
 
-int aggregator_read(struct aggregator *a, const struct session_filter *filter, unsigned jobs)
+int report_aggregator_read(struct aggregator *a, const struct session_filter *filter, unsigned jobs)
 {
 	struct aggregator_part **parts = calloc(jobs ? jobs : 1, sizeof(*parts));
 	int ret;
@@ -666,15 +666,15 @@ int aggregator_read(struct aggregator *a, const struct session_filter *filter, u
 		return 0;
 	}
 	for (unsigned t = 0; t < jobs; t++)
-		if (!(parts[t] = aggregator_part_new(a)))
+		if (!(parts[t] = report_aggregator_part_new(a)))
 			a->out_of_memory = 1;
 	ret = a->out_of_memory ? 0 :
-	      session_for_each_sample_parallel(a->session, filter, jobs, aggregator_part_add,
+	      session_for_each_sample_parallel(a->session, filter, jobs, report_aggregator_part_add,
 					       (void *const *)parts);
 	if (ret == -ENOMEM)
 		a->out_of_memory = 1;
 	for (unsigned t = 0; t < jobs; t++)
-		aggregator_merge(a, parts[t]);
+		report_aggregator_merge(a, parts[t]);
 	free(parts);
 	return ret == -EIO ? -EIO : 0;
 }
@@ -703,18 +703,18 @@ static void count_stack(struct aggregator *a, const struct raw_stack *raw,
 	a->total_period += raw->period;
 	a->total_samples += raw->samples;
 	count_flat(a, &sample, leaf, depth, raw->samples);
-	if (a->feed && tree_feed_add(a->feed, tree_first_level(a, &sample), a->stack, depth,
-				     raw->period, raw->samples) < 0)
+	if (a->feed && report_tree_feed_add(a->feed, tree_first_level(a, &sample), a->stack, depth,
+					    raw->period, raw->samples) < 0)
 		a->out_of_memory = 1;
 }
 
 static void count_stacks(struct aggregator *a)
 {
-	size_t n = stack_table_count(a->raw);
+	size_t n = report_stacks_count(a->raw);
 
 	for (size_t i = 0; i < n && !a->out_of_memory; i++) {
 		const uint64_t *chain;
-		const struct raw_stack *raw = stack_table_at(a->raw, i, &chain);
+		const struct raw_stack *raw = report_stacks_at(a->raw, i, &chain);
 
 		count_stack(a, raw, chain);
 	}
@@ -793,19 +793,19 @@ static ssize_t sort_flat(struct aggregator *a)
 	return (ssize_t)n;
 }
 
-int aggregator_finish(struct aggregator *a, struct report_data *data)
+int report_aggregator_finish(struct aggregator *a, struct report_data *data)
 {
 	ssize_t n = 0;
 
 	if (a->tree && !a->out_of_memory &&
-	    !(a->feed = tree_feed_start(a->tree, a->options.jobs > 1)))
+	    !(a->feed = report_tree_feed_start(a->tree, a->options.jobs > 1)))
 		a->out_of_memory = 1;
 	if (!a->out_of_memory)
 		count_stacks(a);
 	/* The flat rows are sorted while the tree's thread links its nodes. */
 	if (!a->out_of_memory && (n = sort_flat(a)) < 0)
 		a->out_of_memory = 1;
-	if (a->feed && tree_feed_finish(a->feed) < 0)
+	if (a->feed && report_tree_feed_finish(a->feed) < 0)
 		a->out_of_memory = 1;
 	a->feed = NULL;
 	if (a->out_of_memory)
@@ -813,7 +813,7 @@ int aggregator_finish(struct aggregator *a, struct report_data *data)
 	data->sort_keys = a->options.sort_keys;
 	data->flat = a->flat_sorted;
 	data->flat_count = (size_t)n;
-	data->tree = a->tree ? call_tree_root(a->tree) : &a->no_tree;
+	data->tree = a->tree ? report_tree_root(a->tree) : &a->no_tree;
 	data->tree_callee = a->options.callee;
 	data->total_period = a->total_period;
 	data->total_samples = a->total_samples;

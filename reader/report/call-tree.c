@@ -23,7 +23,7 @@ struct call_tree {
 	struct call_node **child_pool;
 };
 
-struct call_tree *call_tree_new(int callee)
+struct call_tree *report_tree_new(int callee)
 {
 	struct call_tree *t = calloc(1, sizeof(*t));
 
@@ -33,7 +33,7 @@ struct call_tree *call_tree_new(int callee)
 	return t;
 }
 
-void call_tree_free(struct call_tree *t)
+void report_tree_free(struct call_tree *t)
 {
 	if (!t)
 		return;
@@ -45,7 +45,7 @@ void call_tree_free(struct call_tree *t)
 	free(t);
 }
 
-struct call_node *call_tree_root(struct call_tree *t)
+struct call_node *report_tree_root(struct call_tree *t)
 {
 	return &t->root;
 }
@@ -285,7 +285,7 @@ static void *feed_loop(void *arg)
 	return NULL;
 }
 
-struct tree_feed *tree_feed_start(struct call_tree *tree, int threaded)
+struct tree_feed *report_tree_feed_start(struct call_tree *tree, int threaded)
 {
 	struct tree_feed *f = calloc(1, sizeof(*f));
 
@@ -340,9 +340,9 @@ static int feed_publish(struct tree_feed *f)
 	return f->filling ? 0 : -ENOMEM;
 }
 
-int tree_feed_add(struct tree_feed *f, const char *first_level,
-		  const struct report_symbol *const *stack, size_t depth, uint64_t period,
-		  uint64_t samples)
+int report_tree_feed_add(struct tree_feed *f, const char *first_level,
+			 const struct report_symbol *const *stack, size_t depth, uint64_t period,
+			 uint64_t samples)
 {
 	struct feed_batch *b;
 
@@ -383,7 +383,7 @@ static void free_batches(struct feed_batch *b)
 	}
 }
 
-int tree_feed_finish(struct tree_feed *f)
+int report_tree_feed_finish(struct tree_feed *f)
 {
 	int error;
 

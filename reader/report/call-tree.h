@@ -18,10 +18,10 @@
 struct call_tree;
 
 /* callee: the leaf at the top. */
-struct call_tree *call_tree_new(int callee);
-void call_tree_free(struct call_tree *tree);
+struct call_tree *report_tree_new(int callee);
+void report_tree_free(struct call_tree *tree);
 /* The root: one child per first-level name (process, unit, ...), then frames. */
-struct call_node *call_tree_root(struct call_tree *tree);
+struct call_node *report_tree_root(struct call_tree *tree);
 
 struct tree_feed;
 
@@ -29,19 +29,19 @@ struct tree_feed;
  * Feeds tree, on a thread of its own when threaded (else, or when no
  * thread can be started, at once).  NULL without memory.
  */
-struct tree_feed *tree_feed_start(struct call_tree *tree, int threaded);
+struct tree_feed *report_tree_feed_start(struct call_tree *tree, int threaded);
 /*
  * A stack of depth symbols, leaf first (copied), under first_level
  * (interned: it must outlive the tree).  0 or -ENOMEM.
  */
-int tree_feed_add(struct tree_feed *feed, const char *first_level,
-		  const struct report_symbol *const *stack, size_t depth, uint64_t period,
-		  uint64_t samples);
+int report_tree_feed_add(struct tree_feed *feed, const char *first_level,
+			 const struct report_symbol *const *stack, size_t depth, uint64_t period,
+			 uint64_t samples);
 /*
  * Waits for the tree to take every stack fed, links and sorts each
  * node's children, frees feed.  0, or -ENOMEM when the tree misses some.
  */
-int tree_feed_finish(struct tree_feed *feed);
+int report_tree_feed_finish(struct tree_feed *feed);
 
 /*
  * The order of equal rows: by name, DSO, source line, offset, mode, so

@@ -5,24 +5,9 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "report.h"
-
-static int say(struct prf_error *error, int code, const char *format, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int say(struct prf_error *error, int code, const char *format, ...)
-{
-	va_list ap;
-
-	va_start(ap, format);
-	vsnprintf(error->message, sizeof(error->message), format, ap);
-	va_end(ap);
-	error->code = code;
-	return code;
-}
 
 const char *report_sampling_text(const struct session_sampling *sampling, char *buffer,
 				 size_t size)
@@ -98,19 +83,20 @@ int report_choose_event(struct session_summary *summary, const char *wanted,
 	if (wanted) {
 		chosen = find_event(summary, wanted, &fits);
 		if (fits > 1)
-			return say(message, -EINVAL,
-				   "--event %s fits %zu of the capture's events (%s): give one whole",
-				   wanted, fits, list);
+			return report_set_error(message, -EINVAL,
+						"--event %s fits %zu of the capture's events (%s): give one whole",
+						wanted, fits, list);
 		if (!chosen && summary->event_count)
-			return say(message, -EINVAL,
-				   "--event %s: the capture has no such event; it has: %s",
-				   wanted, list);
+			return report_set_error(message, -EINVAL,
+						"--event %s: the capture has no such event; it has: %s",
+						wanted, list);
 		if (!chosen)
 			*filter = wanted;	/* no events at all: nothing passes */
 	} else if (mixed_events(summary)) {
 		chosen = &summary->events[0];
-		ret = say(message, 1, "the capture has %zu events (%s): this is %s; --event NAME for another",
-			  summary->event_count, list, chosen->name);
+		ret = report_set_error(message, 1,
+				       "the capture has %zu events (%s): this is %s; --event NAME for another",
+				       summary->event_count, list, chosen->name);
 	}
 	if (chosen) {
 		*filter = chosen->name;

@@ -10,10 +10,11 @@
 #       ^
 #   flame/              flame graphs (views.h's printing helpers)
 #
-# and perfrec-report, main.c over them all.
+# and perfrec-report, main.c (options.c: its command line) over them all.
 noinst_LIBRARIES += reader/report/libperfrec-report.a
 reader_report_libperfrec_report_a_SOURCES = \
 	reader/report/report.h \
+	reader/report/error.c \
 	reader/report/event.c \
 	reader/report/profile.c \
 	reader/report/stacks.h reader/report/stacks.c \
@@ -34,7 +35,8 @@ include reader/report/pprof/local.mk
 include reader/report/flame/local.mk
 
 bin_PROGRAMS += perfrec-report
-perfrec_report_SOURCES = reader/report/main.c
+perfrec_report_SOURCES = reader/report/main.c \
+	reader/report/options.h reader/report/options.c
 perfrec_report_CPPFLAGS = $(AM_CPPFLAGS) $(FLAME_CPPFLAGS) $(PPROF_CPPFLAGS) \
 	$(UNWIND_CPPFLAGS) $(SYMBOLIZE_CPPFLAGS)
 perfrec_report_LDADD = $(FLAME_LIBS) $(PPROF_LIBS)

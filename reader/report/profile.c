@@ -6,7 +6,6 @@
  * second pass into the aggregator.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,23 +16,9 @@
 #include "symbolize.h"
 #include "unwind.h"
 
-static int say(struct prf_error *error, int code, const char *format, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int say(struct prf_error *error, int code, const char *format, ...)
-{
-	va_list ap;
-
-	va_start(ap, format);
-	vsnprintf(error->message, sizeof(error->message), format, ap);
-	va_end(ap);
-	error->code = code;
-	return code;
-}
-
 static int no_memory(struct prf_error *error)
 {
-	return say(error, -ENOMEM, "out of memory");
+	return report_set_error(error, -ENOMEM, "out of memory");
 }
 
 /* ---- debug directories ---------------------------------------------- */
@@ -76,7 +61,8 @@ static int add_capture_trees(struct report_debug_dirs *d, const char *const *inp
 		if (S_ISDIR(st.st_mode))
 			dir = strdup(inputs[i]);
 		else
-			dir = slash ? strndup(inputs[i], (size_t)(slash - inputs[i]) + 1) : strdup(".");
+			dir = slash ? strndup(inputs[i], (size_t)(slash - inputs[i]) + 1) :
+				      strdup(".");
 		if (!dir || asprintf(&tree, "%s/.build-id", dir) < 0) {
 			free(dir);
 			return -ENOMEM;
@@ -104,17 +90,20 @@ static int add_bundle(struct report_debug_dirs *d, const char *bundle, size_t in
 	char why[512], *dir;
 
 	if (stat(bundle, &st) < 0)
-		return say(error, -errno, "--symbols %s: %s", bundle, strerror(errno));
-	if (S_ISDIR(st.st_mode))
-		return add_dir(&d->dirs, &d->count, &d->capacity, bundle) < 0 ? no_memory(error) : 0;
+		return report_set_error(error, -errno, "--symbols %s: %s", bundle, strerror(errno));
+	if (S_ISDIR(st.st_mode)) {
+		if (add_dir(&d->dirs, &d->count, &d->capacity, bundle) < 0)
+			return no_memory(error);
+		return 0;
+	}
 	if (!d->scratch && bundle_scratch_dir(&d->scratch, why, sizeof(why)) < 0)
-		return say(error, -EIO, "--symbols %s: %s", bundle, why);
+		return report_set_error(error, -EIO, "--symbols %s: %s", bundle, why);
 	if (asprintf(&dir, "%s/%zu", d->scratch, index) < 0 || add_owned(d, dir) < 0)
 		return no_memory(error);
 	if (mkdir(dir, 0700) < 0)
-		return say(error, -errno, "--symbols %s: %s: %s", bundle, dir, strerror(errno));
+		return report_set_error(error, -errno, "--symbols %s: %s: %s", bundle, dir, strerror(errno));
 	if (bundle_extract(bundle, dir, why, sizeof(why)) < 0)
-		return say(error, -EIO, "--symbols %s: %s", bundle, why);
+		return report_set_error(error, -EIO, "--symbols %s: %s", bundle, why);
 	return add_dir(&d->dirs, &d->count, &d->capacity, dir) < 0 ? no_memory(error) : 0;
 }
 
@@ -176,23 +165,31 @@ static int choose_hosts(struct report_profile *p, const struct report_load_optio
 			o->note(o->note_context, "--host %s: no capture of that host", o->hosts[i]);
 	}
 	if (!p->host_count)
-		return say(error, -ENOENT, "--host: none of the hosts named is in the captures");
+		return report_set_error(error, -ENOENT, "--host: none of the hosts named is in the captures");
 	p->filter.hosts = p->hosts;
 	p->filter.host_count = p->host_count;
 	return 0;
+}
+
+/*
+ * The session's summary with the hosts asked for (the header lists the
+ * hosts the report is of) and the event chosen: report_choose_event().
+ */
+static int summarize(struct report_profile *p, const char *wanted, struct prf_error *message)
+{
+	session_get_summary(p->session, &p->data.header);
+	if (p->host_count) {
+		p->data.header.hosts = p->hosts;
+		p->data.header.host_count = p->host_count;
+	}
+	return report_choose_event(&p->data.header, wanted, &p->filter.event, message);
 }
 
 void report_profile_summary(struct report_profile *p)
 {
 	struct prf_error ignored;
 
-	session_get_summary(p->session, &p->data.header);
-	/* The header lists the hosts the report is of: --host's when given. */
-	if (p->host_count) {
-		p->data.header.hosts = p->hosts;
-		p->data.header.host_count = p->host_count;
-	}
-	report_choose_event(&p->data.header, p->filter.event, &p->filter.event, &ignored);
+	summarize(p, p->filter.event, &ignored);
 }
 
 int report_profile_load(struct report_profile *p, const struct report_load_options *o,
@@ -212,7 +209,7 @@ int report_profile_load(struct report_profile *p, const struct report_load_optio
 		.warn_context = o->warn_context,
 		.jobs = o->jobs,
 	};
-	struct prf_error message = { 0 };
+	struct prf_error message;
 	int ret;
 
 	if (o->debuginfod) {
@@ -238,19 +235,15 @@ int report_profile_load(struct report_profile *p, const struct report_load_optio
 	ret = choose_hosts(p, o, error);
 	if (ret < 0)
 		return ret;
-	session_get_summary(p->session, &p->data.header);
-	if (p->host_count) {
-		p->data.header.hosts = p->hosts;
-		p->data.header.host_count = p->host_count;
-	}
-	ret = report_choose_event(&p->data.header, o->event, &p->filter.event, &message);
-	if (ret < 0) {
-		*error = message;
-		return ret;
-	}
-	if (ret > 0 && o->note)
-		o->note(o->note_context, "%s", message.message);
+	summarize(p, NULL, &message);
+	p->filter.event = NULL;
 	return 0;
+}
+
+int report_profile_choose_event(struct report_profile *p, const char *wanted,
+				struct prf_error *message)
+{
+	return summarize(p, wanted, message);
 }
 
 int report_for_each_sample(struct report_profile *p, session_sample_fn fn, void *context)
@@ -262,15 +255,16 @@ int report_for_each_sample(struct report_profile *p, session_sample_fn fn, void 
 
 int report_profile_aggregate(struct report_profile *p, const struct aggregate_options *options)
 {
-	p->aggregator = aggregator_new(p->session, p->symbolizer, options);
+	p->aggregator = report_aggregator_new(p->session, p->symbolizer, options);
 	if (!p->aggregator)
 		return -ENOMEM;
 	/* Files on several threads, unless libdwfl (one thread) unwinds their stacks. */
 	if (options->jobs > 1 && (!p->unwinder || !p->data.header.user_stacks))
-		p->read_error = aggregator_read(p->aggregator, &p->filter, options->jobs) < 0;
+		p->read_error = report_aggregator_read(p->aggregator, &p->filter,
+						       options->jobs) < 0;
 	else
-		p->read_error = report_for_each_sample(p, aggregator_add, p->aggregator) < 0;
-	if (aggregator_finish(p->aggregator, &p->data) < 0)
+		p->read_error = report_for_each_sample(p, report_aggregator_add, p->aggregator) < 0;
+	if (report_aggregator_finish(p->aggregator, &p->data) < 0)
 		return -ENOMEM;
 	/* Again: pass 2 may have found more damage. */
 	report_profile_summary(p);
@@ -280,7 +274,7 @@ int report_profile_aggregate(struct report_profile *p, const struct aggregate_op
 
 void report_profile_free(struct report_profile *p)
 {
-	aggregator_free(p->aggregator);
+	report_aggregator_free(p->aggregator);
 	unwinder_free(p->unwinder);
 	session_free(p->session);
 	symbolizer_free(p->symbolizer);

@@ -150,41 +150,49 @@ struct aggregate_options {
 	unsigned jobs;			/* threads: from 2 the tree builds on its own */
 };
 
-struct aggregator *aggregator_new(struct session *session,
-				  struct symbolizer *symbolizer,
-				  const struct aggregate_options *options);
-void aggregator_free(struct aggregator *aggregator);
+struct aggregator *report_aggregator_new(struct session *session,
+					 struct symbolizer *symbolizer,
+					 const struct aggregate_options *options);
+void report_aggregator_free(struct aggregator *aggregator);
 
 /* A session_sample_fn: pass the aggregator as context. */
-void aggregator_add(void *aggregator, const struct session_sample *sample);
+void report_aggregator_add(void *aggregator, const struct session_sample *sample);
 
 /*
  * For files read on several threads (session_for_each_sample_parallel()):
- * a part counts one thread's samples as aggregator_add() does, and is
- * merged into its aggregator (and freed) before aggregator_finish(); the
- * report is the same as of aggregator_add() alone, whatever thread read
- * which file.  aggregator_part_add() only reads the aggregator.
+ * a part counts one thread's samples as report_aggregator_add() does, and is
+ * merged into its aggregator (and freed) before report_aggregator_finish(); the
+ * report is the same as of report_aggregator_add() alone, whatever thread read
+ * which file.  report_aggregator_part_add() only reads the aggregator.
  */
 struct aggregator_part;
 
-struct aggregator_part *aggregator_part_new(struct aggregator *aggregator);
+struct aggregator_part *report_aggregator_part_new(struct aggregator *aggregator);
 /* A session_sample_fn: pass the part as context. */
-void aggregator_part_add(void *part, const struct session_sample *sample);
-/* Without memory, aggregator_finish() says -ENOMEM. */
-void aggregator_merge(struct aggregator *aggregator, struct aggregator_part *part);
+void report_aggregator_part_add(void *part, const struct session_sample *sample);
+/* Without memory, report_aggregator_finish() says -ENOMEM. */
+void report_aggregator_merge(struct aggregator *aggregator, struct aggregator_part *part);
 /*
  * The session's samples (as recorded: no unwinding) read on up to jobs
  * threads into parts, merged.  -EIO when a file could not be read to its
- * end (warned about), else 0; no memory shows in aggregator_finish().
+ * end (warned about), else 0; no memory shows in report_aggregator_finish().
  */
-int aggregator_read(struct aggregator *aggregator, const struct session_filter *filter,
-		    unsigned jobs);
+int report_aggregator_read(struct aggregator *aggregator, const struct session_filter *filter,
+			   unsigned jobs);
 
 /*
  * Symbolizes each distinct stack once and counts it with its weight,
  * sorts and fills data; it points into the aggregator, which must live on.
  */
-int aggregator_finish(struct aggregator *aggregator, struct report_data *data);
+int report_aggregator_finish(struct aggregator *aggregator, struct report_data *data);
+
+/*
+ * Fills error with code and a message (error.c); returns code.  The
+ * format's prf_set_error() is its own: this is the same for the reader's
+ * libraries above it.
+ */
+int report_set_error(struct prf_error *error, int code, const char *format, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* ---- the event (event.c) --------------------------------------------- */
 
@@ -248,7 +256,6 @@ struct report_load_options {
 	int want_lines, want_inlines;	/* of the symbolizer */
 	int unwind;			/* dwarf user stacks unwound */
 	unsigned jobs;			/* threads reading the files */
-	const char *event;		/* report_choose_event()'s wanted */
 	const char *const *hosts;	/* only these, as given */
 	size_t host_count;
 	void (*warn)(void *context, const char *message);
@@ -273,16 +280,21 @@ struct report_profile {
 };
 
 /*
- * The first pass over inputs: the symbolizer, the session, the hosts, the
- * event (into p->filter, set by the caller before).  0, or a negative
- * errno with a message in error: -EINVAL for an event the inputs do not
- * have.
+ * The first pass over inputs: the symbolizer, the session, the hosts
+ * (into p->filter, set by the caller before), p->data.header.  0, or a
+ * negative errno with a message in error.
  */
 int report_profile_load(struct report_profile *p, const struct report_load_options *options,
 			const char *const *inputs, size_t input_count, struct prf_error *error);
+/* The event of the profile, into p->filter and the header: as report_choose_event(). */
+int report_profile_choose_event(struct report_profile *p, const char *wanted,
+				struct prf_error *message);
 /* The header again (a pass may have found damage): p->data.header. */
 void report_profile_summary(struct report_profile *p);
-/* Its samples that pass p->filter, unwound where it has an unwinder: as session_for_each_sample(). */
+/*
+ * p's samples that pass p->filter, unwound where it has an unwinder; as
+ * session_for_each_sample().
+ */
 int report_for_each_sample(struct report_profile *p, session_sample_fn fn, void *context);
 /* The second pass, into p->data: 0 or -ENOMEM. */
 int report_profile_aggregate(struct report_profile *p, const struct aggregate_options *options);

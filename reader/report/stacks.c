@@ -14,12 +14,12 @@ struct stack_table {
 	size_t chain_used, chain_capacity;
 };
 
-struct stack_table *stack_table_new(void)
+struct stack_table *report_stacks_new(void)
 {
 	return calloc(1, sizeof(struct stack_table));
 }
 
-void stack_table_free(struct stack_table *t)
+void report_stacks_free(struct stack_table *t)
 {
 	if (!t)
 		return;
@@ -31,8 +31,8 @@ void stack_table_free(struct stack_table *t)
 
 static uint64_t key_hash(const struct raw_stack *k, const uint64_t *chain)
 {
-	uint64_t h = prf_hash_mix((uintptr_t)k->comm ^
-				  prf_hash_mix(((uint64_t)k->pid << 32 | k->tid) + 1) ^ k->chain_nr);
+	uint64_t task = prf_hash_mix(((uint64_t)k->pid << 32 | k->tid) + 1);
+	uint64_t h = prf_hash_mix((uintptr_t)k->comm ^ task ^ k->chain_nr);
 
 	if (k->host || k->unit || k->container || k->cgroup)
 		h ^= prf_hash_mix((uintptr_t)k->host ^ (uintptr_t)k->unit << 1 ^
@@ -98,13 +98,13 @@ static int add_hashed(struct stack_table *t, const struct raw_stack *key, uint64
 	return 0;
 }
 
-int stack_table_add(struct stack_table *t, const struct raw_stack *key, const uint64_t *chain,
-		    uint64_t period, uint64_t samples)
+int report_stacks_add(struct stack_table *t, const struct raw_stack *key, const uint64_t *chain,
+		      uint64_t period, uint64_t samples)
 {
 	return add_hashed(t, key, key_hash(key, chain), chain, period, samples);
 }
 
-int stack_table_merge(struct stack_table *t, const struct stack_table *from)
+int report_stacks_merge(struct stack_table *t, const struct stack_table *from)
 {
 	for (size_t i = 0; i < from->count; i++) {
 		const struct raw_stack *s = &from->stacks[i];
@@ -116,13 +116,13 @@ int stack_table_merge(struct stack_table *t, const struct stack_table *from)
 	return 0;
 }
 
-size_t stack_table_count(const struct stack_table *t)
+size_t report_stacks_count(const struct stack_table *t)
 {
 	return t->count;
 }
 
-const struct raw_stack *stack_table_at(const struct stack_table *t, size_t i,
-				       const uint64_t **chain)
+const struct raw_stack *report_stacks_at(const struct stack_table *t, size_t i,
+					 const uint64_t **chain)
 {
 	*chain = t->chains + t->stacks[i].chain_offset;
 	return &t->stacks[i];

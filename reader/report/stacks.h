@@ -35,22 +35,22 @@ struct raw_stack {
 
 struct stack_table;
 
-struct stack_table *stack_table_new(void);
-void stack_table_free(struct stack_table *table);
+struct stack_table *report_stacks_new(void);
+void report_stacks_free(struct stack_table *table);
 
 /*
  * Counts period and samples for key's stack, whose chain_nr addresses are
  * chain (copied when new).  0 or -ENOMEM.
  */
-int stack_table_add(struct stack_table *table, const struct raw_stack *key,
-		    const uint64_t *chain, uint64_t period, uint64_t samples);
+int report_stacks_add(struct stack_table *table, const struct raw_stack *key,
+		      const uint64_t *chain, uint64_t period, uint64_t samples);
 
 /* Adds every stack of from to table.  0 or -ENOMEM. */
-int stack_table_merge(struct stack_table *table, const struct stack_table *from);
+int report_stacks_merge(struct stack_table *table, const struct stack_table *from);
 
-size_t stack_table_count(const struct stack_table *table);
+size_t report_stacks_count(const struct stack_table *table);
 /* The i-th distinct stack, in the order first met, and its addresses. */
-const struct raw_stack *stack_table_at(const struct stack_table *table, size_t i,
-				       const uint64_t **chain);
+const struct raw_stack *report_stacks_at(const struct stack_table *table, size_t i,
+					 const uint64_t **chain);
 
 #endif

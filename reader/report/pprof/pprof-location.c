@@ -35,7 +35,8 @@ static uint32_t function_of(struct pprof_builder *b, const char *name, const cha
 {
 	struct pprof_function key = { pprof_string_of(b, name), pprof_string_of(b, file) };
 	uint64_t hash = prf_hash_mix((uint64_t)key.name << 32 | key.filename);
-	struct prf_index_slot *slot = prf_index_place(&b->function_index, hash, function_equal, b, &key);
+	struct prf_index_slot *slot = prf_index_place(&b->function_index, hash, function_equal, b,
+						       &key);
 
 	if (slot && slot->id)
 		return slot->id;
@@ -117,7 +118,8 @@ static uint32_t mapping_of(struct pprof_builder *b, const struct session_sample 
 			   int kernel, uint64_t *placed)
 {
 	uint64_t hash = prf_hash_mix((uintptr_t)dso);
-	struct prf_index_slot *slot = prf_index_place(&b->mapping_index, hash, mapping_equal, b, dso);
+	struct prf_index_slot *slot = prf_index_place(&b->mapping_index, hash, mapping_equal, b,
+						       dso);
 	struct pprof_mapping *m;
 
 	if (!slot) {
@@ -265,7 +267,8 @@ uint32_t pprof_marker_location(struct pprof_builder *b, uint64_t marker)
 {
 	struct pprof_location_key key = { .address = marker, .kind = 2 };
 	uint64_t hash = prf_hash_mix(marker ^ 2);
-	struct prf_index_slot *slot = prf_index_place(&b->location_index, hash, location_equal, b, &key);
+	struct prf_index_slot *slot = prf_index_place(&b->location_index, hash, location_equal, b,
+						       &key);
 	struct pprof_location *l;
 
 	if (!slot) {

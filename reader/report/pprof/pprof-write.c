@@ -107,8 +107,11 @@ static int64_t profile_period(const struct session_event *e, const struct pprof_
 
 	if (e && !e->sampling.frequency)
 		return (int64_t)(e->sampling.period > INT64_MAX ? INT64_MAX : e->sampling.period);
-	if (is_clock(e))
-		return (int64_t)((1000000000ull + e->sampling.frequency / 2) / e->sampling.frequency);
+	if (is_clock(e)) {
+		uint64_t hz = e->sampling.frequency;
+
+		return (int64_t)((1000000000ull + hz / 2) / hz);
+	}
 	for (size_t i = 0; i < t->sample_count; i++) {
 		count += t->samples[i].count;
 		period += t->samples[i].period;
