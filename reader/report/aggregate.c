@@ -608,6 +608,10 @@ void report_aggregator_add(void *context, const struct session_sample *sample)
 		a->out_of_memory = 1;
 }
 
+/*
+ * A thread's samples, counted as report_aggregator_add() does, then
+ * merged into the aggregator, which a part only reads.
+ */
 struct aggregator_part {
 	const struct aggregator *aggregator;
 	struct stack_table *raw;
@@ -615,7 +619,7 @@ struct aggregator_part {
 	int out_of_memory;
 };
 
-struct aggregator_part *report_aggregator_part_new(struct aggregator *a)
+static struct aggregator_part *part_new(struct aggregator *a)
 {
 	struct aggregator_part *part = calloc(1, sizeof(*part));
 
@@ -630,7 +634,7 @@ struct aggregator_part *report_aggregator_part_new(struct aggregator *a)
 	return part;
 }
 
-void report_aggregator_part_add(void *context, const struct session_sample *sample)
+static void part_add(void *context, const struct session_sample *sample)
 {
 	struct aggregator_part *part = context;
 
@@ -638,7 +642,8 @@ void report_aggregator_part_add(void *context, const struct session_sample *samp
 		part->out_of_memory = 1;
 }
 
-void report_aggregator_merge(struct aggregator *a, struct aggregator_part *part)
+/* Frees part; without memory, report_aggregator_finish() says -ENOMEM. */
+static void part_merge(struct aggregator *a, struct aggregator_part *part)
 {
 	if (!part)
 		return;
@@ -666,15 +671,15 @@ int report_aggregator_read(struct aggregator *a, const struct session_filter *fi
 		return 0;
 	}
 	for (unsigned t = 0; t < jobs; t++)
-		if (!(parts[t] = report_aggregator_part_new(a)))
+		if (!(parts[t] = part_new(a)))
 			a->out_of_memory = 1;
 	ret = a->out_of_memory ? 0 :
-	      session_for_each_sample_parallel(a->session, filter, jobs, report_aggregator_part_add,
+	      session_for_each_sample_parallel(a->session, filter, jobs, part_add,
 					       (void *const *)parts);
 	if (ret == -ENOMEM)
 		a->out_of_memory = 1;
 	for (unsigned t = 0; t < jobs; t++)
-		report_aggregator_merge(a, parts[t]);
+		part_merge(a, parts[t]);
 	free(parts);
 	return ret == -EIO ? -EIO : 0;
 }

@@ -159,23 +159,12 @@ void report_aggregator_free(struct aggregator *aggregator);
 void report_aggregator_add(void *aggregator, const struct session_sample *sample);
 
 /*
- * For files read on several threads (session_for_each_sample_parallel()):
- * a part counts one thread's samples as report_aggregator_add() does, and is
- * merged into its aggregator (and freed) before report_aggregator_finish(); the
- * report is the same as of report_aggregator_add() alone, whatever thread read
- * which file.  report_aggregator_part_add() only reads the aggregator.
- */
-struct aggregator_part;
-
-struct aggregator_part *report_aggregator_part_new(struct aggregator *aggregator);
-/* A session_sample_fn: pass the part as context. */
-void report_aggregator_part_add(void *part, const struct session_sample *sample);
-/* Without memory, report_aggregator_finish() says -ENOMEM. */
-void report_aggregator_merge(struct aggregator *aggregator, struct aggregator_part *part);
-/*
  * The session's samples (as recorded: no unwinding) read on up to jobs
- * threads into parts, merged.  -EIO when a file could not be read to its
- * end (warned about), else 0; no memory shows in report_aggregator_finish().
+ * threads (session_for_each_sample_parallel()), each counting into a
+ * part of its own, merged: the report is the same as of
+ * report_aggregator_add() alone, whatever thread read which file.  -EIO
+ * when a file could not be read to its end (warned about), else 0; no
+ * memory shows in report_aggregator_finish().
  */
 int report_aggregator_read(struct aggregator *aggregator, const struct session_filter *filter,
 			   unsigned jobs);

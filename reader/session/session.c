@@ -242,16 +242,6 @@ static int host_index(struct session *s, const char *hostname, uint32_t *index)
 	return 0;
 }
 
-/*
- * Events whose period is nanoseconds between samples.  The format's own
- * rule (prf_event_is_clock()) is internal to it for now: this is its copy.
- */
-static int event_is_clock(const struct perf_event_attr *attr)
-{
-	return attr->type == PERF_TYPE_SOFTWARE &&
-	       (attr->config == PERF_COUNT_SW_CPU_CLOCK || attr->config == PERF_COUNT_SW_TASK_CLOCK);
-}
-
 /* The events of a file not yet met, by name; 0 or -ENOMEM. */
 static int note_events(struct session *s, const struct prf_file_info *info)
 {
@@ -277,7 +267,7 @@ static int note_events(struct session *s, const struct prf_file_info *info)
 			.name = name,
 			.type = event->attr.type,
 			.config = event->attr.config,
-			.sampling.clock = event_is_clock(&event->attr),
+			.sampling.clock = prf_event_is_clock(&event->attr),
 		};
 		if (event->attr.freq)
 			e->sampling.frequency = event->attr.sample_freq;

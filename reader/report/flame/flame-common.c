@@ -251,7 +251,9 @@ void flame_color(const char *name, int kernel, int comm, char out[8])
 
 /* ---- differential colours --------------------------------------------- */
 
-double flame_delta(uint64_t period, uint64_t total, uint64_t base_period, uint64_t base_total)
+/* The change of a frame's share, in points. */
+static double share_change(uint64_t period, uint64_t total, uint64_t base_period,
+			   uint64_t base_total)
 {
 	double now = total ? 100.0 * (double)period / (double)total : 0.0;
 	double before = base_total ? 100.0 * (double)base_period / (double)base_total : 0.0;
@@ -267,7 +269,7 @@ static const unsigned char shrunk[3] = { 52, 108, 232 };
 void flame_diff_color(uint64_t period, uint64_t total, uint64_t base_period,
 		      uint64_t base_total, char out[8])
 {
-	double delta = flame_delta(period, total, base_period, base_total);
+	double delta = share_change(period, total, base_period, base_total);
 	double t = (delta < 0 ? -delta : delta) / FLAME_DIFF_SCALE;
 	const unsigned char *end = delta < 0 ? shrunk : grown;
 	unsigned c[3];
@@ -291,7 +293,7 @@ void flame_diff_text(char *buffer, size_t size, uint64_t period, uint64_t total,
 	else
 		snprintf(buffer, size, "%s (baseline %s, %+.2f)", now,
 			 view_percent(before, sizeof(before), base_period, base_total),
-			 flame_delta(period, total, base_period, base_total));
+			 share_change(period, total, base_period, base_total));
 }
 
 /* ---- characters ------------------------------------------------------ */

@@ -60,7 +60,6 @@ void flame_color(const char *name, int kernel, int comm, char out[8]);
  * does not have (base_period 0).  flame.js computes the same.
  */
 #define FLAME_DIFF_SCALE	10.0
-double flame_delta(uint64_t period, uint64_t total, uint64_t base_period, uint64_t base_total);
 void flame_diff_color(uint64_t period, uint64_t total, uint64_t base_period,
 		      uint64_t base_total, char out[8]);
 /* "19.33% (baseline 57.22%, -37.89)", or "19.33% (new: not in the baseline)". */
