@@ -70,15 +70,9 @@ static struct slot *slot_for(struct router *r, uint64_t window, const char *seri
 	for (size_t i = r->slot_count; i-- > 0;)
 		if (r->slots[i].window == window && r->slots[i].series == series)
 			return &r->slots[r->last = i];
-	if (r->slot_count == r->slot_capacity) {
-		size_t capacity = r->slot_capacity ? r->slot_capacity * 2 : 64;
-		struct slot *grown = realloc(r->slots, capacity * sizeof(*grown));
-
-		if (!grown)
-			return NULL;
-		r->slots = grown;
-		r->slot_capacity = capacity;
-	}
+	if (prf_ensure_mem((void **)&r->slots, &r->slot_capacity, sizeof(*r->slots),
+			   r->slot_count + 1) < 0)
+		return NULL;
 	/* The window in capture time, for the profile's time_nanos and duration. */
 	options.since_ns = window * r->interval_ns - (uint64_t)r->realtime_offset_ns;
 	options.until_ns = options.since_ns + r->interval_ns;

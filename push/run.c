@@ -108,14 +108,8 @@ static int list_captures(struct runner *r)
 		    fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !S_ISREG(st.st_mode))
 			continue;
-		if (count == capacity) {
-			char **grown = realloc(names, (capacity = capacity ? capacity * 2 : 32) *
-					       sizeof(*names));
-
-			if (!grown)
-				goto fail;
-			names = grown;
-		}
+		if (prf_ensure_mem((void **)&names, &capacity, sizeof(*names), count + 1) < 0)
+			goto fail;
 		if (!(names[count] = strdup(e->d_name)))
 			goto fail;
 		count++;

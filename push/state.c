@@ -36,29 +36,12 @@ struct push_state {
 	size_t sent_count, sent_capacity;
 };
 
-static int grow(void **array, size_t *capacity, size_t need, size_t size)
-{
-	size_t n = *capacity ? *capacity * 2 : 16;
-	void *grown;
-
-	if (need <= *capacity)
-		return 0;
-	while (n < need)
-		n *= 2;
-	grown = realloc(*array, n * size);
-	if (!grown)
-		return -ENOMEM;
-	*array = grown;
-	*capacity = n;
-	return 0;
-}
-
 static int add_done(struct push_state *s, const char *name)
 {
 	char *copy = strdup(name);
 
-	if (!copy || grow((void **)&s->done, &s->done_capacity, s->done_count + 1,
-			  sizeof(*s->done)) < 0) {
+	if (!copy || prf_ensure_mem((void **)&s->done, &s->done_capacity, sizeof(*s->done),
+				    s->done_count + 1) < 0) {
 		free(copy);
 		return -ENOMEM;
 	}
@@ -70,8 +53,9 @@ static int add_sent(struct push_state *s, const char *name, uint64_t window, con
 {
 	struct sent e = { strdup(name), window, strdup(series) };
 
-	if (!e.name || !e.series || grow((void **)&s->sent, &s->sent_capacity,
-					 s->sent_count + 1, sizeof(*s->sent)) < 0) {
+	if (!e.name || !e.series ||
+	    prf_ensure_mem((void **)&s->sent, &s->sent_capacity, sizeof(*s->sent),
+			   s->sent_count + 1) < 0) {
 		free(e.name);
 		free(e.series);
 		return -ENOMEM;

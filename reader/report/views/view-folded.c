@@ -92,17 +92,10 @@ int view_folded(const struct report_data *data, FILE *out)
 	if (!data->tree)
 		return view_finish(out);
 	for (struct call_node *node = data->tree; node;) {
-		if (depth == capacity) {
-			size_t grown = capacity ? 2 * capacity : 64;
-			struct frame *p = realloc(path, grown * sizeof(*p));
-
-			if (!p) {
-				free(path);
-				errno = ENOMEM;
-				return -1;
-			}
-			path = p;
-			capacity = grown;
+		if (prf_ensure_mem((void **)&path, &capacity, sizeof(*path), depth + 1) < 0) {
+			free(path);
+			errno = ENOMEM;
+			return -1;
 		}
 		path[depth++] = (struct frame){ .node = node };
 		if (depth > 1 && node->self_samples)

@@ -384,14 +384,9 @@ static int json_node_open(struct tree_writer *w, const struct call_node *node)
 
 static int push(struct tree_writer *w, const struct call_node *node)
 {
-	if (w->depth == w->capacity) {
-		size_t capacity = w->capacity ? 2 * w->capacity : 64;
-		struct open_node *stack = realloc(w->stack, capacity * sizeof(*stack));
-
-		if (!stack)
-			return -1;
-		w->stack = stack;
-		w->capacity = capacity;
+	if (prf_ensure_mem((void **)&w->stack, &w->capacity, sizeof(*w->stack), w->depth + 1) < 0) {
+		errno = ENOMEM;
+		return -1;
 	}
 	w->stack[w->depth++] = (struct open_node){ .node = node };
 	return 0;

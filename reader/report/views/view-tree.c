@@ -59,14 +59,9 @@ struct walk {
 
 static int push(struct walk *w, const struct item *item)
 {
-	if (w->depth == w->capacity) {
-		size_t capacity = w->capacity ? 2 * w->capacity : 64;
-		struct item *stack = realloc(w->stack, capacity * sizeof(*stack));
-
-		if (!stack)
-			return -1;
-		w->stack = stack;
-		w->capacity = capacity;
+	if (prf_ensure_mem((void **)&w->stack, &w->capacity, sizeof(*w->stack), w->depth + 1) < 0) {
+		errno = ENOMEM;
+		return -1;
 	}
 	w->stack[w->depth++] = *item;
 	return 0;
