@@ -335,6 +335,23 @@ static void format_from_output(struct report_options *o)
 	}
 }
 
+/* --max-stack, --jobs: a number from 1 to 1024.  0, or -EINVAL after a message. */
+static int parse_count(const char *option, const char *arg, unsigned *out)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (*end || end == arg || errno || v < 1 || v > 1024 || !isdigit((unsigned char)*arg)) {
+		fprintf(stderr, "perfrec-report: --%s: '%s' is not a number from 1 to 1024\n",
+			option, arg);
+		return -EINVAL;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
 static int parse_option(struct report_options *o, int c, const char *arg)
 {
 	char *end;
@@ -395,29 +412,15 @@ static int parse_option(struct report_options *o, int c, const char *arg)
 	case OPT_TID: return parse_number_list(o, "tid", arg, 0x7fffffff, 0, add_tid);
 	case OPT_CPU: return parse_number_list(o, "cpu", arg, 65535, 1, add_cpu);
 	case OPT_MAX_STACK: {
-		unsigned long v;
+		unsigned v;
 
-		errno = 0;
-		v = strtoul(arg, &end, 10);
-		if (*end || end == arg || errno || v < 1 || v > 1024 || !isdigit((unsigned char)*arg)) {
-			fprintf(stderr, "perfrec-report: --max-stack: '%s' is not a number from 1 to 1024\n", arg);
+		if (parse_count("max-stack", arg, &v) < 0)
 			return -EINVAL;
-		}
 		o->max_stack = v;
 		return 0;
 	}
-	case 'j': {
-		unsigned long v;
-
-		errno = 0;
-		v = strtoul(arg, &end, 10);
-		if (*end || end == arg || errno || v < 1 || v > 1024 || !isdigit((unsigned char)*arg)) {
-			fprintf(stderr, "perfrec-report: --jobs: '%s' is not a number from 1 to 1024\n", arg);
-			return -EINVAL;
-		}
-		o->jobs = (unsigned)v;
-		return 0;
-	}
+	case 'j':
+		return parse_count("jobs", arg, &o->jobs);
 	case 'n':		/* the Samples column is always there */
 	case OPT_STDIO:		/* text is the default */
 		return 0;
