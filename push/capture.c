@@ -228,7 +228,7 @@ int push_capture_read(struct push_capture *capture, const struct push_options *o
 	if (session_create(&r.session, &session_options) < 0 ||
 	    !(unwinder = unwinder_new(r.session, r.symbolizer))) {
 		ret = -ENOMEM;
-		report_set_error(error, ret, "%s: %s", path, strerror(ENOMEM));
+		prf_set_error(error, ret, "%s: %s", path, strerror(ENOMEM));
 		goto out;
 	}
 	ret = session_add_input(r.session, path, error);
@@ -264,7 +264,7 @@ int push_capture_read(struct push_capture *capture, const struct push_options *o
 	if (!ret)
 		ret = write_profiles(&r, capture, &summary);
 	if (ret < 0)
-		report_set_error(error, ret, "%s: %s", path, strerror(-ret));
+		prf_set_error(error, ret, "%s: %s", path, strerror(-ret));
 out:
 	for (size_t i = 0; i < r.slot_count; i++)
 		pprof_free(r.slots[i].builder);

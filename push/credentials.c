@@ -15,7 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "push.h"
-#include "report.h"
 
 #define CREDENTIALS_MAX_BYTES	65536
 
@@ -70,22 +69,22 @@ static int parse_line(struct push_credentials *c, char *line, size_t number, con
 			break;
 	/* Say where, never what: the line may hold a secret. */
 	if (k == sizeof(keys) / sizeof(keys[0])) {
-		return report_set_error(error, -EINVAL,
-					"%s: line %zu: unknown key (have basic-auth, bearer-token, tenant)",
-					path, number);
+		return prf_set_error(error, -EINVAL,
+				     "%s: line %zu: unknown key (have basic-auth, bearer-token, tenant)",
+				     path, number);
 	}
 	if (!valid_value(value) || (k == 0 && !strchr(value, ':'))) {
-		return report_set_error(error, -EINVAL,
-					"%s: line %zu: %s needs a value%s, without control characters",
-					path, number, keys[k], k == 0 ? " USER:PASSWORD" : "");
+		return prf_set_error(error, -EINVAL,
+				     "%s: line %zu: %s needs a value%s, without control characters",
+				     path, number, keys[k], k == 0 ? " USER:PASSWORD" : "");
 	}
 	if (*slots[k]) {
-		return report_set_error(error, -EINVAL, "%s: line %zu: %s given twice", path, number,
-					keys[k]);
+		return prf_set_error(error, -EINVAL, "%s: line %zu: %s given twice", path, number,
+				     keys[k]);
 	}
 	*slots[k] = strdup(value);
 	if (!*slots[k]) {
-		return report_set_error(error, -ENOMEM, "%s: %s", path, strerror(ENOMEM));
+		return prf_set_error(error, -ENOMEM, "%s: %s", path, strerror(ENOMEM));
 	}
 	return 0;
 }
@@ -103,24 +102,24 @@ int push_credentials_load(struct push_credentials *c, const char *path,
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		ret = -errno;
-		report_set_error(error, ret, "%s: %s%s", path, strerror(errno),
-				 errno == ELOOP ? " (a symbolic link: not followed)" : "");
+		prf_set_error(error, ret, "%s: %s%s", path, strerror(errno),
+			      errno == ELOOP ? " (a symbolic link: not followed)" : "");
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		ret = -EINVAL;
-		report_set_error(error, ret, "%s: not a regular file", path);
+		prf_set_error(error, ret, "%s: not a regular file", path);
 	} else if (st.st_uid != geteuid()) {
 		ret = -EPERM;
-		report_set_error(error, ret, "%s: owned by uid %u, not by uid %u that perfrec-push runs as",
-				 path, (unsigned)st.st_uid, (unsigned)geteuid());
+		prf_set_error(error, ret, "%s: owned by uid %u, not by uid %u that perfrec-push runs as",
+			      path, (unsigned)st.st_uid, (unsigned)geteuid());
 	} else if (st.st_mode & (S_IRWXG | S_IRWXO)) {
 		ret = -EPERM;
-		report_set_error(error, ret, "%s: mode %03o: others may read or change it (chmod 600)",
-				 path, (unsigned)(st.st_mode & 0777));
+		prf_set_error(error, ret, "%s: mode %03o: others may read or change it (chmod 600)",
+			      path, (unsigned)(st.st_mode & 0777));
 	} else if (st.st_size > CREDENTIALS_MAX_BYTES) {
 		ret = -EFBIG;
-		report_set_error(error, ret, "%s: larger than a credentials file can be", path);
+		prf_set_error(error, ret, "%s: larger than a credentials file can be", path);
 	}
 	if (ret)
 		goto out;
@@ -136,8 +135,8 @@ int push_credentials_load(struct push_credentials *c, const char *path,
 	}
 	if (!ret && c->basic_auth && c->bearer_token) {
 		ret = -EINVAL;
-		report_set_error(error, ret, "%s: basic-auth and bearer-token both given: which one?",
-				 path);
+		prf_set_error(error, ret, "%s: basic-auth and bearer-token both given: which one?",
+			      path);
 	}
 	explicit_bzero(text, sizeof(text));
 out:

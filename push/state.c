@@ -16,7 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "push-internal.h"
-#include "report.h"
 
 #define STATE_MAGIC	"perfrec-push state 1"
 /* A state file larger than this is no state file of ours. */
@@ -76,9 +75,9 @@ static int parse(struct push_state *s, char *text, struct prf_error *error)
 	size_t number = 1;
 
 	if (!line || strcmp(line, STATE_MAGIC) != 0) {
-		return report_set_error(error, -EINVAL,
-					"%s: not a perfrec-push state file (its first line is not \"%s\")",
-					s->path, STATE_MAGIC);
+		return prf_set_error(error, -EINVAL,
+				     "%s: not a perfrec-push state file (its first line is not \"%s\")",
+				     s->path, STATE_MAGIC);
 	}
 	while ((line = strtok_r(NULL, "\n", &saveptr))) {
 		char *fields[4], *inner = NULL, *end;
@@ -102,13 +101,13 @@ static int parse(struct push_state *s, char *text, struct prf_error *error)
 			goto bad;
 		}
 		if (ret < 0) {
-			return report_set_error(error, ret, "%s: %s", s->path, strerror(-ret));
+			return prf_set_error(error, ret, "%s: %s", s->path, strerror(-ret));
 		}
 		continue;
 bad:
-		return report_set_error(error, -EINVAL,
-					"%s: line %zu is not \"done NAME\" nor \"sent NAME WINDOW SERIES\"",
-					s->path, number);
+		return prf_set_error(error, -EINVAL,
+				     "%s: line %zu is not \"done NAME\" nor \"sent NAME WINDOW SERIES\"",
+				     s->path, number);
 	}
 	return 0;
 }
@@ -124,7 +123,7 @@ int push_state_load(struct push_state **out, const char *path, struct prf_error 
 	*out = NULL;
 	if (!s || !(s->path = strdup(path))) {
 		free(s);
-		return report_set_error(error, -ENOMEM, "%s: %s", path, strerror(ENOMEM));
+		return prf_set_error(error, -ENOMEM, "%s: %s", path, strerror(ENOMEM));
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0 && errno == ENOENT) {
@@ -133,25 +132,25 @@ int push_state_load(struct push_state **out, const char *path, struct prf_error 
 	}
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		ret = -errno;
-		report_set_error(error, ret, "%s: %s", path, strerror(errno));
+		prf_set_error(error, ret, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
 	if (!S_ISREG(st.st_mode) || st.st_size > STATE_MAX_BYTES) {
 		ret = -EINVAL;
-		report_set_error(error, ret, "%s: %s", path, S_ISREG(st.st_mode) ?
-				 "larger than a state file can be" : "not a regular file");
+		prf_set_error(error, ret, "%s: %s", path, S_ISREG(st.st_mode) ?
+			      "larger than a state file can be" : "not a regular file");
 		goto fail;
 	}
 	text = malloc((size_t)st.st_size + 1);
 	if (!text) {
 		ret = -ENOMEM;
-		report_set_error(error, ret, "%s: %s", path, strerror(ENOMEM));
+		prf_set_error(error, ret, "%s: %s", path, strerror(ENOMEM));
 		goto fail;
 	}
 	got = read(fd, text, (size_t)st.st_size);
 	if (got < 0) {
 		ret = -errno;
-		report_set_error(error, ret, "%s: %s", path, strerror(errno));
+		prf_set_error(error, ret, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
 	text[got] = 0;

@@ -83,20 +83,21 @@ int report_choose_event(struct session_summary *summary, const char *wanted,
 	if (wanted) {
 		chosen = find_event(summary, wanted, &fits);
 		if (fits > 1)
-			return report_set_error(message, -EINVAL,
-						"--event %s fits %zu of the capture's events (%s): give one whole",
-						wanted, fits, list);
+			return prf_set_error(message, -EINVAL,
+					     "--event %s fits %zu of the capture's events (%s): give one whole",
+					     wanted, fits, list);
 		if (!chosen && summary->event_count)
-			return report_set_error(message, -EINVAL,
-						"--event %s: the capture has no such event; it has: %s",
-						wanted, list);
+			return prf_set_error(message, -EINVAL,
+					     "--event %s: the capture has no such event; it has: %s",
+					     wanted, list);
 		if (!chosen)
 			*filter = wanted;	/* no events at all: nothing passes */
 	} else if (mixed_events(summary)) {
 		chosen = &summary->events[0];
-		ret = report_set_error(message, 1,
-				       "the capture has %zu events (%s): this is %s; --event NAME for another",
-				       summary->event_count, list, chosen->name);
+		prf_set_error(message, 0,
+			      "the capture has %zu events (%s): this is %s; --event NAME for another",
+			      summary->event_count, list, chosen->name);
+		ret = 1;
 	}
 	if (chosen) {
 		*filter = chosen->name;

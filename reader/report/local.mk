@@ -14,7 +14,6 @@
 noinst_LIBRARIES += reader/report/libperfrec-report.a
 reader_report_libperfrec_report_a_SOURCES = \
 	reader/report/report.h \
-	reader/report/error.c \
 	reader/report/event.c \
 	reader/report/profile.c \
 	reader/report/stacks.h reader/report/stacks.c \

@@ -18,7 +18,7 @@
 
 static int no_memory(struct prf_error *error)
 {
-	return report_set_error(error, -ENOMEM, "out of memory");
+	return prf_set_error(error, -ENOMEM, "out of memory");
 }
 
 /* ---- debug directories ---------------------------------------------- */
@@ -90,20 +90,20 @@ static int add_bundle(struct report_debug_dirs *d, const char *bundle, size_t in
 	char why[512], *dir;
 
 	if (stat(bundle, &st) < 0)
-		return report_set_error(error, -errno, "--symbols %s: %s", bundle, strerror(errno));
+		return prf_set_error(error, -errno, "--symbols %s: %s", bundle, strerror(errno));
 	if (S_ISDIR(st.st_mode)) {
 		if (add_dir(&d->dirs, &d->count, &d->capacity, bundle) < 0)
 			return no_memory(error);
 		return 0;
 	}
 	if (!d->scratch && bundle_scratch_dir(&d->scratch, why, sizeof(why)) < 0)
-		return report_set_error(error, -EIO, "--symbols %s: %s", bundle, why);
+		return prf_set_error(error, -EIO, "--symbols %s: %s", bundle, why);
 	if (asprintf(&dir, "%s/%zu", d->scratch, index) < 0 || add_owned(d, dir) < 0)
 		return no_memory(error);
 	if (mkdir(dir, 0700) < 0)
-		return report_set_error(error, -errno, "--symbols %s: %s: %s", bundle, dir, strerror(errno));
+		return prf_set_error(error, -errno, "--symbols %s: %s: %s", bundle, dir, strerror(errno));
 	if (bundle_extract(bundle, dir, why, sizeof(why)) < 0)
-		return report_set_error(error, -EIO, "--symbols %s: %s", bundle, why);
+		return prf_set_error(error, -EIO, "--symbols %s: %s", bundle, why);
 	return add_dir(&d->dirs, &d->count, &d->capacity, dir) < 0 ? no_memory(error) : 0;
 }
 
@@ -165,7 +165,7 @@ static int choose_hosts(struct report_profile *p, const struct report_load_optio
 			o->note(o->note_context, "--host %s: no capture of that host", o->hosts[i]);
 	}
 	if (!p->host_count)
-		return report_set_error(error, -ENOENT, "--host: none of the hosts named is in the captures");
+		return prf_set_error(error, -ENOENT, "--host: none of the hosts named is in the captures");
 	p->filter.hosts = p->hosts;
 	p->filter.host_count = p->host_count;
 	return 0;

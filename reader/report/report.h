@@ -175,14 +175,6 @@ int report_aggregator_read(struct aggregator *aggregator, const struct session_f
  */
 int report_aggregator_finish(struct aggregator *aggregator, struct report_data *data);
 
-/*
- * Fills error with code and a message (error.c); returns code.  The
- * format's prf_set_error() is its own: this is the same for the reader's
- * libraries above it.
- */
-int report_set_error(struct prf_error *error, int code, const char *format, ...)
-	__attribute__((format(printf, 3, 4)));
-
 /* ---- the event (event.c) --------------------------------------------- */
 
 /*
