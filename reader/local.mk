@@ -10,8 +10,8 @@
 #       ^
 #     unwind/                   (dwarf user stacks)
 #       ^
-#     report/  archive/         (the profile; perfrec-archive)
-#       ^    ^
+#     archive/  report/         (perfrec-archive and the bundles report reads;
+#                 ^    ^         the profile)
 #  report/views/  report/pprof/ (text views; pprof, which push/ uses too)
 #       ^
 #  report/flame/                (flame graphs; perfrec-report over them all)
@@ -24,6 +24,6 @@ include reader/intern/local.mk
 include reader/symbolize/local.mk
 include reader/session/local.mk
 include reader/unwind/local.mk
-include reader/report/local.mk
 include reader/archive/local.mk
+include reader/report/local.mk
 include reader/dump/local.mk

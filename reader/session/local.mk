@@ -13,7 +13,6 @@ reader_session_libperfrec_session_a_SOURCES = \
 	reader/session/parallel.c
 reader_session_libperfrec_session_a_CPPFLAGS = $(AM_CPPFLAGS) $(INTERN_CPPFLAGS) \
 	$(SYMBOLIZE_CPPFLAGS)
-reader_session_libperfrec_session_a_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
 
 SESSION_CPPFLAGS = -I$(top_srcdir)/reader/session
 SESSION_LIBS = reader/session/libperfrec-session.a $(SYMBOLIZE_LIBS) $(FORMAT_LIBS)
