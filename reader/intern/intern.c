@@ -1,20 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* String interning: open addressing over an arena of copies. */
+/* String interning: the common hash index over an arena of copies. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common.h"
 #include "intern.h"
 
-struct arena_block {
-	struct arena_block *next;
-	size_t used, size;
-	char data[];
+struct interned {
+	const char *s;
+	size_t length;
 };
 
 struct string_table {
-	const char **slots;
-	size_t capacity, count;
-	struct arena_block *blocks;
+	struct interned *strings;	/* by id - 1 */
+	size_t count, capacity;
+	struct prf_index index;
+	struct prf_arena arena;
 	int shared;			/* string_table_shared(): lock */
 	pthread_mutex_t lock;
 };
@@ -26,12 +27,6 @@ struct string_table *string_table_new(void)
 	if (!t)
 		return NULL;
 	pthread_mutex_init(&t->lock, NULL);
-	t->capacity = 1024;
-	t->slots = calloc(t->capacity, sizeof(*t->slots));
-	if (!t->slots) {
-		free(t);
-		return NULL;
-	}
 	return t;
 }
 
@@ -39,13 +34,9 @@ void string_table_free(struct string_table *t)
 {
 	if (!t)
 		return;
-	while (t->blocks) {
-		struct arena_block *next = t->blocks->next;
-
-		free(t->blocks);
-		t->blocks = next;
-	}
-	free(t->slots);
+	prf_arena_free(&t->arena);
+	prf_index_free(&t->index);
+	free(t->strings);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
 }
@@ -55,80 +46,32 @@ void string_table_shared(struct string_table *t, int shared)
 	t->shared = shared;
 }
 
-static uint64_t hash_bytes(const char *s, size_t length)
+static int interned_equal(const void *context, uint32_t id, const void *key)
 {
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+	const struct interned *a = &((const struct string_table *)context)->strings[id - 1];
+	const struct interned *b = key;
 
-	for (size_t i = 0; i < length; i++)
-		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
-	return hash_mix(h);
-}
-
-static char *arena_copy(struct string_table *t, const char *s, size_t length)
-{
-	struct arena_block *b = t->blocks;
-	char *copy;
-
-	if (!b || b->size - b->used < length + 1) {
-		size_t size = length + 1 > 65536 ? length + 1 : 65536;
-
-		b = malloc(sizeof(*b) + size);
-		if (!b)
-			return NULL;
-		b->next = t->blocks;
-		b->used = 0;
-		b->size = size;
-		t->blocks = b;
-	}
-	copy = b->data + b->used;
-	memcpy(copy, s, length);
-	copy[length] = '\0';
-	b->used += length + 1;
-	return copy;
-}
-
-static int grow(struct string_table *t)
-{
-	size_t capacity = t->capacity * 2;
-	const char **slots = calloc(capacity, sizeof(*slots));
-
-	if (!slots)
-		return -1;
-	for (size_t i = 0; i < t->capacity; i++) {
-		const char *s = t->slots[i];
-		size_t k;
-
-		if (!s)
-			continue;
-		k = hash_bytes(s, strlen(s)) & (capacity - 1);
-		while (slots[k])
-			k = (k + 1) & (capacity - 1);
-		slots[k] = s;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->capacity = capacity;
-	return 0;
+	return a->length == b->length && !memcmp(a->s, b->s, b->length);
 }
 
 static const char *intern(struct string_table *t, const char *s, size_t length)
 {
-	size_t k;
+	struct interned key = { s, length };
+	uint64_t h = prf_hash_bytes(s, length);
+	struct prf_index_slot *slot = prf_index_place(&t->index, h, interned_equal, t, &key);
+	char *copy;
 
-	if (t->count * 2 >= t->capacity && grow(t) < 0)
+	if (!slot)
 		return NULL;
-	k = hash_bytes(s, length) & (t->capacity - 1);
-	while (t->slots[k]) {
-		const char *other = t->slots[k];
-
-		if (strncmp(other, s, length) == 0 && other[length] == '\0')
-			return other;
-		k = (k + 1) & (t->capacity - 1);
-	}
-	t->slots[k] = arena_copy(t, s, length);
-	if (t->slots[k])
-		t->count++;
-	return t->slots[k];
+	if (slot->id)
+		return t->strings[slot->id - 1].s;
+	if (prf_ensure_mem((void **)&t->strings, &t->capacity, sizeof(*t->strings),
+			   t->count + 1) < 0 ||
+	    !(copy = prf_arena_strndup(&t->arena, s, length)))
+		return NULL;
+	t->strings[t->count++] = (struct interned){ copy, length };
+	prf_index_insert(&t->index, slot, h, (uint32_t)t->count);
+	return copy;
 }
 
 const char *string_intern_n(struct string_table *t, const char *s, size_t length)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef PERFREC_REPORT_INTERN_H
-#define PERFREC_REPORT_INTERN_H
+#ifndef PERFREC_INTERN_H
+#define PERFREC_INTERN_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "common.h"
 
 /*
  * Interned strings: equal strings share one copy, so the rest of the
@@ -23,15 +24,10 @@ const char *string_intern(struct string_table *table, const char *s);
  */
 void string_table_shared(struct string_table *table, int shared);
 
-/* 64-bit mixing for hash tables keyed by pointers and integers. */
+/* The old name of prf_hash_mix(): it goes once reader/report uses that. */
 static inline uint64_t hash_mix(uint64_t x)
 {
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
+	return prf_hash_mix(x);
 }
 
 #endif
