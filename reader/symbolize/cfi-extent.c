@@ -18,6 +18,7 @@
  * data, and one per PLT section (is_plt).
  */
 #include <dwarf.h>
+#include <errno.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -152,15 +153,9 @@ static uint8_t cie_fde_encoding(const struct section_walk *w, const Dwarf_CIE *c
 
 static int remember_cie(struct section_walk *w, uint64_t offset, uint8_t encoding)
 {
-	if (w->cie_count == w->cie_capacity) {
-		size_t capacity = w->cie_capacity ? 2 * w->cie_capacity : 16;
-		struct cie_encoding *grown = realloc(w->cies, capacity * sizeof(*grown));
-
-		if (!grown)
-			return -1;
-		w->cies = grown;
-		w->cie_capacity = capacity;
-	}
+	if (prf_ensure_mem((void **)&w->cies, &w->cie_capacity, sizeof(*w->cies),
+			   w->cie_count + 1) < 0)
+		return -ENOMEM;
 	w->cies[w->cie_count++] = (struct cie_encoding){ offset, encoding };
 	return 0;
 }
@@ -184,15 +179,8 @@ static uint8_t cie_encoding_at(const struct section_walk *w, uint64_t offset)
 
 static int add_extent(struct cfi_extents *x, uint64_t start, uint64_t end)
 {
-	if (x->count == x->capacity) {
-		size_t capacity = x->capacity ? 2 * x->capacity : 256;
-		struct cfi_extent *grown = realloc(x->items, capacity * sizeof(*grown));
-
-		if (!grown)
-			return -1;
-		x->items = grown;
-		x->capacity = capacity;
-	}
+	if (prf_ensure_mem((void **)&x->items, &x->capacity, sizeof(*x->items), x->count + 1) < 0)
+		return -ENOMEM;
 	x->items[x->count++] = (struct cfi_extent){ start, end };
 	return 0;
 }

@@ -37,18 +37,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "common.h"
 #include "debuginfod.h"
 
 /* The SONAME since elfutils 0.179, the first release with this API. */
 #define DEBUGINFOD_SONAME "libdebuginfod.so.1"
 
-/* The kernel writes at most 20 bytes of build-id (BUILD_ID_SIZE_MAX). */
-#define FETCH_BUILD_ID_MAX 20
-
 enum fetch_state { FETCH_UNASKED, FETCH_FOUND, FETCH_MISSING };
 
 struct fetched {
-	uint8_t build_id[FETCH_BUILD_ID_MAX];
+	uint8_t build_id[PRF_BUILD_ID_MAX];
 	size_t build_id_size;
 	enum fetch_state state[2];	/* [0] executable, [1] debuginfo */
 	char *path[2];			/* in libdebuginfod's cache */
@@ -104,15 +102,9 @@ static struct fetched *fetched_entry(struct debuginfod_source *d, const uint8_t 
 		if (d->fetched[i].build_id_size == size &&
 		    !memcmp(d->fetched[i].build_id, build_id, size))
 			return &d->fetched[i];
-	if (d->fetched_count == d->fetched_capacity) {
-		size_t capacity = d->fetched_capacity ? 2 * d->fetched_capacity : 64;
-		struct fetched *grown = realloc(d->fetched, capacity * sizeof(*grown));
-
-		if (!grown)
-			return NULL;
-		d->fetched = grown;
-		d->fetched_capacity = capacity;
-	}
+	if (prf_ensure_mem((void **)&d->fetched, &d->fetched_capacity, sizeof(*d->fetched),
+			   d->fetched_count + 1) < 0)
+		return NULL;
 	memset(&d->fetched[d->fetched_count], 0, sizeof(d->fetched[0]));
 	memcpy(d->fetched[d->fetched_count].build_id, build_id, size);
 	d->fetched[d->fetched_count].build_id_size = size;
@@ -222,7 +214,7 @@ static int debuginfod_fetch(struct symbolizer_source *source, const uint8_t *bui
 	int fd, kind = debuginfo ? 1 : 0;
 
 	*path = NULL;
-	if (size < 2 || size > FETCH_BUILD_ID_MAX)
+	if (size < 2 || size > PRF_BUILD_ID_MAX)
 		return -ENOENT;
 	entry = fetched_entry(d, build_id, size);
 	if (!entry)

@@ -6,13 +6,18 @@
 #include <libiberty/demangle.h>
 #include <stdlib.h>
 #include <string.h>
-#include "intern.h"
+#include "common.h"
 #include "symbolize-internal.h"
 
 struct demangled {
-	const char *mangled;	/* interned: the key, NULL in empty slots */
+	const char *mangled;	/* interned: the key */
 	const char *shown;	/* interned, NULL when it does not demangle */
 };
+
+static int demangled_equal(const void *context, uint32_t id, const void *key)
+{
+	return ((const struct symbolizer *)context)->demangled[id - 1].mangled == key;
+}
 
 /*
  * Style flags select one demangler: DMGL_RUST alone never falls back to
@@ -29,55 +34,41 @@ static char *demangle(const char *name)
 	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_GNU_V3);
 }
 
-static int grow_demangled(struct symbolizer *s)
-{
-	size_t capacity = s->demangled_capacity ? 2 * s->demangled_capacity : 1024;
-	struct demangled *slots = calloc(capacity, sizeof(*slots));
-
-	if (!slots)
-		return -1;
-	for (size_t i = 0; i < s->demangled_capacity; i++) {
-		const struct demangled *d = &s->demangled[i];
-		size_t k;
-
-		if (!d->mangled)
-			continue;
-		k = hash_mix((uintptr_t)d->mangled) & (capacity - 1);
-		while (slots[k].mangled)
-			k = (k + 1) & (capacity - 1);
-		slots[k] = *d;
-	}
-	free(s->demangled);
-	s->demangled = slots;
-	s->demangled_capacity = capacity;
-	return 0;
-}
-
 const char *symbolizer_demangle(struct symbolizer *s, const char *name)
 {
+	struct prf_index_slot *slot;
+	struct demangled *d;
 	const char *key;
 	char *shown;
-	size_t k;
+	uint64_t h;
 
 	if (!s || !name || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
 		return name;
 	key = symbolizer_intern(s, name);
-	if (!key || (s->demangled_count * 2 >= s->demangled_capacity && grow_demangled(s) < 0))
+	if (!key)
 		return name;
-	k = hash_mix((uintptr_t)key) & (s->demangled_capacity - 1);
-	for (; s->demangled[k].mangled; k = (k + 1) & (s->demangled_capacity - 1))
-		if (s->demangled[k].mangled == key)
-			return s->demangled[k].shown ? s->demangled[k].shown : name;
-	shown = demangle(name);
-	s->demangled[k].mangled = key;
-	s->demangled[k].shown = symbolizer_intern_shown(s, shown);
-	s->demangled_count++;
-	free(shown);
-	return s->demangled[k].shown ? s->demangled[k].shown : name;
+	h = prf_hash_mix((uintptr_t)key);
+	slot = prf_index_place(&s->demangled_index, h, demangled_equal, s, key);
+	if (!slot || (!slot->id && prf_ensure_mem((void **)&s->demangled, &s->demangled_capacity,
+						   sizeof(*s->demangled),
+						   s->demangled_count + 1) < 0))
+		return name;
+	if (!slot->id) {
+		shown = demangle(name);
+		s->demangled[s->demangled_count++] = (struct demangled){
+			.mangled = key,
+			.shown = symbolizer_intern_shown(s, shown),
+		};
+		free(shown);
+		prf_index_insert(&s->demangled_index, slot, h, (uint32_t)s->demangled_count);
+	}
+	d = &s->demangled[slot->id - 1];
+	return d->shown ? d->shown : name;
 }
 
 void demangle_release(struct symbolizer *s)
 {
+	prf_index_free(&s->demangled_index);
 	free(s->demangled);
 	s->demangled = NULL;
 	s->demangled_count = s->demangled_capacity = 0;

@@ -38,7 +38,7 @@ struct found_elf {
 	int debug_only;		/* a .debug file: no code, rewritten phdrs */
 	char path[PATH_MAX];
 	enum candidate recorded;	/* what the recorded path held */
-	char host_id_hex[2 * BUILD_ID_MAX + 1];
+	char host_id_hex[2 * PRF_BUILD_ID_MAX + 1];
 };
 
 /*
@@ -48,7 +48,7 @@ struct found_elf {
 static int build_id_matches(const struct dso *dso, const uint8_t *id, size_t size)
 {
 	if (size != dso->build_id_size &&
-	    !(size > BUILD_ID_MAX && dso->build_id_size == BUILD_ID_MAX))
+	    !(size > PRF_BUILD_ID_MAX && dso->build_id_size == PRF_BUILD_ID_MAX))
 		return 0;
 	return !memcmp(id, dso->build_id, dso->build_id_size);
 }
@@ -74,7 +74,7 @@ static enum candidate check_elf(const struct dso *dso, int fd, char *host_id_hex
 		goto out;
 	verdict = CANDIDATE_OTHER_ID;
 	if (host_id_hex && size > 0)	/* a longer one shows its first 20 bytes */
-		build_id_to_hex(host_id_hex, id, size > BUILD_ID_MAX ? BUILD_ID_MAX : (size_t)size);
+		build_id_to_hex(host_id_hex, id, size > PRF_BUILD_ID_MAX ? PRF_BUILD_ID_MAX : (size_t)size);
 	else if (host_id_hex)
 		strcpy(host_id_hex, "none");
 out:
@@ -192,7 +192,7 @@ static int find_elsewhere(struct symbolizer *s, const struct dso *dso, int debug
 /* This host's vDSO image as a file, made once: -1 when there is none. */
 static int own_vdso(struct symbolizer *s)
 {
-	uint8_t id[BUILD_ID_MAX], id_size;
+	uint8_t id[PRF_BUILD_ID_MAX], id_size;
 	const void *image;
 	size_t size, done = 0;
 	int fd;

@@ -30,8 +30,8 @@ struct dso *symbolizer_jit(struct symbolizer *s, const char *name,
 			errno = EINVAL;
 			return NULL;
 		}
-	dso = symbolizer_alloc(s, sizeof(*dso));
-	kept = count ? symbolizer_alloc(s, count * sizeof(*kept)) : NULL;
+	dso = symbolizer_alloc(s, 1, sizeof(*dso));
+	kept = count ? symbolizer_alloc(s, count, sizeof(*kept)) : NULL;
 	if (!dso || (count && !kept))
 		goto nomem;
 	dso->symbolizer = s;

@@ -30,4 +30,4 @@ reader_symbolize_libperfrec_debuginfod_a_SOURCES = \
 reader_symbolize_libperfrec_debuginfod_a_CPPFLAGS = $(AM_CPPFLAGS) $(SYMBOLIZE_CPPFLAGS)
 reader_symbolize_libperfrec_debuginfod_a_CFLAGS = $(AM_CFLAGS) $(DEBUGINFOD_CFLAGS)
 
-DEBUGINFOD_SOURCE_LIBS = reader/symbolize/libperfrec-debuginfod.a
+DEBUGINFOD_SOURCE_LIBS = reader/symbolize/libperfrec-debuginfod.a $(COMMON_LIBS)

@@ -15,7 +15,7 @@
 #include <dwarf.h>
 #include <errno.h>
 #include <stdlib.h>
-#include "intern.h"
+#include "common.h"
 #include "symbolize-internal.h"
 
 #define CONTAINER_DEPTH_MAX 16	/* namespaces, classes, imported units */
@@ -28,27 +28,21 @@ struct function_range {
 
 struct cu_functions {
 	Dwarf_Off cu;			/* the unit's DIE offset: the key */
-	int used;
 	struct function_range *ranges;	/* by low */
 	size_t count, capacity;
 };
 
+/* The units met so far, by their DIE offset. */
 struct dwarf_index {
-	struct cu_functions *slots;
+	struct cu_functions *units;
 	size_t count, capacity;
+	struct prf_index index;
 };
 
 static int add_range(struct cu_functions *f, Dwarf_Addr low, Dwarf_Addr high, Dwarf_Die *die)
 {
-	if (f->count == f->capacity) {
-		size_t capacity = f->capacity ? 2 * f->capacity : 64;
-		struct function_range *ranges = realloc(f->ranges, capacity * sizeof(*ranges));
-
-		if (!ranges)
-			return -ENOMEM;
-		f->ranges = ranges;
-		f->capacity = capacity;
-	}
+	if (prf_ensure_mem((void **)&f->ranges, &f->capacity, sizeof(*f->ranges), f->count + 1) < 0)
+		return -ENOMEM;
 	f->ranges[f->count++] = (struct function_range){ low, high, *die };
 	return 0;
 }
@@ -110,27 +104,9 @@ static int compare_ranges(const void *a, const void *b)
 	return 0;
 }
 
-static int grow_index(struct dwarf_index *index)
+static int unit_equal(const void *context, uint32_t id, const void *key)
 {
-	size_t capacity = index->capacity ? 2 * index->capacity : 64;
-	struct cu_functions *slots = calloc(capacity, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < index->capacity; i++) {
-		size_t k;
-
-		if (!index->slots[i].used)
-			continue;
-		k = hash_mix(index->slots[i].cu) & (capacity - 1);
-		while (slots[k].used)
-			k = (k + 1) & (capacity - 1);
-		slots[k] = index->slots[i];
-	}
-	free(index->slots);
-	index->slots = slots;
-	index->capacity = capacity;
-	return 0;
+	return ((const struct dwarf_index *)context)->units[id - 1].cu == *(const Dwarf_Off *)key;
 }
 
 /* The unit's functions, listed at the first address met in it. */
@@ -138,23 +114,26 @@ static const struct cu_functions *unit_functions(struct dso *dso, Dwarf_Die *cu)
 {
 	struct dwarf_index *index = dso->dwarf;
 	Dwarf_Off offset = dwarf_dieoffset(cu);
+	uint64_t h = prf_hash_mix(offset);
+	struct prf_index_slot *slot;
 	struct cu_functions *f;
-	size_t k;
 
 	if (!index) {
 		index = dso->dwarf = calloc(1, sizeof(*index));
 		if (!index)
 			return NULL;
 	}
-	if (index->count * 2 >= index->capacity && grow_index(index) < 0)
+	slot = prf_index_place(&index->index, h, unit_equal, index, &offset);
+	if (!slot)
 		return NULL;
-	k = hash_mix(offset) & (index->capacity - 1);
-	for (; index->slots[k].used; k = (k + 1) & (index->capacity - 1))
-		if (index->slots[k].cu == offset)
-			return &index->slots[k];
-	f = &index->slots[k];
-	*f = (struct cu_functions){ .cu = offset, .used = 1 };
-	index->count++;
+	if (slot->id)
+		return &index->units[slot->id - 1];
+	if (prf_ensure_mem((void **)&index->units, &index->capacity, sizeof(*index->units),
+			   index->count + 1) < 0)
+		return NULL;
+	f = &index->units[index->count++];
+	*f = (struct cu_functions){ .cu = offset };
+	prf_index_insert(&index->index, slot, h, (uint32_t)index->count);
 	/* Out of memory: the functions found so far, then the next unit. */
 	collect_functions(f, cu, 0);
 	if (f->count)
@@ -246,8 +225,9 @@ void dwarf_index_free(struct dwarf_index *index)
 {
 	if (!index)
 		return;
-	for (size_t i = 0; i < index->capacity; i++)
-		free(index->slots[i].ranges);
-	free(index->slots);
+	for (size_t i = 0; i < index->count; i++)
+		free(index->units[i].ranges);
+	free(index->units);
+	prf_index_free(&index->index);
 	free(index);
 }

@@ -11,22 +11,19 @@
  */
 #include <elfutils/libdwfl.h>
 #include <limits.h>
+#include "common.h"
 #include "symbolize.h"
 
-/* The kernel writes at most 20 bytes of build-id (BUILD_ID_SIZE_MAX). */
-#define BUILD_ID_MAX 20
 /* Frames of one answer: deeper inline chains keep their innermost part. */
 #define FRAMES_MAX 64
 
 struct string_table;
 
-/* Bump allocation for answers; freed all at once. */
-struct arena {
-	struct arena_block *blocks;
-};
-
-/* Zeroed memory that lives until symbolizer_free(); NULL without memory. */
-void *symbolizer_alloc(struct symbolizer *s, size_t size);
+/*
+ * Zeroed memory for count objects of size that lives until
+ * symbolizer_free(); NULL without memory.
+ */
+void *symbolizer_alloc(struct symbolizer *s, size_t count, size_t size);
 
 enum dso_kind {
 	DSO_FILE,
@@ -46,15 +43,6 @@ struct load_segment {
 	uint64_t offset, filesz, vaddr;
 };
 
-struct kernel_symbol {
-	uint64_t address;
-	uint64_t end;		/* the first address past it */
-	const char *name;	/* interned at the first lookup; NULL before */
-	uint32_t name_offset;	/* the name in the kernel's kallsyms_names */
-	uint16_t name_length;
-	struct dso *owner;	/* the kernel or its module */
-};
-
 struct dso {
 	struct symbolizer *symbolizer;	/* its owner, for libdwfl's callbacks */
 	enum dso_kind kind;
@@ -62,9 +50,9 @@ struct dso {
 	const char *path;		/* interned, as recorded */
 	const char *short_name;		/* interned */
 	const char *elf_path;		/* interned, NULL until an ELF is used */
-	uint8_t build_id[BUILD_ID_MAX];
+	uint8_t build_id[PRF_BUILD_ID_MAX];
 	size_t build_id_size;
-	char build_id_hex[2 * BUILD_ID_MAX + 1];
+	char build_id_hex[2 * PRF_BUILD_ID_MAX + 1];
 
 	/* DSO_FILE, once opened */
 	Dwfl *dwfl;
@@ -76,10 +64,10 @@ struct dso {
 	struct dwarf_index *dwarf;	/* functions by CU, as CUs are met */
 	struct cfi_extents *cfi;	/* FDE extents, read at the first need */
 
-	/* DSO_KERNEL: the text symbols, sorted, one per address */
-	struct kernel_symbol *symbols;
-	size_t symbol_count;
-	char *kallsyms_names;		/* where their names are, until interned */
+	/* DSO_KERNEL: the text symbols, sorted, one per address, each with its end */
+	struct prf_ksym_table ksyms;
+	const char **ksym_names;	/* interned at a symbol's first lookup; NULL before */
+	struct dso **module_dsos;	/* by ksyms' module index */
 	struct dso *modules;		/* its DSO_MODULEs, listed by next */
 
 	/* DSO_JIT: the runtime's symbols, sorted, without overlaps (jit.c) */
@@ -101,14 +89,17 @@ struct symbolizer {
 	struct symbolizer_source *source;	/* NULL: nobody to ask */
 
 	struct string_table *strings;
-	struct arena arena;		/* DSOs, answers' frames */
+	struct prf_arena arena;		/* DSOs, answers' frames */
 	struct dso *files;		/* every DSO_FILE and DSO_KERNEL */
-	struct dso **dso_slots;		/* DSO_FILEs by (path, build-id) */
+	struct dso **dsos;		/* DSO_FILEs, by (path, build-id) in dso_index */
 	size_t dso_count, dso_capacity;
-	struct cached_answer *answers;	/* by (dso, address) */
+	struct prf_index dso_index;
+	struct cached_answer *answers;	/* by (dso, address) in answer_index */
 	size_t answer_count, answer_capacity;
-	struct demangled *demangled;	/* mangled name -> shown name */
+	struct prf_index answer_index;
+	struct demangled *demangled;	/* mangled name -> shown name, in demangled_index */
 	size_t demangled_count, demangled_capacity;
+	struct prf_index demangled_index;
 	int vdso_fd;			/* this host's vDSO in a memfd; -1: none */
 	int vdso_tried;
 };

@@ -13,59 +13,17 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include "common.h"
 #include "intern.h"
 #include "symbolize-internal.h"
 
-/* ---- arena ------------------------------------------------------------ */
-
-#define ARENA_BLOCK_SIZE (256 * 1024)
-
-struct arena_block {
-	struct arena_block *next;
-	size_t used, size;
-	max_align_t data[];
-};
-
-static void *arena_alloc(struct arena *arena, size_t size)
-{
-	struct arena_block *b = arena->blocks;
-	size_t aligned = (size + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
-	void *p;
-
-	if (aligned < size)
-		return NULL;
-	if (!b || b->size - b->used < aligned) {
-		size_t block_size = aligned > ARENA_BLOCK_SIZE ? aligned : ARENA_BLOCK_SIZE;
-
-		b = malloc(sizeof(*b) + block_size);
-		if (!b)
-			return NULL;
-		b->next = arena->blocks;
-		b->used = 0;
-		b->size = block_size;
-		arena->blocks = b;
-	}
-	p = (char *)b->data + b->used;
-	b->used += aligned;
-	memset(p, 0, size);
-	return p;
-}
-
-static void arena_free(struct arena *arena)
-{
-	while (arena->blocks) {
-		struct arena_block *next = arena->blocks->next;
-
-		free(arena->blocks);
-		arena->blocks = next;
-	}
-}
-
 /* ---- the symbolizer ------------------------------------------------- */
 
-void *symbolizer_alloc(struct symbolizer *s, size_t size)
+void *symbolizer_alloc(struct symbolizer *s, size_t count, size_t size)
 {
-	return arena_alloc(&s->arena, size);
+	if (size && count > SIZE_MAX / size)
+		return NULL;
+	return prf_arena_alloc(&s->arena, count * size);
 }
 
 const char *symbolizer_intern(struct symbolizer *s, const char *string)
@@ -111,9 +69,8 @@ const char *symbolizer_intern_shown_n(struct symbolizer *s, const char *string, 
 		;
 	if (i == length)
 		return string_intern_n(s->strings, string, length);
-	if (length > SIZE_MAX / 4 - 1)
-		return NULL;
-	escaped = malloc(4 * length + 1);
+	/* \xNN for each, and the NUL */
+	escaped = length < SIZE_MAX ? reallocarray(NULL, length + 1, 4) : NULL;
 	if (!escaped)
 		return NULL;
 	escape_controls(escaped, string, length);
@@ -255,9 +212,11 @@ void symbolizer_free(struct symbolizer *s)
 		kernel_free_symbols(dso);
 	}
 	demangle_release(s);
+	prf_index_free(&s->answer_index);
 	free(s->answers);
-	free(s->dso_slots);
-	arena_free(&s->arena);
+	prf_index_free(&s->dso_index);
+	free(s->dsos);
+	prf_arena_free(&s->arena);
 	string_table_free(s->strings);
 	free(s->debuginfo_path);
 	for (size_t i = 0; i < s->debug_dir_count; i++)
@@ -273,35 +232,22 @@ void symbolizer_free(struct symbolizer *s)
 
 static uint64_t dso_hash(const char *path, const uint8_t *build_id, size_t size)
 {
-	uint64_t h = hash_mix((uintptr_t)path);
-
-	for (size_t i = 0; i < size; i++)
-		h = hash_mix(h ^ build_id[i]);
-	return hash_mix(h ^ size);
+	return prf_hash_mix((uintptr_t)path ^ prf_hash_bytes(build_id, size));
 }
 
-static int grow_dsos(struct symbolizer *s)
+struct dso_key {
+	const char *path;		/* interned */
+	const uint8_t *build_id;
+	size_t build_id_size;
+};
+
+static int dso_equal(const void *context, uint32_t id, const void *key)
 {
-	size_t capacity = s->dso_capacity ? 2 * s->dso_capacity : 256;
-	struct dso **slots = calloc(capacity, sizeof(*slots));
+	const struct dso *dso = ((const struct symbolizer *)context)->dsos[id - 1];
+	const struct dso_key *k = key;
 
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->dso_capacity; i++) {
-		struct dso *dso = s->dso_slots[i];
-		size_t k;
-
-		if (!dso)
-			continue;
-		k = dso_hash(dso->path, dso->build_id, dso->build_id_size) & (capacity - 1);
-		while (slots[k])
-			k = (k + 1) & (capacity - 1);
-		slots[k] = dso;
-	}
-	free(s->dso_slots);
-	s->dso_slots = slots;
-	s->dso_capacity = capacity;
-	return 0;
+	return dso->path == k->path && dso->build_id_size == k->build_id_size &&
+	       (!k->build_id_size || !memcmp(dso->build_id, k->build_id, k->build_id_size));
 }
 
 void build_id_to_hex(char *hex, const uint8_t *bytes, size_t size)
@@ -326,7 +272,7 @@ static const char *base_name(const char *path)
 static struct dso *dso_create(struct symbolizer *s, const char *path,
 			      const uint8_t *build_id, size_t build_id_size)
 {
-	struct dso *dso = symbolizer_alloc(s, sizeof(*dso));
+	struct dso *dso = symbolizer_alloc(s, 1, sizeof(*dso));
 
 	if (!dso)
 		return NULL;
@@ -348,34 +294,37 @@ static struct dso *dso_create(struct symbolizer *s, const char *path,
 struct dso *symbolizer_dso(struct symbolizer *s, const char *path,
 			   const uint8_t *build_id, size_t build_id_size)
 {
-	const char *interned;
-	size_t k;
+	struct dso_key key = { .build_id = build_id, .build_id_size = build_id_size };
+	struct prf_index_slot *slot;
+	struct dso *dso;
+	uint64_t h;
 
 	if (!s || !path || strnlen(path, PATH_MAX) >= PATH_MAX ||
-	    build_id_size > BUILD_ID_MAX || (build_id_size && !build_id)) {
+	    build_id_size > PRF_BUILD_ID_MAX || (build_id_size && !build_id)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	interned = symbolizer_intern(s, path);
-	if (!interned || (s->dso_count * 2 >= s->dso_capacity && grow_dsos(s) < 0)) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	k = dso_hash(interned, build_id, build_id_size) & (s->dso_capacity - 1);
-	for (; s->dso_slots[k]; k = (k + 1) & (s->dso_capacity - 1)) {
-		struct dso *dso = s->dso_slots[k];
-
-		if (dso->path == interned && dso->build_id_size == build_id_size &&
-		    (!build_id_size || !memcmp(dso->build_id, build_id, build_id_size)))
-			return dso;
-	}
-	s->dso_slots[k] = dso_create(s, interned, build_id, build_id_size);
-	if (!s->dso_slots[k]) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	s->dso_count++;
-	return s->dso_slots[k];
+	key.path = symbolizer_intern(s, path);
+	if (!key.path)
+		goto nomem;
+	h = dso_hash(key.path, build_id, build_id_size);
+	slot = prf_index_place(&s->dso_index, h, dso_equal, s, &key);
+	if (!slot)
+		goto nomem;
+	if (slot->id)
+		return s->dsos[slot->id - 1];
+	if (prf_ensure_mem((void **)&s->dsos, &s->dso_capacity, sizeof(*s->dsos),
+			   s->dso_count + 1) < 0)
+		goto nomem;
+	dso = dso_create(s, key.path, build_id, build_id_size);
+	if (!dso)
+		goto nomem;
+	s->dsos[s->dso_count++] = dso;
+	prf_index_insert(&s->dso_index, slot, h, (uint32_t)s->dso_count);
+	return dso;
+nomem:
+	errno = ENOMEM;
+	return NULL;
 }
 
 const char *dso_path(const struct dso *dso)
@@ -406,55 +355,29 @@ const char *dso_elf_path(const struct dso *dso)
 /* ---- answers ----------------------------------------------------------- */
 
 struct cached_answer {
-	const struct dso *dso;		/* NULL: an empty slot */
+	const struct dso *dso;
 	uint64_t address;
 	const struct symbol_frame *frames;
 	size_t frame_count;
 	const struct dso *answer_dso;
 };
 
+struct answer_key {
+	const struct dso *dso;
+	uint64_t address;
+};
+
 static uint64_t answer_hash(const struct dso *dso, uint64_t address)
 {
-	return hash_mix((uintptr_t)dso ^ hash_mix(address));
+	return prf_hash_mix((uintptr_t)dso ^ prf_hash_mix(address));
 }
 
-static int grow_answers(struct symbolizer *s)
+static int answer_equal(const void *context, uint32_t id, const void *key)
 {
-	size_t capacity = s->answer_capacity ? 2 * s->answer_capacity : 4096;
-	struct cached_answer *answers = calloc(capacity, sizeof(*answers));
+	const struct cached_answer *a = &((const struct symbolizer *)context)->answers[id - 1];
+	const struct answer_key *k = key;
 
-	if (!answers)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->answer_capacity; i++) {
-		const struct cached_answer *a = &s->answers[i];
-		size_t k;
-
-		if (!a->dso)
-			continue;
-		k = answer_hash(a->dso, a->address) & (capacity - 1);
-		while (answers[k].dso)
-			k = (k + 1) & (capacity - 1);
-		answers[k] = *a;
-	}
-	free(s->answers);
-	s->answers = answers;
-	s->answer_capacity = capacity;
-	return 0;
-}
-
-/* The slot of (dso, address): its answer, or the empty slot to fill. */
-static struct cached_answer *answer_slot(struct symbolizer *s, const struct dso *dso,
-					 uint64_t address)
-{
-	size_t k;
-
-	if (s->answer_count * 2 >= s->answer_capacity && grow_answers(s) < 0)
-		return NULL;
-	k = answer_hash(dso, address) & (s->answer_capacity - 1);
-	while (s->answers[k].dso &&
-	       (s->answers[k].dso != dso || s->answers[k].address != address))
-		k = (k + 1) & (s->answer_capacity - 1);
-	return &s->answers[k];
+	return a->dso == k->dso && a->address == k->address;
 }
 
 static size_t resolve(struct symbolizer *s, struct dso *dso, uint64_t address,
@@ -480,25 +403,30 @@ void symbolizer_lookup(struct symbolizer *s, struct dso *dso, uint64_t address,
 		       struct symbol_answer *answer)
 {
 	struct symbol_frame frames[FRAMES_MAX];
-	struct cached_answer *slot;
+	struct answer_key key = { dso, address };
+	struct prf_index_slot *slot;
 	struct symbol_frame *kept = NULL;
 	const struct dso *owner;
+	uint64_t h;
 	size_t count;
 
 	memset(answer, 0, sizeof(*answer));
 	answer->dso = dso;
 	if (!s || !dso)
 		return;
-	slot = answer_slot(s, dso, address);
-	if (slot && slot->dso) {
-		answer->frames = slot->frames;
-		answer->frame_count = slot->frame_count;
-		answer->dso = slot->answer_dso;
+	h = answer_hash(dso, address);
+	slot = prf_index_place(&s->answer_index, h, answer_equal, s, &key);
+	if (slot && slot->id) {
+		const struct cached_answer *a = &s->answers[slot->id - 1];
+
+		answer->frames = a->frames;
+		answer->frame_count = a->frame_count;
+		answer->dso = a->answer_dso;
 		return;
 	}
 	count = resolve(s, dso, address, frames, &owner);
 	if (count) {
-		kept = symbolizer_alloc(s, count * sizeof(*kept));
+		kept = symbolizer_alloc(s, count, sizeof(*kept));
 		if (!kept)
 			return;		/* out of memory: unresolved, not cached */
 		memcpy(kept, frames, count * sizeof(*kept));
@@ -506,10 +434,12 @@ void symbolizer_lookup(struct symbolizer *s, struct dso *dso, uint64_t address,
 	answer->frames = kept;
 	answer->frame_count = count;
 	answer->dso = owner;
-	if (!slot)
+	/* without memory for the cache, answered all the same */
+	if (!slot || prf_ensure_mem((void **)&s->answers, &s->answer_capacity,
+				    sizeof(*s->answers), s->answer_count + 1) < 0)
 		return;
-	*slot = (struct cached_answer){ dso, address, kept, count, owner };
-	s->answer_count++;
+	s->answers[s->answer_count++] = (struct cached_answer){ dso, address, kept, count, owner };
+	prf_index_insert(&s->answer_index, slot, h, (uint32_t)s->answer_count);
 }
 
 /* ---- for the unwinder -------------------------------------------------- */

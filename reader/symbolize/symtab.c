@@ -97,7 +97,7 @@ static int add_sections(struct symtab *t, Elf *elf, GElf_Addr bias)
 	if (!elf || slot == 2 || elf_getshdrnum(elf, &count) < 0)
 		return 0;
 	t->section_elfs[slot] = elf;
-	starts = realloc(t->section_starts, (t->section_count + count) * sizeof(*starts));
+	starts = reallocarray(t->section_starts, t->section_count + count, sizeof(*starts));
 	if (!starts)
 		return -ENOMEM;
 	t->section_starts = starts;

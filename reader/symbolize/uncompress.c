@@ -210,10 +210,10 @@ int debug_file_by_build_id(const struct symbolizer *s, Dwfl_Module *module, char
 {
 	const unsigned char *id;
 	GElf_Addr vaddr;
-	char hex[2 * BUILD_ID_MAX + 1], path[PATH_MAX];
+	char hex[2 * PRF_BUILD_ID_MAX + 1], path[PATH_MAX];
 	int size = dwfl_module_build_id(module, &id, &vaddr);
 
-	if (size < 2 || size > BUILD_ID_MAX)
+	if (size < 2 || size > PRF_BUILD_ID_MAX)
 		return -1;
 	build_id_to_hex(hex, id, (size_t)size);
 	for (size_t i = 0; i < s->debug_dir_count; i++) {
@@ -267,7 +267,7 @@ int debug_file_by_debuglink(const struct symbolizer *s, Dwfl_Module *module,
 	int size = dwfl_module_build_id(module, &id, &vaddr), fd;
 	int dir_length;
 
-	if (size < 2 || size > BUILD_ID_MAX || !slash || (debuglink && strchr(debuglink, '/')))
+	if (size < 2 || size > PRF_BUILD_ID_MAX || !slash || (debuglink && strchr(debuglink, '/')))
 		return -2;
 	/* No link: the binary's name with .debug, as libdwfl tries. */
 	if ((size_t)snprintf(link, sizeof(link), debuglink ? "%s" : "%s.debug",
