@@ -6,6 +6,7 @@
  * tells a person: the systemd unit, the container.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,14 +203,13 @@ static pthread_mutex_t cgroup_lock = PTHREAD_MUTEX_INITIALIZER;
 int session_add_cgroup(struct session *s, uint32_t host, uint64_t order, uint64_t id,
 		       const char *path)
 {
-	int ret = 0;
+	int ret;
 
 	if (!path)
-		return -1;
+		return -ENOMEM;		/* not interned */
 	pthread_mutex_lock(&cgroup_lock);
-	if (GROW(s->cgroup_ids, s->cgroup_id_capacity, s->cgroup_id_count + 1) < 0)
-		ret = -1;
-	else
+	ret = GROW(s->cgroup_ids, s->cgroup_id_capacity, s->cgroup_id_count + 1);
+	if (!ret)
 		s->cgroup_ids[s->cgroup_id_count++] = (struct cgroup_entry){
 			.host = host, .id = id, .order = order, .names = { .path = path } };
 	pthread_mutex_unlock(&cgroup_lock);

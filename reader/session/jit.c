@@ -246,10 +246,12 @@ static int flatten(struct jit_table *t)
 {
 	size_t n = t->pending_count, point_count = 0, heap_count = 0, next = 0, used = 0;
 	size_t last_winner = SIZE_MAX;
-	uint64_t *points = malloc(2 * n * sizeof(*points));
-	size_t *by_start = malloc(n * sizeof(*by_start));
-	size_t *heap = malloc(n * sizeof(*heap));
-	struct symbolizer_jit_symbol *out = malloc(2 * n * sizeof(*out));
+	/* each line's two ends; a range between each two points at most */
+	uint64_t *points = n < SIZE_MAX / 2 ? reallocarray(NULL, 2 * n, sizeof(*points)) : NULL;
+	size_t *by_start = reallocarray(NULL, n, sizeof(*by_start));
+	size_t *heap = reallocarray(NULL, n, sizeof(*heap));
+	struct symbolizer_jit_symbol *out = n < SIZE_MAX / 2 ?
+		reallocarray(NULL, 2 * n, sizeof(*out)) : NULL;
 	int ret = -ENOMEM;
 
 	if (!points || !by_start || !heap || !out)

@@ -82,7 +82,7 @@ int session_make_hit_kernels(struct session *s)
 		return 0;
 	/* symbolizer_kernel_hit() keeps the first of an address: file order within a host */
 	qsort(s->ksyms, s->ksym_count, sizeof(*s->ksyms), compare_hosts);
-	in = malloc(s->ksym_count * sizeof(*in));
+	in = reallocarray(NULL, s->ksym_count, sizeof(*in));
 	if (!in)
 		return -ENOMEM;
 	while (!err && first < s->ksym_count) {

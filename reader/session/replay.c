@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common.h"
 #include "intern.h"
 #include "session-internal.h"
 
@@ -31,39 +32,59 @@ void session_process_free(struct process *p)
 	}
 }
 
-static struct process **table_slot(struct session *s, uint32_t host, uint32_t pid)
-{
-	uint64_t key = (uint64_t)host << 32 | pid;
-	struct process **slot = &s->table[hash_mix(key) & (s->table_capacity - 1)];
+struct process_key {
+	uint32_t host, pid;
+};
 
-	while (*slot && ((*slot)->pid != pid || (*slot)->host != host))
-		slot = &(*slot)->next_in_table;
-	return slot;
+static uint64_t process_hash(uint32_t host, uint32_t pid)
+{
+	return prf_hash_mix((uint64_t)host << 32 | pid);
 }
 
-static struct process *process_current(struct session *s, uint32_t host, uint32_t pid)
+static int process_equal(const void *context, uint32_t id, const void *key)
 {
-	return *table_slot(s, host, pid);
+	const struct process *p = ((const struct session *)context)->processes[id - 1];
+	const struct process_key *k = key;
+
+	return p->pid == k->pid && p->host == k->host;
+}
+
+/* The newest process of pid, or NULL. */
+static inline struct process *process_current(const struct session *s, uint32_t host,
+					      uint32_t pid)
+{
+	struct process_key key = { host, pid };
+	uint32_t id = prf_index_lookup(&s->process_index, process_hash(host, pid), process_equal,
+				       s, &key);
+
+	return id ? s->processes[id - 1] : NULL;
 }
 
 /* A new process takes the pid's place in the table; the old one stays. */
 static struct process *process_new(struct session *s, uint32_t host, uint32_t pid,
 				   uint64_t born)
 {
-	struct process **slot = table_slot(s, host, pid);
-	struct process *p = calloc(1, sizeof(*p));
+	struct process_key key = { host, pid };
+	uint64_t h = process_hash(host, pid);
+	struct prf_index_slot *slot = prf_index_place(&s->process_index, h, process_equal, s, &key);
+	struct process *p;
 
+	if (!slot || (!slot->id && GROW(s->processes, s->process_capacity,
+					s->process_count + 1) < 0))
+		return NULL;
+	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->host = host;
 	p->pid = pid;
 	p->born = born;
-	if (*slot) {
-		p->older = *slot;
-		p->next_in_table = (*slot)->next_in_table;
-		(*slot)->next_in_table = NULL;
+	if (slot->id) {
+		p->older = s->processes[slot->id - 1];
+		s->processes[slot->id - 1] = p;
+	} else {
+		s->processes[s->process_count++] = p;
+		prf_index_insert(&s->process_index, slot, h, (uint32_t)s->process_count);
 	}
-	*slot = p;
 	return p;
 }
 
@@ -286,9 +307,10 @@ static void note_map_changes(struct process *p)
 {
 	size_t n = 0;
 
-	if (!p->map_count || p->map_count > SIZE_MAX / 2 / sizeof(*p->changes))
+	if (!p->map_count || p->map_count > SIZE_MAX / 2)
 		return;
-	p->changes = malloc(2 * p->map_count * sizeof(*p->changes));
+	/* each map's start and end */
+	p->changes = reallocarray(NULL, 2 * p->map_count, sizeof(*p->changes));
 	if (!p->changes)
 		return;
 	for (size_t i = 0; i < p->map_count; i++) {
@@ -343,10 +365,9 @@ void session_replay(struct session *s)
 			break;
 		}
 	}
-	for (size_t i = 0; i < s->table_capacity; i++)
-		for (struct process *p = s->table[i]; p; p = p->next_in_table)
-			for (struct process *q = p; q; q = q->older)
-				finish_process(q);
+	for (size_t i = 0; i < s->process_count; i++)
+		for (struct process *p = s->processes[i]; p; p = p->older)
+			finish_process(p);
 	free(s->sideband);
 	s->sideband = NULL;
 	s->sideband_count = s->sideband_capacity = 0;

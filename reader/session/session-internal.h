@@ -9,6 +9,7 @@
  * reads of them.
  */
 #include <stdint.h>
+#include "common.h"
 #include "format.h"
 #include "session.h"
 
@@ -67,7 +68,6 @@ struct process {
 	size_t ns_count, ns_capacity;
 	struct jit_table *jit;		/* its JIT symbols (jit.c), or NULL */
 	struct process *older;		/* an earlier process with this pid */
-	struct process *next_in_table;
 };
 
 enum sideband_kind { SIDEBAND_MMAP, SIDEBAND_FORK, SIDEBAND_COMM, SIDEBAND_CGROUP,
@@ -124,8 +124,9 @@ struct session {
 	struct cgroup_entry *cgroup_ids;	/* sorted by host and id after the replay */
 	size_t cgroup_id_count, cgroup_id_capacity;
 
-	struct process **table;		/* by pid: the newest process */
-	size_t table_capacity;
+	struct process **processes;	/* the newest of each (host, pid), in process_index */
+	size_t process_count, process_capacity;
+	struct prf_index process_index;
 
 	const char **hosts;		/* as many as the inputs name, in the order met */
 	struct dso **kernels;		/* by host */
@@ -133,8 +134,7 @@ struct session {
 	size_t *kernel_claims;
 	size_t host_count, host_capacity, kernel_capacity;
 	const char **sorted_hosts;	/* the summary's: by name */
-	uint32_t *host_slots;		/* open addressing by name pointer: index + 1 */
-	size_t host_slot_capacity;
+	struct prf_index host_index;	/* hosts by name pointer */
 	struct session_ksym *ksyms;	/* hit kernel symbols, until the kernels are made */
 	size_t ksym_count, ksym_capacity;
 
@@ -144,10 +144,9 @@ struct session {
 	struct session_jit *jit;	/* JIT lines of pass 1, until attached */
 };
 
-/* Grows array (of capacity elements) to hold need; 0 or -ENOMEM. */
-int session_grow(void **array, size_t *capacity, size_t need, size_t element);
+/* prf_ensure_mem() of an array and its capacity: room for need; 0 or -ENOMEM. */
 #define GROW(array, capacity, need) \
-	session_grow((void **)&(array), &(capacity), (need), sizeof(*(array)))
+	prf_ensure_mem((void **)&(array), &(capacity), sizeof(*(array)), (need))
 
 /*
  * The side-band records (maps, forks, names, build-ids) a file may bring:
@@ -225,7 +224,7 @@ void session_sort_build_ids(struct session *s);
 /* The symbolizer's DSO of a mapping, with the build-id the file recorded for it. */
 struct dso *session_mapping_dso(struct session *s, const struct sideband *m);
 
-/* cgroup.c: a PERF_RECORD_CGROUP kept; the table sorted and named; a sample's. */
+/* cgroup.c: a PERF_RECORD_CGROUP kept (0 or -ENOMEM); the table sorted and named; a sample's. */
 int session_add_cgroup(struct session *s, uint32_t host, uint64_t order, uint64_t id,
 		       const char *path);
 void session_finish_cgroups(struct session *s);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "common.h"
 #include "intern.h"
 #include "session-internal.h"
 
@@ -32,25 +33,7 @@ void session_warn(struct session *s, const char *fmt, ...)
 	s->options.warn(s->options.warn_context, message);
 }
 
-int session_grow(void **array, size_t *capacity, size_t need, size_t element)
-{
-	/* Most processes have a name or two: small arrays start small. */
-	size_t n = *capacity ? *capacity : 4;
-	void *grown;
-
-	if (need <= *capacity)
-		return 0;
-	while (n < need)
-		n *= 2;
-	grown = realloc(*array, n * element);
-	if (!grown)
-		return -ENOMEM;
-	*array = grown;
-	*capacity = n;
-	return 0;
-}
-
-int session_create(struct session **out, const struct session_options *options)
+int session_new(struct session **out, const struct session_options *options)
 {
 	struct session *s = calloc(1, sizeof(*s));
 
@@ -59,11 +42,9 @@ int session_create(struct session **out, const struct session_options *options)
 		return -ENOMEM;
 	s->options = *options;
 	s->strings = string_table_new();
-	s->table_capacity = 4096;
-	s->table = calloc(s->table_capacity, sizeof(*s->table));
 	if (s->strings)
 		s->swapper = string_intern(s->strings, "swapper");
-	if (!s->strings || !s->table || !s->swapper) {
+	if (!s->strings || !s->swapper) {
 		session_free(s);
 		return -ENOMEM;
 	}
@@ -75,16 +56,10 @@ void session_free(struct session *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->table_capacity && s->table; i++) {
-		struct process *p = s->table[i];
-
-		while (p) {
-			struct process *next = p->next_in_table;
-
-			session_process_free(p);
-			p = next;
-		}
-	}
+	for (size_t i = 0; i < s->process_count; i++)
+		session_process_free(s->processes[i]);
+	free(s->processes);
+	prf_index_free(&s->process_index);
 	for (size_t i = 0; i < s->input_count; i++) {
 		free(s->inputs[i].path);
 		if (s->inputs[i].fd >= 0)
@@ -93,7 +68,7 @@ void session_free(struct session *s)
 	free(s->inputs);
 	session_jit_free(s);
 	free(s->hosts);
-	free(s->host_slots);
+	prf_index_free(&s->host_index);
 	free(s->sorted_hosts);
 	free(s->kernels);
 	free(s->ksyms);
@@ -103,7 +78,6 @@ void session_free(struct session *s)
 	free(s->build_ids);
 	free(s->cgroup_ids);
 	free(s->events);
-	free(s->table);
 	string_table_free(s->strings);
 	free(s);
 }
@@ -147,11 +121,11 @@ static int add_directory(struct session *s, const char *path, struct prf_error *
 		if (n < 5 || strcmp(entry->d_name + n - 4, ".prf") != 0)
 			continue;
 		if (GROW(names, capacity, count + 1) < 0 ||
-		    !(names[count] = malloc(strlen(path) + n + 2))) {
+		    asprintf(&names[count], "%s/%s", path, entry->d_name) < 0) {
 			ret = -ENOMEM;
 			break;
 		}
-		sprintf(names[count++], "%s/%s", path, entry->d_name);
+		count++;
 	}
 	closedir(dir);
 	if (count)
@@ -192,44 +166,29 @@ int session_add_input(struct session *s, const char *path, struct prf_error *err
 
 /*
  * Hosts have no limit but memory: a report may read a fleet's captures.
- * Their names are interned, so the index is found by pointer in a small
- * open-addressing table (kept at most half full).
+ * Their names are interned, so the index is found by pointer.
  */
-static int host_slots_grow(struct session *s)
+static int host_equal(const void *context, uint32_t id, const void *key)
 {
-	size_t capacity = s->host_slot_capacity ? s->host_slot_capacity * 2 : 64;
-	uint32_t *slots = calloc(capacity, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->host_count; i++) {
-		size_t k = hash_mix((uintptr_t)s->hosts[i]) & (capacity - 1);
-
-		while (slots[k])
-			k = (k + 1) & (capacity - 1);
-		slots[k] = (uint32_t)i + 1;
-	}
-	free(s->host_slots);
-	s->host_slots = slots;
-	s->host_slot_capacity = capacity;
-	return 0;
+	return ((const struct session *)context)->hosts[id - 1] == key;
 }
 
 static int host_index(struct session *s, const char *hostname, uint32_t *index)
 {
 	const char *name = string_intern(s->strings, hostname);
-	size_t k;
+	struct prf_index_slot *slot;
+	uint64_t h;
 
 	if (!name)
 		return -ENOMEM;
-	if ((s->host_count + 1) * 2 > s->host_slot_capacity && host_slots_grow(s) < 0)
+	h = prf_hash_mix((uintptr_t)name);
+	slot = prf_index_place(&s->host_index, h, host_equal, s, name);
+	if (!slot)
 		return -ENOMEM;
-	k = hash_mix((uintptr_t)name) & (s->host_slot_capacity - 1);
-	for (; s->host_slots[k]; k = (k + 1) & (s->host_slot_capacity - 1))
-		if (s->hosts[s->host_slots[k] - 1] == name) {
-			*index = s->host_slots[k] - 1;
-			return 0;
-		}
+	if (slot->id) {
+		*index = slot->id - 1;
+		return 0;
+	}
 	if (s->host_count >= UINT32_MAX - 1)
 		return -E2BIG;
 	if (GROW(s->hosts, s->host_capacity, s->host_count + 1) < 0 ||
@@ -237,8 +196,8 @@ static int host_index(struct session *s, const char *hostname, uint32_t *index)
 		return -ENOMEM;
 	s->hosts[s->host_count] = name;
 	s->kernels[s->host_count] = NULL;
-	s->host_slots[k] = (uint32_t)s->host_count + 1;
 	*index = (uint32_t)s->host_count++;
+	prf_index_insert(&s->host_index, slot, h, (uint32_t)s->host_count);
 	return 0;
 }
 
@@ -344,13 +303,13 @@ int session_load(struct session *s, struct prf_error *error)
 		qsort(s->inputs, s->input_count, sizeof(*s->inputs), compare_inputs);
 	s->input_names = calloc(s->input_count + 1, sizeof(*s->input_names));
 	if (!s->input_names)
-		return -ENOMEM;
+		return load_error(error, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < s->input_count; i++)
 		s->input_names[i] = s->inputs[i].path;
 	free(s->kernel_claims);
-	s->kernel_claims = malloc((s->host_count ? s->host_count : 1) * sizeof(*s->kernel_claims));
+	s->kernel_claims = calloc(s->host_count ? s->host_count : 1, sizeof(*s->kernel_claims));
 	if (!s->kernel_claims)
-		return -ENOMEM;
+		return load_error(error, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < s->host_count; i++)
 		s->kernel_claims[i] = SIZE_MAX;
 	ret = session_read_sidebands(s, error);
@@ -366,9 +325,9 @@ int session_load(struct session *s, struct prf_error *error)
 	s->facts.events = s->events;
 	s->facts.event_count = s->event_count;
 	if (s->host_count) {
-		s->sorted_hosts = malloc(s->host_count * sizeof(*s->sorted_hosts));
+		s->sorted_hosts = calloc(s->host_count, sizeof(*s->sorted_hosts));
 		if (!s->sorted_hosts)
-			return -ENOMEM;
+			return load_error(error, -ENOMEM, "out of memory");
 		memcpy(s->sorted_hosts, s->hosts, s->host_count * sizeof(*s->sorted_hosts));
 		qsort(s->sorted_hosts, s->host_count, sizeof(*s->sorted_hosts), compare_names);
 	}
