@@ -14,15 +14,16 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common.h"
 #include "rules.h"
 
 /* Beyond this many rows a DSO's table stops growing; later rows are looked up each time. */
 #define ROWS_MAX	(1u << 20)
 
 struct frame_rules {
-	struct frame_rule *rows;	/* open addressing by vaddr; used: the bit below */
-	uint8_t *used;
+	struct frame_rule *rows;	/* by vaddr in index */
 	size_t count, capacity;
+	struct prf_index index;
 	struct frame_rule scratch;	/* a row the full table could not take */
 };
 
@@ -36,46 +37,13 @@ void frame_rules_free(struct frame_rules *rules)
 	if (!rules)
 		return;
 	free(rules->rows);
-	free(rules->used);
+	prf_index_free(&rules->index);
 	free(rules);
 }
 
-static size_t slot_of(uint64_t vaddr, size_t capacity)
+static int row_equal(const void *context, uint32_t id, const void *key)
 {
-	vaddr ^= vaddr >> 29;
-	vaddr *= 0xbf58476d1ce4e5b9ull;
-	vaddr ^= vaddr >> 32;
-	return vaddr & (capacity - 1);
-}
-
-static int grow(struct frame_rules *rules)
-{
-	size_t capacity = rules->capacity ? 2 * rules->capacity : 1024;
-	struct frame_rule *rows = malloc(capacity * sizeof(*rows));
-	uint8_t *used = calloc(capacity, 1);
-
-	if (!rows || !used) {
-		free(rows);
-		free(used);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < rules->capacity; i++) {
-		size_t k;
-
-		if (!rules->used[i])
-			continue;
-		k = slot_of(rules->rows[i].vaddr, capacity);
-		while (used[k])
-			k = (k + 1) & (capacity - 1);
-		rows[k] = rules->rows[i];
-		used[k] = 1;
-	}
-	free(rules->rows);
-	free(rules->used);
-	rules->rows = rows;
-	rules->used = used;
-	rules->capacity = capacity;
-	return 0;
+	return ((const struct frame_rules *)context)->rows[id - 1].vaddr == *(const uint64_t *)key;
 }
 
 static int fits_int32(int64_t value)
@@ -163,22 +131,19 @@ static void look_up(Dwfl_Module *module, uint64_t pc, struct frame_rule *row)
 const struct frame_rule *frame_rule_at(struct frame_rules *rules, Dwfl_Module *module,
 				       uint64_t vaddr, uint64_t pc)
 {
+	uint64_t h = prf_hash_mix(vaddr);
+	struct prf_index_slot *slot = NULL;
 	struct frame_rule *row;
-	size_t k = 0;
+	uint32_t id = prf_index_lookup(&rules->index, h, row_equal, rules, &vaddr);
 
-	if (rules->capacity) {
-		for (k = slot_of(vaddr, rules->capacity); rules->used[k];
-		     k = (k + 1) & (rules->capacity - 1))
-			if (rules->rows[k].vaddr == vaddr)
-				return &rules->rows[k];
-	}
-	if (rules->count < ROWS_MAX && rules->count * 2 >= rules->capacity &&
-	    grow(rules) < 0)
-		return NULL;
+	if (id)
+		return &rules->rows[id - 1];
 	if (rules->count < ROWS_MAX) {
-		for (k = slot_of(vaddr, rules->capacity); rules->used[k];)
-			k = (k + 1) & (rules->capacity - 1);
-		row = &rules->rows[k];
+		slot = prf_index_place(&rules->index, h, row_equal, rules, &vaddr);
+		if (!slot || prf_ensure_mem((void **)&rules->rows, &rules->capacity,
+					    sizeof(*rules->rows), rules->count + 1) < 0)
+			return NULL;
+		row = &rules->rows[rules->count];
 	} else {
 		row = &rules->scratch;
 	}
@@ -186,9 +151,7 @@ const struct frame_rule *frame_rule_at(struct frame_rules *rules, Dwfl_Module *m
 	row->vaddr = vaddr;
 	if (module)
 		look_up(module, pc, row);
-	if (row != &rules->scratch) {
-		rules->used[k] = 1;
-		rules->count++;
-	}
+	if (slot)
+		prf_index_insert(&rules->index, slot, h, (uint32_t)++rules->count);
 	return row;
 }

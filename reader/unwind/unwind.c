@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "common.h"
 #include "format.h"
 #include "rules.h"
 #include "symbolize.h"
@@ -112,8 +113,9 @@ struct unwinder {
 	Elf *machine_elf;		/* an x86_64 ELF header: libdwfl's backend */
 	Elf64_Ehdr machine_header;
 
-	struct dso_info **infos;	/* open addressing, by DSO */
+	struct dso_info **infos;	/* by DSO in info_index */
 	size_t info_count, info_capacity;
+	struct prf_index info_index;
 
 	struct process_unwind processes[PROCESSES_KEPT];
 	uint64_t clock;
@@ -144,16 +146,6 @@ struct unwinder {
 
 /* ---- DSOs -------------------------------------------------------------- */
 
-static uint64_t pointer_hash(const void *p)
-{
-	uint64_t h = (uintptr_t)p;
-
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	return h;
-}
-
 static void read_segments(struct dso_info *info)
 {
 	int fd = prf_open_regular(info->elf_path);
@@ -181,42 +173,30 @@ static void read_segments(struct dso_info *info)
 	info->usable = info->segment_count > 0;
 }
 
-static int grow_infos(struct unwinder *u)
+static int info_equal(const void *context, uint32_t id, const void *key)
 {
-	size_t capacity = u->info_capacity ? 2 * u->info_capacity : 256;
-	struct dso_info **grown = calloc(capacity, sizeof(*grown));
-
-	if (!grown)
-		return -ENOMEM;
-	for (size_t i = 0; i < u->info_capacity; i++) {
-		size_t k;
-
-		if (!u->infos[i])
-			continue;
-		k = pointer_hash(u->infos[i]->dso) & (capacity - 1);
-		while (grown[k])
-			k = (k + 1) & (capacity - 1);
-		grown[k] = u->infos[i];
-	}
-	free(u->infos);
-	u->infos = grown;
-	u->info_capacity = capacity;
-	return 0;
+	return ((const struct unwinder *)context)->infos[id - 1]->dso == key;
 }
 
 static struct dso_info *dso_info(struct unwinder *u, struct dso *dso)
 {
+	struct prf_index_slot *slot;
 	struct dso_info *info;
-	size_t k;
+	uint64_t h;
 
 	if (!dso)
 		return NULL;
-	if (u->info_count * 2 >= u->info_capacity && grow_infos(u) < 0)
+	h = prf_hash_mix((uintptr_t)dso);
+	slot = prf_index_place(&u->info_index, h, info_equal, u, dso);
+	if (!slot)
 		return NULL;
-	k = pointer_hash(dso) & (u->info_capacity - 1);
-	for (; u->infos[k]; k = (k + 1) & (u->info_capacity - 1))
-		if (u->infos[k]->dso == dso)
-			return u->infos[k]->usable ? u->infos[k] : NULL;
+	if (slot->id) {
+		info = u->infos[slot->id - 1];
+		return info->usable ? info : NULL;
+	}
+	if (prf_ensure_mem((void **)&u->infos, &u->info_capacity, sizeof(*u->infos),
+			   u->info_count + 1) < 0)
+		return NULL;
 	info = calloc(1, sizeof(*info));
 	if (!info)
 		return NULL;
@@ -227,8 +207,8 @@ static struct dso_info *dso_info(struct unwinder *u, struct dso *dso)
 	if (symbolizer_dso_files(u->symbolizer, dso, &info->elf_path, NULL) == 0 &&
 	    info->elf_path)
 		read_segments(info);
-	u->infos[k] = info;
-	u->info_count++;
+	u->infos[u->info_count++] = info;
+	prf_index_insert(&u->info_index, slot, h, (uint32_t)u->info_count);
 	return info->usable ? info : NULL;
 }
 
@@ -295,15 +275,9 @@ static void report_map(void *context, uint64_t start, uint64_t end, uint64_t pag
 		m->kept = m->module != NULL;
 		return;
 	}
-	if (p->module_count == p->module_capacity) {
-		size_t capacity = p->module_capacity ? 2 * p->module_capacity : 32;
-		struct reported_module *grown = realloc(p->modules, capacity * sizeof(*grown));
-
-		if (!grown)
-			return;
-		p->modules = grown;
-		p->module_capacity = capacity;
-	}
+	if (prf_ensure_mem((void **)&p->modules, &p->module_capacity, sizeof(*p->modules),
+			   p->module_count + 1) < 0)
+		return;
 	module = dwfl_report_elf(p->dwfl, info->elf_path, info->elf_path, -1, bias, true);
 	if (!module)
 		return;		/* overlapping another module, or unreadable */
@@ -762,15 +736,14 @@ void unwinder_free(struct unwinder *u)
 		return;
 	for (size_t i = 0; i < PROCESSES_KEPT; i++)
 		process_release(&u->processes[i]);
-	for (size_t i = 0; i < u->info_capacity; i++) {
-		if (!u->infos[i])
-			continue;
+	for (size_t i = 0; i < u->info_count; i++) {
 		if (u->infos[i]->fd >= 0)
 			close(u->infos[i]->fd);
 		frame_rules_free(u->infos[i]->rules);
 		free(u->infos[i]);
 	}
 	free(u->infos);
+	prf_index_free(&u->info_index);
 	elf_end(u->machine_elf);
 	free(u->check_pcs);
 	free(u->chain);
@@ -842,7 +815,7 @@ static void unwind_checked(struct unwinder *u, struct process_unwind *p, pid_t t
 	enum unwind_end end;
 	int by_rows;
 
-	if (!u->check_pcs && !(u->check_pcs = malloc(u->capacity * sizeof(*u->check_pcs)))) {
+	if (!u->check_pcs && !(u->check_pcs = calloc(u->capacity, sizeof(*u->check_pcs)))) {
 		unwind_by_libdwfl(u, p, tid);
 		return;
 	}
@@ -939,14 +912,8 @@ static void unwind_sample(struct unwinder *u, struct session_sample *sample)
 	       sample->callchain[kernel_part] != PERF_CONTEXT_USER)
 		kernel_part++;
 	need = kernel_part + 4 + UNWIND_MAX_FRAMES;
-	if (need > u->chain_capacity) {
-		uint64_t *grown = realloc(u->chain, need * sizeof(*grown));
-
-		if (!grown)
-			return;
-		u->chain = grown;
-		u->chain_capacity = need;
-	}
+	if (prf_ensure_mem((void **)&u->chain, &u->chain_capacity, sizeof(*u->chain), need) < 0)
+		return;
 	if (!kernel_part && sample_is_kernel(sample)) {
 		u->chain[at++] = PERF_CONTEXT_KERNEL;	/* no callchain recorded */
 		u->chain[at++] = sample->ip;
