@@ -22,6 +22,7 @@
 #include <elfutils/libdwelf.h>
 #include <gelf.h>
 #include <libelf.h>
+#include "common.h"
 #include "format.h"
 #include "archive.h"
 #include "session.h"
@@ -36,29 +37,32 @@ struct hit {
 struct collection {
 	struct session *session;
 	struct symbolizer *symbolizer;
-	struct hit *hits;
+	struct hit *hits;		/* by DSO in hit_index, in the order met */
 	size_t hit_count, hit_capacity;
+	struct prf_index hit_index;
 	int user_stacks;		/* a sample with a copy of its user stack */
 	int failed;
 };
 
+static int hit_equal(const void *context, uint32_t id, const void *key)
+{
+	return ((const struct collection *)context)->hits[id - 1].dso == key;
+}
+
 static void note_dso(struct collection *c, struct dso *dso, uint32_t pid)
 {
-	for (size_t i = 0; i < c->hit_count; i++)
-		if (c->hits[i].dso == dso)
-			return;
-	if (c->hit_count == c->hit_capacity) {
-		size_t capacity = c->hit_capacity ? 2 * c->hit_capacity : 64;
-		struct hit *hits = realloc(c->hits, capacity * sizeof(*hits));
+	uint64_t h = prf_hash_mix((uintptr_t)dso);
+	struct prf_index_slot *slot = prf_index_place(&c->hit_index, h, hit_equal, c, dso);
 
-		if (!hits) {
-			c->failed = 1;
-			return;
-		}
-		c->hits = hits;
-		c->hit_capacity = capacity;
+	if (slot && slot->id)
+		return;
+	if (!slot || prf_ensure_mem((void **)&c->hits, &c->hit_capacity, sizeof(*c->hits),
+				    c->hit_count + 1) < 0) {
+		c->failed = 1;
+		return;
 	}
 	c->hits[c->hit_count++] = (struct hit){ dso, pid };
+	prf_index_insert(&c->hit_index, slot, h, (uint32_t)c->hit_count);
 }
 
 static void note_address(struct collection *c, const struct session_sample *sample,
@@ -194,16 +198,10 @@ static int add_entry(struct archive_set *set, const char *id, const char *suffix
 		close(fd);
 		return -errno;
 	}
-	if (set->count == set->capacity) {
-		size_t capacity = set->capacity ? 2 * set->capacity : 32;
-		struct archive_entry *entries = realloc(set->entries, capacity * sizeof(*entries));
-
-		if (!entries) {
-			close(fd);
-			return -ENOMEM;
-		}
-		set->entries = entries;
-		set->capacity = capacity;
+	if (prf_ensure_mem((void **)&set->entries, &set->capacity, sizeof(*set->entries),
+			   set->count + 1) < 0) {
+		close(fd);
+		return -ENOMEM;
 	}
 	e = &set->entries[set->count];
 	snprintf(e->name, sizeof(e->name), ".build-id/%.2s/%s%s", id, id + 2, suffix);
@@ -454,6 +452,7 @@ int archive_collect(const struct archive_options *o, char **inputs, int input_co
 	ret = 0;
 out:
 	free(c.hits);
+	prf_index_free(&c.hit_index);
 	unwinder_free(unwinder);
 	session_free(c.session);
 	symbolizer_free(c.symbolizer);
