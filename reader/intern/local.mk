@@ -1,4 +1,4 @@
-# Interned strings and the hash the reader's tables share.
+# Interned strings: equal strings are equal pointers across the reader.
 noinst_LIBRARIES += reader/intern/libperfrec-intern.a
 reader_intern_libperfrec_intern_a_SOURCES = reader/intern/intern.c reader/intern/intern.h
 

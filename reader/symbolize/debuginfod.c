@@ -134,12 +134,15 @@ static void warn_down(struct debuginfod_source *d, int error)
 	tell(d, "debuginfod (%s): %s; not asked again in this run", d->urls, cause);
 }
 
-/* 0, or a negative errno with *why saying what failed. */
-static int load_api(struct debuginfod_api *api, const char **why)
+/* 0, or a negative errno having told why no server is asked. */
+static int load_api(struct debuginfod_source *d)
 {
+	struct debuginfod_api *api = &d->api;
+
 	api->handle = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
 	if (!api->handle) {
-		*why = dlerror();
+		tell(d, "debuginfod (%s): cannot use %s: %s; no server asked in this run",
+		     d->urls, DEBUGINFOD_SONAME, dlerror());
 		return -ENOENT;
 	}
 	api->begin = (__typeof__(api->begin))dlsym(api->handle, "debuginfod_begin");
@@ -151,7 +154,8 @@ static int load_api(struct debuginfod_api *api, const char **why)
 	if (!api->begin || !api->end || !api->find_debuginfo || !api->find_executable) {
 		dlclose(api->handle);
 		memset(api, 0, sizeof(*api));
-		*why = "it lacks the debuginfod_find_* calls";
+		tell(d, "debuginfod (%s): cannot use %s: it lacks the debuginfod_find_* calls; "
+		     "no server asked in this run", d->urls, DEBUGINFOD_SONAME);
 		return -ENOSYS;
 	}
 	return 0;
@@ -165,13 +169,10 @@ static int ask(struct debuginfod_source *d, const uint8_t *build_id, size_t size
 	int fd;
 
 	if (!d->api.handle) {
-		const char *why = NULL;
-		int error = load_api(&d->api, &why);
+		int error = load_api(d);
 
 		if (error) {
 			d->down = 1;
-			tell(d, "debuginfod (%s): cannot use %s: %s; no server asked in this run",
-			     d->urls, DEBUGINFOD_SONAME, why ? why : strerror(-error));
 			return error;
 		}
 	}

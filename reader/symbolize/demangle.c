@@ -66,7 +66,7 @@ const char *symbolizer_demangle(struct symbolizer *s, const char *name)
 	return d->shown ? d->shown : name;
 }
 
-void demangle_release(struct symbolizer *s)
+void symbolizer_demangle_release(struct symbolizer *s)
 {
 	prf_index_free(&s->demangled_index);
 	free(s->demangled);

@@ -56,7 +56,7 @@ nomem:
 	return NULL;
 }
 
-size_t jit_resolve(const struct dso *dso, uint64_t address, struct symbol_frame *frame)
+size_t dso_jit_resolve(const struct dso *dso, uint64_t address, struct symbol_frame *frame)
 {
 	size_t lo = 0, hi = dso->jit_symbol_count;
 

@@ -180,8 +180,8 @@ struct dso *symbolizer_kernel_hit(struct symbolizer *s, const struct symbolizer_
 	return kernel_of(s, &table, NULL, 0);
 }
 
-size_t kernel_resolve(struct symbolizer *s, struct dso *kernel, uint64_t address,
-		      struct symbol_frame *frame, const struct dso **owner)
+size_t dso_kernel_resolve(struct symbolizer *s, struct dso *kernel, uint64_t address,
+			  struct symbol_frame *frame, const struct dso **owner)
 {
 	const struct prf_ksym_table *t = &kernel->ksyms;
 	size_t lo = 0, hi = t->count;
@@ -211,7 +211,7 @@ size_t kernel_resolve(struct symbolizer *s, struct dso *kernel, uint64_t address
 	return 1;
 }
 
-void kernel_free_symbols(struct dso *kernel)
+void dso_kernel_free(struct dso *kernel)
 {
 	if (kernel->kind != DSO_KERNEL)
 		return;

@@ -153,12 +153,12 @@ const char *cfi_extent_name(struct symbolizer *s, struct dso *dso, Dwarf_Addr ad
 void cfi_extents_free(struct cfi_extents *extents);
 
 /* kallsyms.c */
-size_t kernel_resolve(struct symbolizer *s, struct dso *kernel, uint64_t address,
-		      struct symbol_frame *frame, const struct dso **owner);
-void kernel_free_symbols(struct dso *kernel);
+size_t dso_kernel_resolve(struct symbolizer *s, struct dso *kernel, uint64_t address,
+			  struct symbol_frame *frame, const struct dso **owner);
+void dso_kernel_free(struct dso *kernel);
 
 /* jit.c */
-size_t jit_resolve(const struct dso *dso, uint64_t address, struct symbol_frame *frame);
+size_t dso_jit_resolve(const struct dso *dso, uint64_t address, struct symbol_frame *frame);
 
 /*
  * The source's file of dso's build-id (debuginfo 0: the executable, 1:
@@ -195,6 +195,6 @@ int symbolizer_find_debuginfo(Dwfl_Module *module, void **userdata, const char *
 			      GElf_Word debuglink_crc, char **debuginfo_file_name);
 
 /* demangle.c */
-void demangle_release(struct symbolizer *s);
+void symbolizer_demangle_release(struct symbolizer *s);
 
 #endif

@@ -209,9 +209,9 @@ void symbolizer_free(struct symbolizer *s)
 		return;
 	for (struct dso *dso = s->files; dso; dso = dso->next) {
 		dso_close(dso);
-		kernel_free_symbols(dso);
+		dso_kernel_free(dso);
 	}
-	demangle_release(s);
+	symbolizer_demangle_release(s);
 	prf_index_free(&s->answer_index);
 	free(s->answers);
 	prf_index_free(&s->dso_index);
@@ -390,9 +390,9 @@ static size_t resolve(struct symbolizer *s, struct dso *dso, uint64_t address,
 			dso_open(s, dso);
 		return dso->state == DSO_OPEN ? dso_file_resolve(s, dso, address, frames) : 0;
 	case DSO_KERNEL:
-		return kernel_resolve(s, dso, address, frames, owner);
+		return dso_kernel_resolve(s, dso, address, frames, owner);
 	case DSO_JIT:
-		return jit_resolve(dso, address, frames);
+		return dso_jit_resolve(dso, address, frames);
 	case DSO_MODULE:
 		break;
 	}
