@@ -255,7 +255,7 @@ static void read_file(const char *path, const struct session_filter *filter,
 	struct prf_error error;
 
 	ck_assert_ptr_nonnull(symbolizer);
-	ck_assert_int_eq(session_create(&session, &session_options), 0);
+	ck_assert_int_eq(session_new(&session, &session_options), 0);
 	ck_assert_int_eq(session_add_input(session, path, &error), 0);
 	ck_assert_int_eq(session_load(session, &error), 0);
 	memset(seen, 0, sizeof(*seen));
