@@ -58,15 +58,15 @@ static const char *intern(struct string_table *t, const char *s, size_t length)
 {
 	struct interned key = { s, length };
 	uint64_t h = prf_hash_bytes(s, length);
-	struct prf_index_slot *slot = prf_index_place(&t->index, h, interned_equal, t, &key);
+	uint32_t id = prf_index_lookup(&t->index, h, interned_equal, t, &key);
+	struct prf_index_slot *slot;
 	char *copy;
 
-	if (!slot)
-		return NULL;
-	if (slot->id)
-		return t->strings[slot->id - 1].s;
-	if (prf_ensure_mem((void **)&t->strings, &t->capacity, sizeof(*t->strings),
-			   t->count + 1) < 0 ||
+	if (id)
+		return t->strings[id - 1].s;
+	slot = prf_index_place(&t->index, h, interned_equal, t, &key);
+	if (!slot || prf_ensure_mem((void **)&t->strings, &t->capacity, sizeof(*t->strings),
+				    t->count + 1) < 0 ||
 	    !(copy = prf_arena_strndup(&t->arena, s, length)))
 		return NULL;
 	t->strings[t->count++] = (struct interned){ copy, length };

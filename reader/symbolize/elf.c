@@ -74,7 +74,8 @@ static enum candidate check_elf(const struct dso *dso, int fd, char *host_id_hex
 		goto out;
 	verdict = CANDIDATE_OTHER_ID;
 	if (host_id_hex && size > 0)	/* a longer one shows its first 20 bytes */
-		build_id_to_hex(host_id_hex, id, size > PRF_BUILD_ID_MAX ? PRF_BUILD_ID_MAX : (size_t)size);
+		build_id_to_hex(host_id_hex, id,
+				size > PRF_BUILD_ID_MAX ? PRF_BUILD_ID_MAX : (size_t)size);
 	else if (host_id_hex)
 		strcpy(host_id_hex, "none");
 out:

@@ -94,9 +94,8 @@ struct symbolizer {
 	struct dso **dsos;		/* DSO_FILEs, by (path, build-id) in dso_index */
 	size_t dso_count, dso_capacity;
 	struct prf_index dso_index;
-	struct cached_answer *answers;	/* by (dso, address) in answer_index */
+	struct cached_answer *answers;	/* open addressing by (dso, address) */
 	size_t answer_count, answer_capacity;
-	struct prf_index answer_index;
 	struct demangled *demangled;	/* mangled name -> shown name, in demangled_index */
 	size_t demangled_count, demangled_capacity;
 	struct prf_index demangled_index;

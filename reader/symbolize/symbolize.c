@@ -212,7 +212,6 @@ void symbolizer_free(struct symbolizer *s)
 		dso_kernel_free(dso);
 	}
 	symbolizer_demangle_release(s);
-	prf_index_free(&s->answer_index);
 	free(s->answers);
 	prf_index_free(&s->dso_index);
 	free(s->dsos);
@@ -354,17 +353,17 @@ const char *dso_elf_path(const struct dso *dso)
 
 /* ---- answers ----------------------------------------------------------- */
 
+/*
+ * Not a prf_index: a cached answer is found with one cache line here
+ * (key and answer in the slot), where an index costs two (its slot, then
+ * the entry), and the samples view asks for every frame of every sample.
+ */
 struct cached_answer {
-	const struct dso *dso;
+	const struct dso *dso;		/* NULL: an empty slot */
 	uint64_t address;
 	const struct symbol_frame *frames;
 	size_t frame_count;
 	const struct dso *answer_dso;
-};
-
-struct answer_key {
-	const struct dso *dso;
-	uint64_t address;
 };
 
 static uint64_t answer_hash(const struct dso *dso, uint64_t address)
@@ -372,12 +371,43 @@ static uint64_t answer_hash(const struct dso *dso, uint64_t address)
 	return prf_hash_mix((uintptr_t)dso ^ prf_hash_mix(address));
 }
 
-static int answer_equal(const void *context, uint32_t id, const void *key)
+static int grow_answers(struct symbolizer *s)
 {
-	const struct cached_answer *a = &((const struct symbolizer *)context)->answers[id - 1];
-	const struct answer_key *k = key;
+	size_t capacity = s->answer_capacity ? 2 * s->answer_capacity : 4096;
+	struct cached_answer *answers = calloc(capacity, sizeof(*answers));
 
-	return a->dso == k->dso && a->address == k->address;
+	if (!answers)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->answer_capacity; i++) {
+		const struct cached_answer *a = &s->answers[i];
+		size_t k;
+
+		if (!a->dso)
+			continue;
+		k = answer_hash(a->dso, a->address) & (capacity - 1);
+		while (answers[k].dso)
+			k = (k + 1) & (capacity - 1);
+		answers[k] = *a;
+	}
+	free(s->answers);
+	s->answers = answers;
+	s->answer_capacity = capacity;
+	return 0;
+}
+
+/* The slot of (dso, address): its answer, or the empty slot to fill. */
+static struct cached_answer *answer_slot(struct symbolizer *s, const struct dso *dso,
+					 uint64_t address)
+{
+	size_t k;
+
+	if (s->answer_count * 2 >= s->answer_capacity && grow_answers(s) < 0)
+		return NULL;
+	k = answer_hash(dso, address) & (s->answer_capacity - 1);
+	while (s->answers[k].dso &&
+	       (s->answers[k].dso != dso || s->answers[k].address != address))
+		k = (k + 1) & (s->answer_capacity - 1);
+	return &s->answers[k];
 }
 
 static size_t resolve(struct symbolizer *s, struct dso *dso, uint64_t address,
@@ -403,25 +433,20 @@ void symbolizer_lookup(struct symbolizer *s, struct dso *dso, uint64_t address,
 		       struct symbol_answer *answer)
 {
 	struct symbol_frame frames[FRAMES_MAX];
-	struct answer_key key = { dso, address };
-	struct prf_index_slot *slot;
+	struct cached_answer *slot;
 	struct symbol_frame *kept = NULL;
 	const struct dso *owner;
-	uint64_t h;
 	size_t count;
 
 	memset(answer, 0, sizeof(*answer));
 	answer->dso = dso;
 	if (!s || !dso)
 		return;
-	h = answer_hash(dso, address);
-	slot = prf_index_place(&s->answer_index, h, answer_equal, s, &key);
-	if (slot && slot->id) {
-		const struct cached_answer *a = &s->answers[slot->id - 1];
-
-		answer->frames = a->frames;
-		answer->frame_count = a->frame_count;
-		answer->dso = a->answer_dso;
+	slot = answer_slot(s, dso, address);
+	if (slot && slot->dso) {
+		answer->frames = slot->frames;
+		answer->frame_count = slot->frame_count;
+		answer->dso = slot->answer_dso;
 		return;
 	}
 	count = resolve(s, dso, address, frames, &owner);
@@ -434,12 +459,10 @@ void symbolizer_lookup(struct symbolizer *s, struct dso *dso, uint64_t address,
 	answer->frames = kept;
 	answer->frame_count = count;
 	answer->dso = owner;
-	/* without memory for the cache, answered all the same */
-	if (!slot || prf_ensure_mem((void **)&s->answers, &s->answer_capacity,
-				    sizeof(*s->answers), s->answer_count + 1) < 0)
+	if (!slot)
 		return;
-	s->answers[s->answer_count++] = (struct cached_answer){ dso, address, kept, count, owner };
-	prf_index_insert(&s->answer_index, slot, h, (uint32_t)s->answer_count);
+	*slot = (struct cached_answer){ dso, address, kept, count, owner };
+	s->answer_count++;
 }
 
 /* ---- for the unwinder -------------------------------------------------- */
