@@ -157,8 +157,12 @@ static int find_in_debug_dirs(const struct symbolizer *s, const struct dso *dso,
 	return -ENOENT;
 }
 
-int symbolizer_fetch(struct symbolizer *s, const struct dso *dso, int debuginfo,
-		     const char **path)
+/*
+ * The source's file of dso's build-id (debuginfo 0: the executable, 1:
+ * its debug file): an open fd and its path (interned), or -ENOENT.
+ */
+static int symbolizer_fetch(struct symbolizer *s, const struct dso *dso, int debuginfo,
+			    const char **path)
 {
 	const char *fetched;
 	int fd;

@@ -160,12 +160,6 @@ void dso_kernel_free(struct dso *kernel);
 size_t dso_jit_resolve(const struct dso *dso, uint64_t address, struct symbol_frame *frame);
 
 /*
- * The source's file of dso's build-id (debuginfo 0: the executable, 1:
- * its debug file): an open fd and its path (interned), or -ENOENT.
- */
-int symbolizer_fetch(struct symbolizer *s, const struct dso *dso, int debuginfo,
-		     const char **path);
-/*
  * uncompress.c: for a debug file with SHF_COMPRESSED sections,
  * the fd of an uncompressed copy in memory (fd closed); otherwise fd.
  */
