@@ -416,7 +416,7 @@ int archive_collect(const struct archive_options *o, char **inputs, int input_co
 	elf_version(EV_CURRENT);
 	c.symbolizer = symbolizer_new(&sym_options);
 	session_options.symbolizer = c.symbolizer;
-	if (!c.symbolizer || session_create(&c.session, &session_options) < 0 ||
+	if (!c.symbolizer || session_new(&c.session, &session_options) < 0 ||
 	    !(unwinder = unwinder_new(c.session, c.symbolizer))) {
 		fprintf(stderr, "perfrec-archive: out of memory\n");
 		goto out;

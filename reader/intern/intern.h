@@ -3,8 +3,6 @@
 #define PERFREC_INTERN_H
 
 #include <stddef.h>
-#include <stdint.h>
-#include "common.h"
 
 /*
  * Interned strings: equal strings share one copy, so the rest of the
@@ -23,11 +21,5 @@ const char *string_intern(struct string_table *table, const char *s);
  * it costs nothing.  Set and cleared while no other thread uses it.
  */
 void string_table_shared(struct string_table *table, int shared);
-
-/* The old name of prf_hash_mix(): it goes once reader/report uses that. */
-static inline uint64_t hash_mix(uint64_t x)
-{
-	return prf_hash_mix(x);
-}
 
 #endif
