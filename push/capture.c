@@ -225,7 +225,7 @@ int push_capture_read(struct push_capture *capture, const struct push_options *o
 	memset(capture, 0, sizeof(*capture));
 	capture->partial = partial;
 	r.interval_ns = (uint64_t)options->interval_s * NS;
-	if (session_create(&r.session, &session_options) < 0 ||
+	if (session_new(&r.session, &session_options) < 0 ||
 	    !(unwinder = unwinder_new(r.session, r.symbolizer))) {
 		ret = -ENOMEM;
 		prf_set_error(error, ret, "%s: %s", path, strerror(ENOMEM));

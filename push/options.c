@@ -133,7 +133,7 @@ static int parse_label(struct push_options *o, char *arg)
 		*equal = '=';
 		return bad("label", arg, "host, unit and comm are perfrec-push's own labels");
 	}
-	grown = realloc(o->labels, (o->label_count + 1) * sizeof(*grown));
+	grown = reallocarray(o->labels, o->label_count + 1, sizeof(*grown));
 	if (!grown) {
 		fprintf(stderr, "perfrec-push: %s\n", strerror(ENOMEM));
 		return 2;

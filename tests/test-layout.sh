@@ -51,23 +51,25 @@ fi
 
 # Functions defined in one object of the product and named by no other
 # object of the build (a program's main, a test, a benchmark, a fuzzer).
+# The product's objects are read from its libraries, so that objects a
+# reorganized tree left behind in a build directory do not count.
 if command -v nm >/dev/null 2>&1; then
-	all_objects=$(cd "$top_builddir" && find . -name '*.o' ! -path './_*' | sort)
-	uncalled=$(cd "$top_builddir" && for o in $all_objects; do
-			nm "$o" | awk -v o="$o" '$1 == "U" { print "U", $2, o } $2 == "T" { print "T", $3, o }'
-		done | awk -v product="$product" '
-			BEGIN { n = split(product, p, " "); for (i = 1; i <= n; i++) mine["./" p[i] "/"] = 1 }
-			function in_product(o,   d) { for (d in mine) if (index(o, d) == 1) return 1; return 0 }
-			$1 == "U" { used[$2] = used[$2] " " $3 }
-			$1 == "T" && in_product($3) { defined[$2] = $3 }
-			END {
-				for (f in defined) {
-					if (f == "main") continue
-					split(used[f], users, " "); other = 0
-					for (u in users) if (users[u] != defined[f]) other = 1
-					if (!other) print "  " f " (" defined[f] ")"
-				}
-			}' | sort)
+	# shellcheck disable=SC2086
+	libraries=$(cd "$top_builddir" && find $product -name '*.a' | sort)
+	others=$(cd "$top_builddir" && find . -name '*.o' ! -path './_*' | grep -vE '/lib[a-z_]+_a-' | sort)
+	uncalled=$(cd "$top_builddir" && { for a in $libraries; do nm -A "$a"; done
+			for o in $others; do nm -A "$o"; done; } |
+		awk '# FILE[:MEMBER]:ADDRESS TYPE NAME, the address blank for U
+		     { where = $1; sub(/:[0-9a-f]*$/, "", where) }
+		     $2 == "U" { used[$3] = used[$3] " " where }
+		     $2 == "T" && where ~ /\.a:/ { defined[$3] = where }
+		     END {
+			for (f in defined) {
+				n = split(used[f], users, " "); other = 0
+				for (i = 1; i <= n; i++) if (users[i] != defined[f]) other = 1
+				if (!other) print "  " f " (" defined[f] ")"
+			}
+		     }' | sort)
 	if [ -n "$uncalled" ]; then
 		fail "external functions that no other object calls (make them static, or remove them):"
 		say "$uncalled"

@@ -221,7 +221,7 @@ int report_profile_load(struct report_profile *p, const struct report_load_optio
 	}
 	p->symbolizer = symbolizer_new(&sym_options);	/* it keeps copies of the dirs */
 	session_options.symbolizer = p->symbolizer;
-	if (!p->symbolizer || session_create(&p->session, &session_options) < 0 ||
+	if (!p->symbolizer || session_new(&p->session, &session_options) < 0 ||
 	    (o->unwind && !(p->unwinder = unwinder_new(p->session, p->symbolizer))))
 		return no_memory(error);
 	for (size_t i = 0; i < input_count; i++) {

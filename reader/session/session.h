@@ -131,11 +131,6 @@ struct resolved_address {
 
 int session_new(struct session **session, const struct session_options *options);
 void session_free(struct session *session);
-/* session_new()'s old name: goes once reader/report and push call that. */
-static inline int session_create(struct session **session, const struct session_options *options)
-{
-	return session_new(session, options);
-}
 
 /*
  * Adds a file, or every *.prf in a directory.  An unreadable input is an
