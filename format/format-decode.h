@@ -223,4 +223,86 @@ static inline int prf_event_is_clock(const struct perf_event_attr *attr)
 	       (attr->config == PERF_COUNT_SW_CPU_CLOCK || attr->config == PERF_COUNT_SW_TASK_CLOCK);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Reading a callchain                                                     */
+/* ---------------------------------------------------------------------- */
+
+/* Whether a record's misc says it was taken in a kernel (host or guest). */
+static inline int prf_misc_is_kernel(uint16_t misc)
+{
+	unsigned mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	return mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL;
+}
+
+/*
+ * A callchain as every tool here reads it: the kernel's PERF_CONTEXT_*
+ * entries switch between kernel and user; a context's first entry is
+ * where it was interrupted and the others are return addresses, looked
+ * up one byte before (the call itself).  Other values at or above
+ * PERF_CONTEXT_MAX (the reader's unwinder marks where it stopped so) come
+ * back as markers; zeros are skipped.
+ */
+struct prf_callchain_walk {
+	const uint64_t *chain;
+	size_t nr, i;
+	int kernel, first;
+};
+
+struct prf_frame {
+	uint64_t address;	/* as recorded */
+	uint64_t pc;		/* to look up: address, less 1 for a return address */
+	int kernel;
+	int first;		/* where its context was interrupted */
+	int marker;		/* no address: a value past PERF_CONTEXT_MAX */
+};
+
+/* kernel: the mode before the first context entry (prf_misc_is_kernel()). */
+static inline void prf_callchain_walk_start(struct prf_callchain_walk *w, const uint64_t *chain,
+					    size_t nr, int kernel)
+{
+	*w = (struct prf_callchain_walk){ .chain = chain, .nr = nr, .kernel = kernel, .first = 1 };
+}
+
+static inline int prf_callchain_is_context(uint64_t v)
+{
+	switch (v) {
+	case PERF_CONTEXT_HV:
+	case PERF_CONTEXT_KERNEL:
+	case PERF_CONTEXT_USER:
+	case PERF_CONTEXT_GUEST:
+	case PERF_CONTEXT_GUEST_KERNEL:
+	case PERF_CONTEXT_GUEST_USER:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* 1 and *frame for the next frame or marker; 0 at the chain's end. */
+static inline int prf_callchain_next(struct prf_callchain_walk *w, struct prf_frame *frame)
+{
+	while (w->i < w->nr) {
+		uint64_t v = w->chain[w->i++];
+
+		if (v >= PERF_CONTEXT_MAX) {
+			if (!prf_callchain_is_context(v)) {
+				*frame = (struct prf_frame){ .address = v, .pc = v,
+							     .kernel = w->kernel, .marker = 1 };
+				return 1;
+			}
+			w->kernel = v == PERF_CONTEXT_KERNEL || v == PERF_CONTEXT_GUEST_KERNEL;
+			w->first = 1;
+			continue;
+		}
+		if (!v)
+			continue;
+		*frame = (struct prf_frame){ .address = v, .pc = w->first ? v : v - 1,
+					     .kernel = w->kernel, .first = w->first };
+		w->first = 0;
+		return 1;
+	}
+	return 0;
+}
+
 #endif

@@ -2569,6 +2569,45 @@ static TCase *tcase_with_timeout(const char *name)
 	return tc;
 }
 
+/* The one reading of a callchain: contexts, return addresses, markers. */
+START_TEST(callchain_walk_reads_contexts_and_markers)
+{
+	const uint64_t marker = (uint64_t)-4000;	/* the unwinder's: past PERF_CONTEXT_MAX */
+	const uint64_t chain[] = {
+		PERF_CONTEXT_KERNEL, 0xffffffff81000100ull, 0xffffffff81000200ull, 0,
+		PERF_CONTEXT_USER, 0x401000, 0x402000, marker,
+	};
+	const struct { uint64_t address, pc; int kernel, first, marker; } want[] = {
+		{ 0xffffffff81000100ull, 0xffffffff81000100ull, 1, 1, 0 },
+		{ 0xffffffff81000200ull, 0xffffffff810001ffull, 1, 0, 0 },
+		{ 0x401000, 0x401000, 0, 1, 0 },
+		{ 0x402000, 0x401fff, 0, 0, 0 },
+		{ marker, marker, 0, 0, 1 },
+	};
+	struct prf_callchain_walk walk;
+	struct prf_frame frame;
+	size_t n = 0;
+
+	prf_callchain_walk_start(&walk, chain, ARRAY_SIZE(chain), 0);
+	while (prf_callchain_next(&walk, &frame)) {
+		ck_assert_uint_lt(n, ARRAY_SIZE(want));
+		ck_assert_uint_eq(frame.address, want[n].address);
+		ck_assert_uint_eq(frame.pc, want[n].pc);
+		ck_assert_int_eq(frame.kernel, want[n].kernel);
+		ck_assert_int_eq(frame.first, want[n].first);
+		ck_assert_int_eq(frame.marker, want[n].marker);
+		n++;
+	}
+	ck_assert_uint_eq(n, ARRAY_SIZE(want));
+	/* no context entry: the mode the record's misc gave */
+	prf_callchain_walk_start(&walk, chain + 1, 2, prf_misc_is_kernel(PERF_RECORD_MISC_GUEST_KERNEL));
+	ck_assert_int_eq(prf_callchain_next(&walk, &frame), 1);
+	ck_assert_int_eq(frame.kernel, 1);
+	ck_assert_int_eq(frame.first, 1);
+	ck_assert_int_eq(prf_misc_is_kernel(PERF_RECORD_MISC_USER), 0);
+}
+END_TEST
+
 static Suite *decode_suite(int with_live)
 {
 	Suite *suite = suite_create("decode");
@@ -2584,6 +2623,7 @@ static Suite *decode_suite(int with_live)
 	tcase_add_test(samples, literal_tail_order_sample);
 	tcase_add_loop_test(samples, stack_trim_keeps_the_live_stack, 0, 2);
 	tcase_add_test(samples, stack_trim_leaves_other_samples);
+	tcase_add_test(samples, callchain_walk_reads_contexts_and_markers);
 	suite_add_tcase(suite, samples);
 
 	tcase_add_loop_test(side_band, side_band_records, 0, ARRAY_SIZE(trailer_cases));

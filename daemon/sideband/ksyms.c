@@ -356,13 +356,6 @@ int prd_ksyms_note_ips(struct ksyms *ks, const uint64_t *ips, size_t count,
 	return 0;
 }
 
-static int is_kernel_mode(uint16_t misc)
-{
-	unsigned mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
-
-	return mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL;
-}
-
 /*
  * ip when misc says kernel mode (0: none), and of the callchain (its
  * PERF_CONTEXT_* markers as the kernel wrote them) the kernel entries,
@@ -372,32 +365,24 @@ static int note_callchain(struct ksyms *ks, uint16_t misc, uint64_t ip,
 			  const uint64_t *callchain, uint64_t nr,
 			  const struct record_sink *sink, uint64_t time)
 {
+	struct prf_callchain_walk walk;
+	struct prf_frame frame;
 	uint64_t ips[BATCH];
 	size_t n = 0;
-	int kernel, first = 1, err;
+	int err;
 
 	if (!ks)
 		return 0;
-	kernel = is_kernel_mode(misc);
-	if (kernel && ip)
+	if (prf_misc_is_kernel(misc) && ip)
 		ips[n++] = ip;
-	for (uint64_t i = 0; i < nr; i++) {
-		uint64_t address = callchain[i];
-
+	prf_callchain_walk_start(&walk, callchain, nr, prf_misc_is_kernel(misc));
+	while (prf_callchain_next(&walk, &frame)) {
 		/* get_perf_callchain() puts the user part last. */
-		if (address == PERF_CONTEXT_USER)
+		if (!frame.kernel)
 			break;
-		if (address >= PERF_CONTEXT_MAX) {
-			kernel = address == PERF_CONTEXT_KERNEL ||
-				 address == PERF_CONTEXT_GUEST_KERNEL;
-			first = 1;
+		if (frame.marker)
 			continue;
-		}
-		if (!address)
-			continue;
-		if (kernel)
-			ips[n++] = first ? address : address - 1;
-		first = 0;
+		ips[n++] = frame.pc;
 		if (n == BATCH) {
 			err = prd_ksyms_note_ips(ks, ips, n, sink, time);
 			if (err < 0)
@@ -420,7 +405,7 @@ int prd_ksyms_note_sample(struct ksyms *ks, const struct perf_event_attr *attr,
 	    prf_sample_callchain(attr, record, size, &ip, &callchain, &nr) < 0)
 		return 0;
 	/* Most samples are of user code: nothing of theirs to look up. */
-	if (!is_kernel_mode(header->misc) && (!nr || callchain[0] == PERF_CONTEXT_USER))
+	if (!prf_misc_is_kernel(header->misc) && (!nr || callchain[0] == PERF_CONTEXT_USER))
 		return 0;
 	return note_callchain(ks, header->misc, ip, callchain, nr, sink, time);
 }

@@ -88,22 +88,18 @@ static void note_address(struct collection *c, const struct session_sample *samp
 static void on_sample(void *context, const struct session_sample *sample)
 {
 	struct collection *c = context;
-	int kernel = (sample->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	struct prf_callchain_walk walk;
+	struct prf_frame frame;
 
 	if (sample->record && (sample->record->sample_type & PERF_SAMPLE_STACK_USER))
 		c->user_stacks = 1;
+	prf_callchain_walk_start(&walk, sample->callchain, sample->callchain_nr,
+				 prf_misc_is_kernel(sample->misc));
 	if (!sample->callchain_nr)
-		note_address(c, sample, sample->ip, kernel);
-	for (size_t i = 0; i < sample->callchain_nr; i++) {
-		uint64_t address = sample->callchain[i];
-
-		if (address >= PERF_CONTEXT_MAX) {
-			kernel = address == PERF_CONTEXT_KERNEL || address == PERF_CONTEXT_GUEST_KERNEL;
-			continue;
-		}
-		if (address)
-			note_address(c, sample, address, kernel);
-	}
+		note_address(c, sample, sample->ip, walk.kernel);
+	while (prf_callchain_next(&walk, &frame))
+		if (!frame.marker)
+			note_address(c, sample, frame.address, frame.kernel);
 }
 
 static void warn(void *context, const char *message)

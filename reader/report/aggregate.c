@@ -333,13 +333,6 @@ static const struct report_symbol *marker_symbol(struct aggregator *a, uint64_t 
 	return symbol_intern(a, &s);
 }
 
-static int sample_is_kernel(const struct session_sample *sample)
-{
-	unsigned mode = sample->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-
-	return mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL;
-}
-
 static int add_frame(struct resolved_stack *r, uint64_t dso, uint64_t address,
 		     enum frame_tag tag)
 {
@@ -378,36 +371,29 @@ static int add_address(const struct aggregator *a, struct resolved_stack *r,
 static int resolve_stack(const struct aggregator *a, const struct session_sample *sample,
 			 struct resolved_stack *r)
 {
+	struct prf_callchain_walk walk;
+	struct prf_frame frame;
 	size_t frames = 0;
-	int kernel = sample_is_kernel(sample), first = 1, any = 0;
 
 	r->count = 0;
+	prf_callchain_walk_start(&walk, sample->callchain, sample->callchain_nr,
+				 prf_misc_is_kernel(sample->misc));
 	if (!wants_chain(a) || !sample->callchain_nr)
-		return add_address(a, r, sample, sample->ip, kernel);
-	for (size_t i = 0; i < sample->callchain_nr && frames < a->options.max_frames; i++) {
-		uint64_t address = sample->callchain[i];
-
-		if (address == UNWIND_FRAME_TRUNCATED || address == UNWIND_FRAME_UNKNOWN) {
-			if (add_frame(r, 0, address, FRAME_MARKER) < 0)
+		return add_address(a, r, sample, sample->ip, walk.kernel);
+	while (frames < a->options.max_frames && prf_callchain_next(&walk, &frame)) {
+		if (frame.marker) {
+			if ((frame.address == UNWIND_FRAME_TRUNCATED ||
+			     frame.address == UNWIND_FRAME_UNKNOWN) &&
+			    add_frame(r, 0, frame.address, FRAME_MARKER) < 0)
 				return -ENOMEM;
 			continue;
 		}
-		if (address >= PERF_CONTEXT_MAX) {
-			kernel = address == PERF_CONTEXT_KERNEL ||
-				 address == PERF_CONTEXT_GUEST_KERNEL;
-			first = 1;	/* a context's first entry is where it was interrupted */
-			continue;
-		}
-		if (!address)
-			continue;
-		if (add_address(a, r, sample, first ? address : address - 1, kernel) < 0)
+		if (add_address(a, r, sample, frame.pc, frame.kernel) < 0)
 			return -ENOMEM;
-		first = 0;
-		any = 1;
 		frames++;
 	}
-	if (!any)
-		return add_address(a, r, sample, sample->ip, kernel);
+	if (!frames)
+		return add_address(a, r, sample, sample->ip, walk.kernel);
 	return 0;
 }
 

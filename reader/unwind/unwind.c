@@ -877,13 +877,6 @@ static size_t unwind_user_stack(struct unwinder *u, const struct session_sample 
 
 /* ---- the sample stream ------------------------------------------------- */
 
-static int sample_is_kernel(const struct session_sample *sample)
-{
-	unsigned mode = sample->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-
-	return mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL;
-}
-
 static int machine_supported(struct unwinder *u)
 {
 	struct session_summary summary;
@@ -914,7 +907,7 @@ static void unwind_sample(struct unwinder *u, struct session_sample *sample)
 	need = kernel_part + 4 + UNWIND_MAX_FRAMES;
 	if (prf_ensure_mem((void **)&u->chain, &u->chain_capacity, sizeof(*u->chain), need) < 0)
 		return;
-	if (!kernel_part && sample_is_kernel(sample)) {
+	if (!kernel_part && prf_misc_is_kernel(sample->misc)) {
 		u->chain[at++] = PERF_CONTEXT_KERNEL;	/* no callchain recorded */
 		u->chain[at++] = sample->ip;
 	}

@@ -64,13 +64,6 @@ void pprof_free(struct pprof_builder *b)
 
 /* ---- samples --------------------------------------------------------------- */
 
-static int sample_is_kernel(const struct session_sample *sample)
-{
-	unsigned mode = sample->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-
-	return mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL;
-}
-
 static void push(struct pprof_builder *b, size_t *depth, uint32_t id)
 {
 	if (id && *depth < PPROF_MAX_STACK)
@@ -86,30 +79,25 @@ static void push(struct pprof_builder *b, size_t *depth, uint32_t id)
 static size_t build_stack(struct pprof_builder *b, const struct session_sample *sample)
 {
 	size_t depth = 0, frames = 0;
-	int kernel = sample_is_kernel(sample), first = 1;
+	struct prf_callchain_walk walk;
+	struct prf_frame frame;
 
-	for (size_t i = 0; i < sample->callchain_nr && frames < PPROF_MAX_FRAMES; i++) {
-		uint64_t address = sample->callchain[i];
-
-		if (address == UNWIND_FRAME_TRUNCATED || address == UNWIND_FRAME_UNKNOWN) {
-			push(b, &depth, pprof_marker_location(b, address));
+	prf_callchain_walk_start(&walk, sample->callchain, sample->callchain_nr,
+				 prf_misc_is_kernel(sample->misc));
+	while (frames < PPROF_MAX_FRAMES && prf_callchain_next(&walk, &frame)) {
+		if (frame.marker) {
+			if (frame.address == UNWIND_FRAME_TRUNCATED ||
+			    frame.address == UNWIND_FRAME_UNKNOWN)
+				push(b, &depth, pprof_marker_location(b, frame.address));
 			continue;
 		}
-		if (address >= PERF_CONTEXT_MAX) {
-			kernel = address == PERF_CONTEXT_KERNEL ||
-				 address == PERF_CONTEXT_GUEST_KERNEL;
-			first = 1;
-			continue;
-		}
-		if (!address)
-			continue;
-		push(b, &depth, pprof_location_of(b, sample, first ? address : address - 1, kernel));
-		first = 0;
+		push(b, &depth, pprof_location_of(b, sample, frame.pc, frame.kernel));
 		frames++;
 	}
 	/* No callchain, or only markers: the sample's ip is its leaf. */
 	if (!frames) {
-		uint32_t leaf = pprof_location_of(b, sample, sample->ip, sample_is_kernel(sample));
+		uint32_t leaf = pprof_location_of(b, sample, sample->ip,
+						   prf_misc_is_kernel(sample->misc));
 
 		if (leaf && depth < PPROF_MAX_STACK) {
 			memmove(b->stack + 1, b->stack, depth * sizeof(*b->stack));

@@ -43,8 +43,8 @@ static void print_frame(struct view_samples *v, const struct session_sample *sam
 void view_sample(void *context, const struct session_sample *sample)
 {
 	struct view_samples *v = context;
-	unsigned mode = sample->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	int kernel = mode == PERF_RECORD_MISC_KERNEL, first = 1;
+	struct prf_callchain_walk walk;
+	struct prf_frame frame;
 
 	/* Names come from the capture: printed safely, like every view's. */
 	view_put(v->out, sample->comm ? sample->comm : "[unknown]", 0);
@@ -65,25 +65,16 @@ void view_sample(void *context, const struct session_sample *sample)
 		view_put(v->out, sample->container, 0);
 	}
 	fputc('\n', v->out);
+	prf_callchain_walk_start(&walk, sample->callchain, sample->callchain_nr,
+				 prf_misc_is_kernel(sample->misc));
 	if (!sample->callchain_nr)
-		print_frame(v, sample, sample->ip, kernel, 1);
-	for (size_t i = 0; i < sample->callchain_nr; i++) {
-		uint64_t address = sample->callchain[i];
-
-		if (address == UNWIND_FRAME_TRUNCATED || address == UNWIND_FRAME_UNKNOWN) {
+		print_frame(v, sample, sample->ip, walk.kernel, 1);
+	while (prf_callchain_next(&walk, &frame)) {
+		if (!frame.marker)
+			print_frame(v, sample, frame.address, frame.kernel, frame.first);
+		else if (frame.address == UNWIND_FRAME_TRUNCATED || frame.address == UNWIND_FRAME_UNKNOWN)
 			fprintf(v->out, "\t%16s %s (unwinding stopped)\n", "",
-				address == UNWIND_FRAME_TRUNCATED ? "[truncated]" : "[unknown]");
-			continue;
-		}
-		if (address >= PERF_CONTEXT_MAX) {
-			kernel = address == PERF_CONTEXT_KERNEL;
-			first = 1;
-			continue;
-		}
-		if (!address)
-			continue;
-		print_frame(v, sample, address, kernel, first);
-		first = 0;
+				frame.address == UNWIND_FRAME_TRUNCATED ? "[truncated]" : "[unknown]");
 	}
 	fputc('\n', v->out);
 }
