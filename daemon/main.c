@@ -11,11 +11,11 @@
 static int check_config(const struct perfrecd_options *o)
 {
 	struct perf_event_attr attr;
-	char error[512];
+	struct prf_error error;
 
 	for (size_t i = 0; i < o->event_count; i++)
-		if (prd_event_parse(o->events[i], o->sysfs_root, &attr, error, sizeof(error)) < 0) {
-			prd_log_usage_error("event '%s': %s", o->events[i], error);
+		if (prd_event_parse(o->events[i], o->sysfs_root, &attr, &error) < 0) {
+			prd_log_usage_error("event '%s': %s", o->events[i], error.message);
 			return 2;
 		}
 	printf("perfrecd: configuration OK (%s)\n", o->config_path);

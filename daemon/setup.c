@@ -16,22 +16,22 @@
 /* notice gets the default event's fallback, said once the events are open. */
 /* The attr of event (NULL: the default one); -F/-c unless the event names its own. */
 static int build_attr(struct collector *c, const char *event, struct perf_event_attr *attr,
-		      char *name, size_t name_size, char *notice, size_t notice_size)
+		      char *name, size_t name_size, struct prf_error *notice)
 {
 	const struct perfrecd_options *o = c->options;
-	char error[512];
+	struct prf_error error;
 	int ret;
 
 	memset(attr, 0, sizeof(*attr));
 	if (event) {
-		ret = prd_event_parse(event, o->sysfs_root, attr, error, sizeof(error));
+		ret = prd_event_parse(event, o->sysfs_root, attr, &error);
 		if (ret < 0) {
-			prd_log_error("-e %s: %s", event, error);
+			prd_log_error("-e %s: %s", event, error.message);
 			return ret;
 		}
 		snprintf(name, name_size, "%s", event);
 	} else {
-		ret = prd_event_default(attr, name, name_size, notice, notice_size);
+		ret = prd_event_default(attr, name, name_size, notice);
 		if (ret < 0) {
 			prd_log_error("probing the default event: %s%s", strerror(-ret),
 				      ret == -EACCES || ret == -EPERM ?
@@ -242,7 +242,7 @@ int prd_collector_setup(struct collector *c, int *go_fd, int *failed_fd)
 	size_t count = o->event_count ? o->event_count : 1, used = 0;
 	uint64_t rate = 0;
 	struct prf_error error;
-	char notice[512] = "";
+	struct prf_error notice = { 0 };
 	int ret;
 
 	/* A directory that cannot be ours stops it before any event opens. */
@@ -254,7 +254,7 @@ int prd_collector_setup(struct collector *c, int *go_fd, int *failed_fd)
 	prd_task_meta_open(&c->tasks, o->proc_root);
 	for (size_t e = 0; e < count; e++) {
 		ret = build_attr(c, o->event_count ? o->events[e] : NULL, &attrs[e], names[e],
-				 sizeof(names[e]), notice, sizeof(notice));
+				 sizeof(names[e]), &notice);
 		if (ret < 0)	/* refused (permissions) at run time; else a bad setting */
 			return ret == -EACCES || ret == -EPERM ? 1 : 2;
 		name_list[e] = names[e];
@@ -295,8 +295,8 @@ int prd_collector_setup(struct collector *c, int *go_fd, int *failed_fd)
 		prd_log_error("%s", error.message);	/* the one line a failure prints */
 		return ret == -EINVAL || ret == -ENOENT || ret == -EOPNOTSUPP ? 2 : 1;
 	}
-	if (*notice)
-		prd_log_notice("%s", notice);
+	if (notice.message[0])
+		prd_log_notice("%s", notice.message);
 	c->ring_hung_up = calloc(c->events.ring_count, 1);
 	c->cpu_online = calloc(c->events.ring_count, 1);
 	if (c->events.events[0].attr.sample_type & PERF_SAMPLE_STACK_USER)

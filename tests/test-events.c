@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "events.h"
+#include "format.h"
 
 #define DEVICES		"bus/event_source/devices"
 #define REAL_MSR	"/sys/" DEVICES "/msr"
@@ -119,11 +120,11 @@ static void tree_teardown(void)
 static struct perf_event_attr parse_ok(const char *name, const char *root)
 {
 	struct perf_event_attr attr;
-	char error[512] = "x";
-	int err = prd_event_parse(name, root, &attr, error, sizeof(error));
+	struct prf_error error = { .message = "x" };
+	int err = prd_event_parse(name, root, &attr, &error);
 
-	ck_assert_msg(err == 0, "'%s': %d %s", name, err, error);
-	ck_assert_msg(error[0] == '\0', "'%s' left an error: %s", name, error);
+	ck_assert_msg(err == 0, "'%s': %d %s", name, err, error.message);
+	ck_assert_msg(error.message[0] == '\0', "'%s' left an error: %s", name, error.message);
 	ck_assert_uint_eq(attr.size, sizeof(attr));
 	return attr;
 }
@@ -146,27 +147,29 @@ static void check_config(const char *name, __u32 type, __u64 config, __u64 confi
 static void parse_fails(const char *name, const char *root, int want, const char *text)
 {
 	struct perf_event_attr attr, before;
-	char error[1024] = "";
+	struct prf_error error = { 0 };
 	int err;
 
 	memset(&attr, 0xa5, sizeof(attr));
 	before = attr;
-	err = prd_event_parse(name, root, &attr, error, sizeof(error));
-	ck_assert_msg(err == want, "'%s': returned %d (%s), want %d", name, err, error, want);
-	ck_assert_msg(strstr(error, text), "'%s': message '%s' lacks '%s'", name, error, text);
-	ck_assert_msg(!strchr(error, '\n'), "'%s': message has a newline", name);
+	err = prd_event_parse(name, root, &attr, &error);
+	ck_assert_msg(err == want, "'%s': returned %d (%s), want %d", name, err, error.message,
+		      want);
+	ck_assert_msg(strstr(error.message, text), "'%s': message '%s' lacks '%s'", name,
+		      error.message, text);
+	ck_assert_msg(!strchr(error.message, '\n'), "'%s': message has a newline", name);
 	ck_assert_msg(!memcmp(&attr, &before, sizeof(attr)), "'%s' changed attr on failure", name);
 }
 
 static void parse_fails_exactly(const char *name, const char *root, int want,
 				const char *message)
 {
-	char error[1024] = "";
+	struct prf_error error = { 0 };
 	struct perf_event_attr attr;
-	int err = prd_event_parse(name, root, &attr, error, sizeof(error));
+	int err = prd_event_parse(name, root, &attr, &error);
 
 	ck_assert_int_eq(err, want);
-	ck_assert_str_eq(error, message);
+	ck_assert_str_eq(error.message, message);
 }
 
 static long open_event(struct perf_event_attr *attr)
@@ -336,14 +339,28 @@ START_TEST(test_unknown_names)
 }
 END_TEST
 
+/*
+ * A NULL error changes no return code; a message longer than
+ * prf_error.message is cut there, NUL-terminated.
+ */
 START_TEST(test_error_buffers)
 {
+	static const char prefix[] = "unknown event '";
 	struct perf_event_attr attr;
-	char small[8], big[5000];
+	struct prf_error error;
+	char big[5000], want[sizeof(error.message)];
 
-	ck_assert_int_eq(prd_event_parse("cycels", NULL, &attr, small, sizeof(small)), -ENOENT);
-	ck_assert_str_eq(small, "unknown");
-	ck_assert_int_eq(prd_event_parse("cycels", NULL, &attr, NULL, 0), -ENOENT);
+	ck_assert_int_eq(prd_event_parse("cycels", NULL, &attr, NULL), -ENOENT);
+	ck_assert_int_eq(prd_event_parse("cpu/nosuch/", fake_root, &attr, NULL), -ENOENT);
+	memset(big, 'a', 600);
+	big[600] = '\0';
+	memset(want, 'a', sizeof(want) - 1);
+	memcpy(want, prefix, sizeof(prefix) - 1);
+	want[sizeof(want) - 1] = '\0';
+	memset(&error, 'x', sizeof(error));
+	ck_assert_int_eq(prd_event_parse(big, NULL, &attr, &error), -ENOENT);
+	ck_assert_int_eq(error.code, -ENOENT);
+	ck_assert_str_eq(error.message, want);
 	memset(big, 'a', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	parse_fails(big, NULL, -ENAMETOOLONG, "event name too long");
@@ -621,16 +638,16 @@ END_TEST
 START_TEST(test_live_no_cpu_pmu)
 {
 	struct perf_event_attr attr;
-	char error[1024];
+	struct prf_error error;
 	struct stat st;
 
 	if (!stat("/sys/" DEVICES "/cpu", &st)) {
 		fprintf(stderr, "this machine has a cpu PMU: skipped\n");
 		return;
 	}
-	ck_assert_int_eq(prd_event_parse("cpu/cycles/", "/sys", &attr, error, sizeof(error)), -ENOENT);
-	ck_assert_msg(strstr(error, "this machine has no 'cpu' PMU"), "%s", error);
-	ck_assert_msg(strstr(error, "software"), "%s", error);
+	ck_assert_int_eq(prd_event_parse("cpu/cycles/", "/sys", &attr, &error), -ENOENT);
+	ck_assert_msg(strstr(error.message, "this machine has no 'cpu' PMU"), "%s", error.message);
+	ck_assert_msg(strstr(error.message, "software"), "%s", error.message);
 }
 END_TEST
 
@@ -641,35 +658,36 @@ START_TEST(test_live_default)
 		.config = PERF_COUNT_HW_CPU_CYCLES, .sample_freq = 97, .freq = 1,
 		.disabled = 1,
 	};
-	char name[32] = "x", notice[256] = "x", want[256];
+	struct prf_error notice = { .message = "x" };
+	char name[32] = "x", want[256];
 	long fd = open_event(&probe);
 	int probe_errno = fd < 0 ? errno : 0;
 	int err;
 
 	if (fd >= 0)
 		close(fd);
-	err = prd_event_default(&attr, name, sizeof(name), notice, sizeof(notice));
+	err = prd_event_default(&attr, name, sizeof(name), &notice);
 	if (probe_errno == 0) {
 		ck_assert_int_eq(err, 0);
 		ck_assert_str_eq(name, "cycles");
-		ck_assert_str_eq(notice, "");
+		ck_assert_str_eq(notice.message, "");
 		ck_assert(attr.type == PERF_TYPE_HARDWARE && attr.config == PERF_COUNT_HW_CPU_CYCLES);
 	} else if (probe_errno == ENOENT || probe_errno == EOPNOTSUPP || probe_errno == ENODEV) {
 		ck_assert_int_eq(err, 0);
 		ck_assert_str_eq(name, "cpu-clock");
 		snprintf(want, sizeof(want), "no hardware cycles counter on this machine (%s): "
 			 "sampling cpu-clock instead", strerror(probe_errno));
-		ck_assert_str_eq(notice, want);
+		ck_assert_str_eq(notice.message, want);
 		ck_assert(attr.type == PERF_TYPE_SOFTWARE && attr.config == PERF_COUNT_SW_CPU_CLOCK);
 	} else {
 		ck_assert_int_eq(err, -probe_errno);
-		ck_assert_str_eq(notice, "");
+		ck_assert_str_eq(notice.message, "");
 		return;
 	}
 	/* the event it chose, as the caller gets it, is one prd_event_parse() gives */
 	ck_assert(!memcmp(&attr, (struct perf_event_attr[]){ parse_ok(name, NULL) },
 			  sizeof(attr)));
-	ck_assert_int_eq(prd_event_default(&attr, name, 3, notice, sizeof(notice)), -ENOSPC);
+	ck_assert_int_eq(prd_event_default(&attr, name, 3, &notice), -ENOSPC);
 }
 END_TEST
 

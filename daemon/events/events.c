@@ -6,7 +6,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,18 +36,6 @@ static const struct {
 	{ "prefetches", PERF_COUNT_HW_CACHE_OP_PREFETCH },
 	{ "prefetch", PERF_COUNT_HW_CACHE_OP_PREFETCH },
 };
-
-__attribute__((format(printf, 3, 4)))
-static void set_error(char *error, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!size)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(error, size, fmt, ap);
-	va_end(ap);
-}
 
 static void attr_init(struct perf_event_attr *attr, __u32 type, __u64 config)
 {
@@ -182,22 +169,20 @@ static const char *suggest(const char *name)
 	return match;
 }
 
-static int unknown_event(const char *name, int raw_err, char *error, size_t size)
+static int unknown_event(const char *name, int raw_err, struct prf_error *error)
 {
 	const char *match = suggest(name);
 
-	if (raw_err == -ERANGE) {
-		set_error(error, size, "raw event '%s' does not fit in 64 bits", name);
-		return -EINVAL;
-	}
+	if (raw_err == -ERANGE)
+		return prf_set_error(error, -EINVAL, "raw event '%s' does not fit in 64 bits",
+				     name);
 	if (match)
-		set_error(error, size, "unknown event '%s' (did you mean '%s'?)", name, match);
-	else if (name[0] == 'r' && isxdigit((unsigned char)name[1]))
-		set_error(error, size, "unknown event '%s' (a raw event is 'r' and up "
-			  "to 16 hex digits)", name);
-	else
-		set_error(error, size, "unknown event '%s'", name);
-	return -ENOENT;
+		return prf_set_error(error, -ENOENT, "unknown event '%s' (did you mean '%s'?)",
+				     name, match);
+	if (name[0] == 'r' && isxdigit((unsigned char)name[1]))
+		return prf_set_error(error, -ENOENT, "unknown event '%s' (a raw event is 'r' "
+				     "and up to 16 hex digits)", name);
+	return prf_set_error(error, -ENOENT, "unknown event '%s'", name);
 }
 
 /*
@@ -205,15 +190,13 @@ static int unknown_event(const char *name, int raw_err, char *error, size_t size
  * the others; each p asks for one more level of precise_ip (skid).
  */
 static int parse_modifiers(const char *mods, const char *event,
-			   struct perf_event_attr *attr, char *error, size_t size)
+			   struct perf_event_attr *attr, struct prf_error *error)
 {
 	bool user = false, kernel = false, hv = false;
 	unsigned int precise = 0;
 
-	if (!*mods) {
-		set_error(error, size, "empty modifier in '%s'", event);
-		return -EINVAL;
-	}
+	if (!*mods)
+		return prf_set_error(error, -EINVAL, "empty modifier in '%s'", event);
 	for (const char *p = mods; *p; p++) {
 		switch (*p) {
 		case 'u': user = true; break;
@@ -221,15 +204,13 @@ static int parse_modifiers(const char *mods, const char *event,
 		case 'h': hv = true; break;
 		case 'p': precise++; break;
 		default:
-			set_error(error, size, "unknown modifier '%c' in '%s' (valid: u, k, h, p)",
-				  *p, event);
-			return -EINVAL;
+			return prf_set_error(error, -EINVAL, "unknown modifier '%c' in '%s' "
+					     "(valid: u, k, h, p)", *p, event);
 		}
 	}
-	if (precise > 3) {
-		set_error(error, size, "too many 'p' modifiers in '%s' (at most 3)", event);
-		return -EINVAL;
-	}
+	if (precise > 3)
+		return prf_set_error(error, -EINVAL, "too many 'p' modifiers in '%s' (at most 3)",
+				     event);
 	if (user || kernel || hv) {
 		attr->exclude_user = !user;
 		attr->exclude_kernel = !kernel;
@@ -245,7 +226,7 @@ static int parse_modifiers(const char *mods, const char *event,
  * bit 63 set, so that is refused here with the term named.
  */
 static int parse_sampling_value(const char *text, const char *term, uint64_t *value,
-				char *error, size_t size)
+				struct prf_error *error)
 {
 	int base = text[0] == '0' && (text[1] == 'x' || text[1] == 'X') ? 16 : 10;
 	const char *digits = base == 16 ? text + 2 : text;
@@ -267,9 +248,8 @@ static int parse_sampling_value(const char *text, const char *term, uint64_t *va
 		return 0;
 	}
 bad:
-	set_error(error, size, "%s=%s is not a number from 1 to %lld",
-		  term, text, (long long)INT64_MAX);
-	return -EINVAL;
+	return prf_set_error(error, -EINVAL, "%s=%s is not a number from 1 to %lld",
+			     term, text, (long long)INT64_MAX);
 }
 
 /*
@@ -278,7 +258,7 @@ bad:
  * defaults (perf spells them so, "page-faults/period=64/").
  */
 static int take_sampling_terms(char *terms,
-			       struct perf_event_attr *attr, char *error, size_t size)
+			       struct perf_event_attr *attr, struct prf_error *error)
 {
 	char *out = terms, *item = terms;
 	bool period = false, freq = false;
@@ -286,7 +266,7 @@ static int take_sampling_terms(char *terms,
 
 	while (item) {
 		char *next = strchr(item, ',');
-		uint64_t value;
+		uint64_t value = 0;	/* gcc cannot tell prf_set_error() returned nonzero */
 		int err;
 
 		if (next)
@@ -294,14 +274,12 @@ static int take_sampling_terms(char *terms,
 		if (!strncmp(item, "period=", 7) || !strncmp(item, "freq=", 5)) {
 			bool is_period = item[0] == 'p';
 
-			if (period || freq) {
-				set_error(error, size, "period= or freq= given twice "
-					  "(an event samples one way)");
-				return -EINVAL;
-			}
+			if (period || freq)
+				return prf_set_error(error, -EINVAL, "period= or freq= given twice "
+						     "(an event samples one way)");
 			err = parse_sampling_value(item + (is_period ? 7 : 5),
 						   is_period ? "period" : "freq",
-						   &value, error, size);
+						   &value, error);
 			if (err)
 				return err;
 			if (is_period) {
@@ -330,7 +308,7 @@ static int take_sampling_terms(char *terms,
  * only.
  */
 static int parse_pmu_event(char *copy, const char *name, const char *sysfs_root,
-			   struct perf_event_attr *attr, char *error, size_t size)
+			   struct perf_event_attr *attr, struct prf_error *error)
 {
 	char *terms = strchr(copy, '/'), *end, *mods;
 	struct perf_event_attr named = *attr;
@@ -338,38 +316,33 @@ static int parse_pmu_event(char *copy, const char *name, const char *sysfs_root,
 
 	*terms++ = '\0';
 	end = strchr(terms, '/');
-	if (!end) {
-		set_error(error, size, "missing closing '/' in '%s'", name);
-		return -EINVAL;
-	}
+	if (!end)
+		return prf_set_error(error, -EINVAL, "missing closing '/' in '%s'", name);
 	*end = '\0';
 	mods = end + 1;
-	if (strchr(mods, '/')) {
-		set_error(error, size, "unexpected '/' after the terms in '%s'", name);
-		return -EINVAL;
-	}
-	err = take_sampling_terms(terms, attr, error, size);
+	if (strchr(mods, '/'))
+		return prf_set_error(error, -EINVAL, "unexpected '/' after the terms in '%s'",
+				     name);
+	err = take_sampling_terms(terms, attr, error);
 	if (err)
 		return err;
 	if (!parse_generic(copy, &named) || !parse_cache(copy, &named) ||
 	    !parse_raw(copy, &named)) {
-		if (*terms) {
-			set_error(error, size, "'%s' takes only the terms period= and freq=, "
-				  "not '%s'", copy, terms);
-			return -EINVAL;
-		}
+		if (*terms)
+			return prf_set_error(error, -EINVAL, "'%s' takes only the terms period= "
+					     "and freq=, not '%s'", copy, terms);
 		attr->type = named.type;
 		attr->config = named.config;
 	} else {
-		err = prd_pmu_parse(sysfs_root, copy, terms, attr, error, size);
+		err = prd_pmu_parse(sysfs_root, copy, terms, attr, error);
 	}
 	if (err || !*mods)
 		return err;
-	return parse_modifiers(*mods == ':' ? mods + 1 : mods, name, attr, error, size);
+	return parse_modifiers(*mods == ':' ? mods + 1 : mods, name, attr, error);
 }
 
 static int parse_named_event(char *copy, const char *name,
-			     struct perf_event_attr *attr, char *error, size_t size)
+			     struct perf_event_attr *attr, struct prf_error *error)
 {
 	char *mods = strchr(copy, ':');
 	int err;
@@ -381,40 +354,36 @@ static int parse_named_event(char *copy, const char *name,
 		err = parse_cache(copy, attr);
 	if (err)
 		err = parse_raw(copy, attr);
-	if (err && mods && strspn(mods, "ukhp") != strlen(mods)) {
-		set_error(error, size, "unknown event '%s' (tracepoints are not supported)",
-			  name);
-		return -ENOENT;
-	}
+	if (err && mods && strspn(mods, "ukhp") != strlen(mods))
+		return prf_set_error(error, -ENOENT, "unknown event '%s' "
+				     "(tracepoints are not supported)", name);
 	if (err)
-		return unknown_event(copy, err, error, size);
-	return mods ? parse_modifiers(mods, name, attr, error, size) : 0;
+		return unknown_event(copy, err, error);
+	return mods ? parse_modifiers(mods, name, attr, error) : 0;
 }
 
 int prd_event_parse(const char *name, const char *sysfs_root,
-		    struct perf_event_attr *attr, char *error, size_t error_size)
+		    struct perf_event_attr *attr, struct prf_error *error)
 {
 	struct perf_event_attr parsed;
 	char copy[NAME_SIZE];
 	int err;
 
-	set_error(error, error_size, "%s", "");
-	if (!name || !*name) {
-		set_error(error, error_size, "empty event name");
-		return -EINVAL;
-	}
+	prf_set_error(error, 0, "%s", "");
+	if (!name || !*name)
+		return prf_set_error(error, -EINVAL, "empty event name");
 	if (strlen(name) >= sizeof(copy)) {
-		set_error(error, error_size, "event name too long (%zu bytes, at most %zu)",
-			  strlen(name), sizeof(copy) - 1);
-		return -ENAMETOOLONG;
+		return prf_set_error(error, -ENAMETOOLONG,
+				     "event name too long (%zu bytes, at most %zu)",
+				     strlen(name), sizeof(copy) - 1);
 	}
 	strcpy(copy, name);
 	attr_init(&parsed, 0, 0);
 	if (strchr(copy, '/'))
 		err = parse_pmu_event(copy, name, sysfs_root ? sysfs_root : "/sys",
-				      &parsed, error, error_size);
+				      &parsed, error);
 	else
-		err = parse_named_event(copy, name, &parsed, error, error_size);
+		err = parse_named_event(copy, name, &parsed, error);
 	if (err)
 		return err;
 	*attr = parsed;	/* attr is left alone on failure */
@@ -429,12 +398,12 @@ static int set_name(char *name, size_t size, const char *value)
 }
 
 int prd_event_default(struct perf_event_attr *attr, char *name, size_t name_size,
-		      char *notice, size_t notice_size)
+		      struct prf_error *notice)
 {
 	struct perf_event_attr probe;
 	int fd, err;
 
-	set_error(notice, notice_size, "%s", "");
+	prf_set_error(notice, 0, "%s", "");
 	/*
 	 * Whether the PMU counts cycles does not depend on the target, so
 	 * probe the calling thread in user mode: that needs no privilege
@@ -458,7 +427,7 @@ int prd_event_default(struct perf_event_attr *attr, char *name, size_t name_size
 	if (err != ENOENT && err != EOPNOTSUPP && err != ENODEV)
 		return -err;
 	attr_init(attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
-	set_error(notice, notice_size, "no hardware cycles counter on this machine (%s): "
-		  "sampling cpu-clock instead", strerror(err));
+	prf_set_error(notice, -err, "no hardware cycles counter on this machine (%s): "
+		      "sampling cpu-clock instead", strerror(err));
 	return set_name(name, name_size, "cpu-clock");
 }

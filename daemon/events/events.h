@@ -7,6 +7,8 @@
 #include "event-set.h"
 #include "user-stack.h"
 
+struct prf_error;
+
 /*
  * Parses an event name into attr: on success attr is zeroed, then size,
  * type, config, config1, config2 are set, and the modifiers' exclude_user,
@@ -27,22 +29,23 @@
  *     otherwise left zero for the caller's defaults.  Other sampling terms
  *     (call-graph=, inherit, ...) are refused with -EOPNOTSUPP: the caller
  *     owns those fields.
- * sysfs_root is "/sys" normally.  On failure returns a negative errno and writes a one-line
- * message naming the cause into error.
+ * sysfs_root is "/sys" normally.  On failure returns a negative errno and,
+ * when error is not NULL, fills it with that code and a one-line message
+ * naming the cause; on success error's message is "".
  */
 int prd_event_parse(const char *name, const char *sysfs_root,
-		    struct perf_event_attr *attr, char *error, size_t error_size);
+		    struct perf_event_attr *attr, struct prf_error *error);
 
 /*
  * The default event: hardware cycles when this machine's PMU counts them,
  * else cpu-clock (it probes the calling thread, user mode only).  Writes the
- * chosen name to name and a one-line notice into notice when it fell back
- * ("" otherwise).  Any other
- * perf_event_open error than ENOENT, EOPNOTSUPP or ENODEV (EACCES, EPERM)
- * comes back as its negative errno for the caller to explain; -ENOSPC
- * when name_size is too small.
+ * chosen name to name.  notice (may be NULL) gets, when it fell back, the
+ * probe's negative errno and a one-line message saying so; else code 0 and
+ * "".  Any other perf_event_open error than ENOENT, EOPNOTSUPP or ENODEV
+ * (EACCES, EPERM) comes back as its negative errno for the caller to
+ * explain; -ENOSPC when name_size is too small.
  */
 int prd_event_default(struct perf_event_attr *attr, char *name, size_t name_size,
-		      char *notice, size_t notice_size);
+		      struct prf_error *notice);
 
 #endif

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common.h"
+#include "format.h"
 #include "pmu.h"
 
 #define PMU_DEVICES	"bus/event_source/devices"
@@ -49,21 +49,8 @@ struct format {
 struct pmu {
 	const char *name;
 	char dir[PATH_MAX];
-	char *error;
-	size_t error_size;
+	struct prf_error *error;
 };
-
-__attribute__((format(printf, 2, 3)))
-static void pmu_error(struct pmu *pmu, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!pmu->error_size)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(pmu->error, pmu->error_size, fmt, ap);
-	va_end(ap);
-}
 
 /* Reads a small text file, without its trailing whitespace. */
 static int read_text(const char *path, char *buf, size_t size)
@@ -196,33 +183,29 @@ static int split_terms(struct pmu *pmu, char *text, const char *where,
 	if (!*text)
 		return 0;
 	/* strtok_r would skip the empty item in "a,,b": reject it instead. */
-	if (text[0] == ',' || text[strlen(text) - 1] == ',' || strstr(text, ",,")) {
-		pmu_error(pmu, "empty term in %s", where);
-		return -EINVAL;
-	}
+	if (text[0] == ',' || text[strlen(text) - 1] == ',' || strstr(text, ",,"))
+		return prf_set_error(pmu->error, -EINVAL, "empty term in %s", where);
 	for (item = strtok_r(text, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
 		struct term *t = &list->terms[list->count];
 		char *value = strchr(item, '=');
 		int err;
 
-		if (list->count == MAX_TERMS) {
-			pmu_error(pmu, "too many terms in %s (at most %d)", where, MAX_TERMS);
-			return -E2BIG;
-		}
+		if (list->count == MAX_TERMS)
+			return prf_set_error(pmu->error, -E2BIG, "too many terms in %s (at most %d)",
+					     where, MAX_TERMS);
 		if (value)
 			*value++ = '\0';
-		if (!valid_name(item)) {
-			pmu_error(pmu, "invalid term name '%s' in %s", item, where);
-			return -EINVAL;
-		}
+		if (!valid_name(item))
+			return prf_set_error(pmu->error, -EINVAL, "invalid term name '%s' in %s",
+					     item, where);
 		*t = (struct term){ .name = item, .value = 1, .bare = !value };
 		if (value && allow_params && !strcmp(value, "?")) {
 			t->is_param = true;
 		} else if (value && (err = parse_value(value, &t->value))) {
-			pmu_error(pmu, "invalid value '%s' for term '%s' in %s (%s)",
-				  value, item, where, err == -ERANGE ?
-				  "does not fit in 64 bits" : "expected decimal or 0x hex");
-			return -EINVAL;
+			return prf_set_error(pmu->error, -EINVAL,
+					     "invalid value '%s' for term '%s' in %s (%s)",
+					     value, item, where, err == -ERANGE ?
+					     "does not fit in 64 bits" : "expected decimal or 0x hex");
 		}
 		list->count++;
 	}
@@ -275,18 +258,18 @@ static int read_format(struct pmu *pmu, const char *term, struct format *fmt)
 		err = read_text(path, text, sizeof(text));
 	if (err == -ENOENT || err == -ENAMETOOLONG)
 		return -ENOENT;
-	if (err) {
-		pmu_error(pmu, "cannot read %s: %s", path, strerror(-err));
-		return err;
-	}
+	if (err)
+		return prf_set_error(pmu->error, err, "cannot read %s: %s", path,
+				     strerror(-err));
 	memcpy(copy, text, sizeof(copy));
 	err = parse_format(copy, fmt);
 	if (err == -EOPNOTSUPP)
-		pmu_error(pmu, "term '%s' of PMU '%s' uses a config word perfrecd does not know: '%s'",
-			  term, pmu->name, text);
-	else if (err)
-		pmu_error(pmu, "malformed format file %s: '%s'", path, text);
-	return err;
+		return prf_set_error(pmu->error, err, "term '%s' of PMU '%s' uses a config word "
+				     "perfrecd does not know: '%s'", term, pmu->name, text);
+	if (err)
+		return prf_set_error(pmu->error, err, "malformed format file %s: '%s'", path,
+				     text);
+	return 0;
 }
 
 static __u64 *config_word(struct perf_event_attr *attr, int word)
@@ -325,9 +308,9 @@ static int apply_pseudo_term(struct pmu *pmu, struct perf_event_attr *attr,
 	for (size_t i = 0; i < PRF_ARRAY_SIZE(sampling); i++) {
 		if (!strcmp(t->name, sampling[i])) {
 			/* The caller fills sampling fields after prd_event_parse(). */
-			pmu_error(pmu, "term '%s' is not supported in event names: "
-				  "perfrecd sets sampling options itself", t->name);
-			return -EOPNOTSUPP;
+			return prf_set_error(pmu->error, -EOPNOTSUPP, "term '%s' is not supported "
+					     "in event names: perfrecd sets sampling options itself",
+					     t->name);
 		}
 	}
 	return -ENOENT;
@@ -340,9 +323,9 @@ static int unknown_term(struct pmu *pmu, const char *name, const char *where)
 	if (path_join(path, pmu->dir, "format", NULL))
 		path[0] = '\0';
 	list_dir(path, keep_visible, terms, sizeof(terms));
-	pmu_error(pmu, "unknown term '%s' %s (valid: %s%sconfig, config1, config2)",
-		  name, where, terms, terms[0] ? ", " : "");
-	return -ENOENT;
+	return prf_set_error(pmu->error, -ENOENT,
+			     "unknown term '%s' %s (valid: %s%sconfig, config1, config2)",
+			     name, where, terms, terms[0] ? ", " : "");
 }
 
 static int apply_term(struct pmu *pmu, struct perf_event_attr *attr,
@@ -361,12 +344,11 @@ static int apply_term(struct pmu *pmu, struct perf_event_attr *attr,
 	if (err)
 		return err;
 	width = __builtin_popcountll(fmt.mask);
-	if (width < 64 && t->value >> width) {
-		pmu_error(pmu, "value 0x%llx is too wide for term '%s' of PMU '%s' (%u bit%s)",
-			  (unsigned long long)t->value, t->name, pmu->name,
-			  width, width == 1 ? "" : "s");
-		return -EINVAL;
-	}
+	if (width < 64 && t->value >> width)
+		return prf_set_error(pmu->error, -EINVAL,
+				     "value 0x%llx is too wide for term '%s' of PMU '%s' (%u bit%s)",
+				     (unsigned long long)t->value, t->name, pmu->name,
+				     width, width == 1 ? "" : "s");
 	*config_word(attr, fmt.word) &= ~fmt.mask;
 	*config_word(attr, fmt.word) |= scatter_bits(t->value, fmt.mask);
 	return 0;
@@ -395,15 +377,12 @@ static int load_alias(struct pmu *pmu, const char *name, char *text,
 	err = read_text(path, text, TEXT_SIZE);
 	if (err == -ENOENT || err == -ENAMETOOLONG)
 		return -ENOENT;
-	if (err) {
-		pmu_error(pmu, "cannot read %s: %s", path, strerror(-err));
-		return err;
-	}
+	if (err)
+		return prf_set_error(pmu->error, err, "cannot read %s: %s", path,
+				     strerror(-err));
 	snprintf(where, sizeof(where), "event '%s' of PMU '%s'", name, pmu->name);
-	if (!*text) {
-		pmu_error(pmu, "%s is empty (%s)", where, path);
-		return -EINVAL;
-	}
+	if (!*text)
+		return prf_set_error(pmu->error, -EINVAL, "%s is empty (%s)", where, path);
 	return split_terms(pmu, text, where, true, list);
 }
 
@@ -416,10 +395,10 @@ static int unknown_word(struct pmu *pmu, const char *name)
 		list_dir(path, keep_visible, terms, sizeof(terms));
 	if (!path_join(path, pmu->dir, "events", NULL))
 		list_dir(path, keep_event, events, sizeof(events));
-	pmu_error(pmu, "unknown term or event '%s' for PMU '%s' (terms: %s; events: %s)",
-		  name, pmu->name, terms[0] ? terms : "none",
-		  events[0] ? events : "none");
-	return -ENOENT;
+	return prf_set_error(pmu->error, -ENOENT,
+			     "unknown term or event '%s' for PMU '%s' (terms: %s; events: %s)",
+			     name, pmu->name, terms[0] ? terms : "none",
+			     events[0] ? events : "none");
 }
 
 static int missing_pmu(struct pmu *pmu, const char *devices)
@@ -432,12 +411,10 @@ static int missing_pmu(struct pmu *pmu, const char *devices)
 	 * counters (VMs), and named otherwise on hybrid x86 or arm64.
 	 */
 	if (!strcmp(pmu->name, "cpu"))
-		pmu_error(pmu, "this machine has no 'cpu' PMU under %s (have: %s)",
-			  devices, have[0] ? have : "none");
-	else
-		pmu_error(pmu, "PMU '%s' not found under %s (have: %s)", pmu->name,
-			  devices, have[0] ? have : "none");
-	return -ENOENT;
+		return prf_set_error(pmu->error, -ENOENT, "this machine has no 'cpu' PMU "
+				     "under %s (have: %s)", devices, have[0] ? have : "none");
+	return prf_set_error(pmu->error, -ENOENT, "PMU '%s' not found under %s (have: %s)",
+			     pmu->name, devices, have[0] ? have : "none");
 }
 
 static int pmu_open(struct pmu *pmu, const char *sysfs_root,
@@ -448,27 +425,22 @@ static int pmu_open(struct pmu *pmu, const char *sysfs_root,
 	struct stat st;
 	int err;
 
-	if (!valid_name(pmu->name)) {
-		pmu_error(pmu, "invalid PMU name '%s'", pmu->name);
-		return -EINVAL;
-	}
+	if (!valid_name(pmu->name))
+		return prf_set_error(pmu->error, -EINVAL, "invalid PMU name '%s'", pmu->name);
 	if (path_join(devices, sysfs_root, PMU_DEVICES, NULL) ||
 	    path_join(pmu->dir, devices, pmu->name, NULL) ||
-	    path_join(path, pmu->dir, "type", NULL)) {
-		pmu_error(pmu, "path too long for PMU '%s'", pmu->name);
-		return -ENAMETOOLONG;
-	}
+	    path_join(path, pmu->dir, "type", NULL))
+		return prf_set_error(pmu->error, -ENAMETOOLONG, "path too long for PMU '%s'",
+				     pmu->name);
 	if (stat(pmu->dir, &st))
 		return missing_pmu(pmu, devices);
 	err = read_text(path, text, sizeof(text));
-	if (err) {
-		pmu_error(pmu, "cannot read %s: %s", path, strerror(-err));
-		return err;
-	}
-	if (parse_value(text, &type) || type > UINT32_MAX) {
-		pmu_error(pmu, "malformed PMU type in %s: '%s'", path, text);
-		return -EINVAL;
-	}
+	if (err)
+		return prf_set_error(pmu->error, err, "cannot read %s: %s", path,
+				     strerror(-err));
+	if (parse_value(text, &type) || type > UINT32_MAX)
+		return prf_set_error(pmu->error, -EINVAL, "malformed PMU type in %s: '%s'",
+				     path, text);
 	attr->type = type;
 	return 0;
 }
@@ -481,11 +453,10 @@ static int find_alias(struct pmu *pmu, const struct term_list *user,
 	for (size_t i = 0; i < user->count; i++) {
 		if (!user->terms[i].bare || is_term(pmu, user->terms[i].name))
 			continue;
-		if (*index != user->count) {
-			pmu_error(pmu, "more than one event in %s: '%s' and '%s'", where,
-				  user->terms[*index].name, user->terms[i].name);
-			return -EINVAL;
-		}
+		if (*index != user->count)
+			return prf_set_error(pmu->error, -EINVAL,
+					     "more than one event in %s: '%s' and '%s'", where,
+					     user->terms[*index].name, user->terms[i].name);
 		*index = i;
 	}
 	return 0;
@@ -520,10 +491,9 @@ static int apply_alias(struct pmu *pmu, struct perf_event_attr *attr,
 		if (!t->is_param) {
 			err = apply_term(pmu, attr, t, alias_where);
 		} else if (!has_term(user, t->name)) {
-			pmu_error(pmu, "event '%s' of PMU '%s' needs parameter '%s' "
-				  "(e.g. %s/%s,%s=N/)", alias, pmu->name, t->name,
-				  pmu->name, alias, t->name);
-			err = -EINVAL;
+			err = prf_set_error(pmu->error, -EINVAL, "event '%s' of PMU '%s' needs "
+					    "parameter '%s' (e.g. %s/%s,%s=N/)", alias, pmu->name,
+					    t->name, pmu->name, alias, t->name);
 		}
 		if (err)
 			return err;
@@ -532,18 +502,17 @@ static int apply_alias(struct pmu *pmu, struct perf_event_attr *attr,
 }
 
 int prd_pmu_parse(const char *sysfs_root, const char *pmu_name, const char *terms,
-		  struct perf_event_attr *attr, char *error, size_t error_size)
+		  struct perf_event_attr *attr, struct prf_error *error)
 {
-	struct pmu pmu = { .name = pmu_name, .error = error, .error_size = error_size };
+	struct pmu pmu = { .name = pmu_name, .error = error };
 	char copy[TEXT_SIZE], where[TEXT_SIZE + 300], user_where[300];
 	struct term_list user;
 	size_t alias;
 	int err;
 
-	if (strlen(terms) >= sizeof(copy)) {
-		pmu_error(&pmu, "term list too long for PMU '%s'", pmu_name);
-		return -ENAMETOOLONG;
-	}
+	if (strlen(terms) >= sizeof(copy))
+		return prf_set_error(error, -ENAMETOOLONG, "term list too long for PMU '%s'",
+				     pmu_name);
 	err = pmu_open(&pmu, sysfs_root, attr);
 	if (err)
 		return err;
