@@ -84,6 +84,20 @@ note "burn_hot in the baseline column: $share %"
 within "$share" "$(flat_percent "$work/base.flat" burn_hot workload)" 1 ||
 	fail "burn_hot's share of the baseline column is $share %"
 
+check "a baseline of two events, a capture of the same two in the other order: both read as the baseline's event"
+for order in "cpu-clock page-faults" "page-faults cpu-clock"; do
+	set -- $order
+	dir=$work/mix-$1
+	"$perfrecd" -d 120 -F 999 -e "$1" -e "$2" -o "$dir" -- "$workload" --seconds 1 --threads 1 \
+		>/dev/null 2>"$work/daemon.err" || fail "perfrecd -e $1 -e $2: status $?"
+done
+report_ok "$work/mix.flat" "$work/mix-page-faults"
+grep -q '^# event: page-faults' "$work/mix.flat" ||
+	fail "the capture alone is not read as its first event: $(grep '^# event' "$work/mix.flat")"
+report_ok "$work/mix.diff" --baseline "$work/mix-cpu-clock" "$work/mix-page-faults"
+grep -q '^# event: cpu-clock' "$work/mix.diff" ||
+	fail "compared with a cpu-clock baseline, the capture is read as $(grep '^# event' "$work/mix.diff")"
+
 check "--baseline with a view it does not go with: exit 2"
 status=0
 "$report" --view=tree --baseline "$base" "$new" >/dev/null 2>"$work/err" || status=$?

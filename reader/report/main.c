@@ -117,12 +117,13 @@ static int wants_inlines(const struct report_options *o)
 }
 
 /*
- * The first pass over inputs: symbols, the session, the event, the
- * filter.  0, or an exit status after a message.
+ * The first pass over inputs: symbols, the session, the event (event, or
+ * NULL for the captures' own choice), the filter.  0, or an exit status
+ * after a message.
  */
 static int profile_load(struct report_options *o, const char **inputs, size_t input_count,
-			const struct report_debug_dirs *debug_dirs, int unwind,
-			struct report_profile *p)
+			const char *event, const struct report_debug_dirs *debug_dirs,
+			int unwind, struct report_profile *p)
 {
 	struct report_load_options load = {
 		.symfs = o->symfs,
@@ -156,7 +157,7 @@ static int profile_load(struct report_options *o, const char **inputs, size_t in
 		fprintf(stderr, "perfrec-report: %s\n", error.message);
 		return 1;
 	}
-	ret = report_profile_choose_event(p, o->event, &error);
+	ret = report_profile_choose_event(p, event, &error);
 	if (ret < 0) {
 		fprintf(stderr, "perfrec-report: %s\n", error.message);
 		return 2;
@@ -226,13 +227,16 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 	}
 	if (o->baseline_count) {
 		base = &report_kept[1];
-		status = profile_load(o, o->baselines, o->baseline_count, &debug_dirs, unwind, base);
+		status = profile_load(o, o->baselines, o->baseline_count, o->event, &debug_dirs,
+				      unwind, base);
 		if (!status)
 			status = profile_aggregate(base, &aggregate);
 		if (status)
 			goto out;
 	}
-	status = profile_load(o, inputs, input_count, &debug_dirs, unwind, p);
+	/* Compared with a baseline, the captures are read as the event it chose. */
+	status = profile_load(o, inputs, input_count, base ? base->filter.event : o->event,
+			      &debug_dirs, unwind, p);
 	if (status)
 		goto out;
 	if (o->view == VIEW_SAMPLES && !flame) {
