@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "format.h"
 
 /*
  * The bundles of perfrec-archive: a POSIX ustar archive of regular files
@@ -23,18 +24,18 @@ void bundle_writer_abort(struct bundle_writer *w);
 
 /*
  * Extracts the bundle at path (tar or zstd tar) under dir, which must
- * exist.  0, or a negative errno with a one-line cause in why.
+ * exist.  0, or a negative errno with a one-line cause in error.
  */
-int bundle_extract(const char *path, const char *dir, char *why, size_t why_size);
+int bundle_extract(const char *path, const char *dir, struct prf_error *error);
 
 /*
  * A private directory (0700, under $TMPDIR or /tmp) to extract bundles
  * into, removed when this process ends, however it ends (a signal, an
  * abort, SIGKILL): a child process waits for that end.  Call it before
  * any thread starts.  0 with *path to free, or a negative errno with a
- * one-line cause in why.
+ * one-line cause in error.
  */
-int bundle_scratch_dir(char **path, char *why, size_t why_size);
+int bundle_scratch_dir(char **path, struct prf_error *error);
 
 /* Removes dir and what an extraction put there. */
 void bundle_remove_tree(const char *dir);

@@ -7,7 +7,7 @@ reader_archive_libperfrec_bundle_a_SOURCES = \
 reader_archive_libperfrec_bundle_a_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
 
 BUNDLE_CPPFLAGS = -I$(top_srcdir)/reader/archive
-BUNDLE_LIBS = reader/archive/libperfrec-bundle.a $(COMMON_LIBS) $(ZSTD_LIBS)
+BUNDLE_LIBS = reader/archive/libperfrec-bundle.a $(FORMAT_LIBS)
 
 # Which files a capture needs, found on this host by build-id.
 noinst_LIBRARIES += reader/archive/libperfrec-archive.a

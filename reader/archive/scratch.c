@@ -37,7 +37,7 @@ static void janitor(int end, const char *dir)
 	_exit(0);
 }
 
-int bundle_scratch_dir(char **path, char *why, size_t why_size)
+int bundle_scratch_dir(char **path, struct prf_error *error)
 {
 	const char *tmp = getenv("TMPDIR");
 	char *dir;
@@ -45,22 +45,20 @@ int bundle_scratch_dir(char **path, char *why, size_t why_size)
 	pid_t pid;
 
 	*path = NULL;
-	if (asprintf(&dir, "%s/perfrec-symbols.XXXXXX", tmp && tmp[0] ? tmp : "/tmp") < 0) {
-		snprintf(why, why_size, "out of memory");
-		return -ENOMEM;
-	}
+	if (asprintf(&dir, "%s/perfrec-symbols.XXXXXX", tmp && tmp[0] ? tmp : "/tmp") < 0)
+		return prf_set_error(error, -ENOMEM, "out of memory");
 	if (!mkdtemp(dir)) {
 		int err = errno;
 
-		snprintf(why, why_size, "cannot make a directory %s: %s", dir, strerror(err));
+		prf_set_error(error, -err, "cannot make a directory %s: %s", dir, strerror(err));
 		free(dir);
 		return -err;
 	}
 	if (pipe2(ends, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
 		int err = errno;
 
-		snprintf(why, why_size, "cannot start the process that removes %s: %s", dir,
-			 strerror(err));
+		prf_set_error(error, -err, "cannot start the process that removes %s: %s", dir,
+			      strerror(err));
 		rmdir(dir);
 		free(dir);
 		return -err;

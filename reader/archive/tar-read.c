@@ -29,8 +29,18 @@ struct bundle_input {
 	int eof;
 };
 
-/* Reads exactly size bytes; 1 on a clean end before any byte, -1 on a short read. */
-static int input_read(struct bundle_input *r, void *data, size_t size, char *why, size_t why_size)
+static int read_error(struct prf_error *error)
+{
+	int err = errno ? errno : EIO;
+
+	return prf_set_error(error, -err, "%s", strerror(err));
+}
+
+/*
+ * Reads exactly size bytes: 0, 1 if the input ends first, or a negative
+ * errno with the cause in error.
+ */
+static int input_read(struct bundle_input *r, void *data, size_t size, struct prf_error *error)
 {
 	size_t got = 0;
 
@@ -38,11 +48,9 @@ static int input_read(struct bundle_input *r, void *data, size_t size, char *why
 		got = fread(data, 1, size, r->file);
 		if (got == size)
 			return 0;
-		if (ferror(r->file)) {
-			snprintf(why, why_size, "%s", strerror(errno ? errno : EIO));
-			return -1;
-		}
-		return got ? -1 : 1;
+		if (ferror(r->file))
+			return read_error(error);
+		return 1;
 	}
 	while (got < size) {
 		ZSTD_outBuffer out = { (char *)data + got, size - got, 0 };
@@ -50,26 +58,34 @@ static int input_read(struct bundle_input *r, void *data, size_t size, char *why
 
 		if (r->in_buffer.pos == r->in_buffer.size) {
 			if (r->eof)
-				return got ? -1 : 1;
+				return 1;
 			r->in_buffer.size = fread(r->in, 1, r->in_size, r->file);
 			r->in_buffer.pos = 0;
-			if (ferror(r->file)) {
-				snprintf(why, why_size, "%s", strerror(errno ? errno : EIO));
-				return -1;
-			}
+			if (ferror(r->file))
+				return read_error(error);
 			if (!r->in_buffer.size) {
 				r->eof = 1;
 				continue;
 			}
 		}
 		ret = ZSTD_decompressStream(r->zstd, &out, &r->in_buffer);
-		if (ZSTD_isError(ret)) {
-			snprintf(why, why_size, "zstd: %s", ZSTD_getErrorName(ret));
-			return -2;
-		}
+		if (ZSTD_isError(ret))
+			return prf_set_error(error, -EINVAL, "zstd: %s", ZSTD_getErrorName(ret));
 		got += out.pos;
 	}
 	return 0;
+}
+
+/* A member's bytes, which the header promised: their end is a truncation. */
+static int member_read(struct bundle_input *r, void *data, size_t size, const char *name,
+		       uint64_t member_size, struct prf_error *error)
+{
+	int ret = input_read(r, data, size, error);
+
+	if (ret > 0)
+		return prf_set_error(error, -EINVAL, "member %s: truncated (size says %llu bytes)",
+				     name, (unsigned long long)member_size);
+	return ret;
 }
 
 static int parse_octal(const char *field, size_t size, uint64_t *value)
@@ -138,7 +154,7 @@ static int header_sum_ok(const struct tar_header *h)
 	return sum == want;
 }
 
-static int extract(struct bundle_input *r, const char *dir, char *why, size_t why_size)
+static int extract(struct bundle_input *r, const char *dir, struct prf_error *error)
 {
 	struct tar_header h;
 	char path[4096], name[101];
@@ -150,37 +166,30 @@ static int extract(struct bundle_input *r, const char *dir, char *why, size_t wh
 		uint64_t left;
 		int kind, fd, ret;
 
-		ret = input_read(r, &h, sizeof(h), why, why_size);
-		if (ret == 1 || (ret == -1 && !why[0])) {
-			snprintf(why, why_size, "truncated tar (no end marker)");
-			return -EINVAL;
-		}
+		ret = input_read(r, &h, sizeof(h), error);
+		if (ret < 0)
+			return ret;
 		if (ret)
-			return -EINVAL;
+			return prf_set_error(error, -EINVAL, "truncated tar (no end marker)");
 		if (!memcmp(&h, (char[TAR_BLOCK]){ 0 }, TAR_BLOCK))
 			break;	/* end of archive; a second zero block may follow */
-		if (!header_sum_ok(&h) || memcmp(h.magic, "ustar", 5)) {
-			snprintf(why, why_size, "not a ustar archive (bad header after %u member%s)",
-				 members, members == 1 ? "" : "s");
-			return -EINVAL;
-		}
-		if (h.prefix[0]) {
-			snprintf(why, why_size, "member with a path prefix: not a perfrec bundle");
-			return -EINVAL;
-		}
+		if (!header_sum_ok(&h) || memcmp(h.magic, "ustar", 5))
+			return prf_set_error(error, -EINVAL,
+					     "not a ustar archive (bad header after %u member%s)",
+					     members, members == 1 ? "" : "s");
+		if (h.prefix[0])
+			return prf_set_error(error, -EINVAL,
+					     "member with a path prefix: not a perfrec bundle");
 		memcpy(name, h.name, 100);
 		name[100] = '\0';
 		kind = name_kind(name);
-		if (parse_octal(h.size, sizeof(h.size), &size) < 0 || size > TAR_MAX_FILE_SIZE) {
-			snprintf(why, why_size, "member %.100s: bad size", name);
-			return -EINVAL;
-		}
+		if (parse_octal(h.size, sizeof(h.size), &size) < 0 || size > TAR_MAX_FILE_SIZE)
+			return prf_set_error(error, -EINVAL, "member %.100s: bad size", name);
 		/* Checked before a byte of it is written. */
-		if (members == TAR_MAX_MEMBERS || size > TAR_MAX_TOTAL_SIZE - total) {
-			snprintf(why, why_size, "more than %u members or %llu GiB: not a perfrec bundle",
-				 TAR_MAX_MEMBERS, TAR_MAX_TOTAL_SIZE >> 30);
-			return -EFBIG;
-		}
+		if (members == TAR_MAX_MEMBERS || size > TAR_MAX_TOTAL_SIZE - total)
+			return prf_set_error(error, -EFBIG,
+					     "more than %u members or %llu GiB: not a perfrec bundle",
+					     TAR_MAX_MEMBERS, TAR_MAX_TOTAL_SIZE >> 30);
 		if (kind == 2 && h.typeflag == '5' && size == 0)
 			continue;
 		if (kind != 1 || (h.typeflag != '0' && h.typeflag != '\0')) {
@@ -188,9 +197,9 @@ static int extract(struct bundle_input *r, const char *dir, char *why, size_t wh
 			for (char *c = name; *c; c++)
 				if (*c < 0x20 || *c > 0x7e)
 					*c = '?';
-			snprintf(why, why_size, "member '%s' (type %c): only regular files under .build-id/xx/ are allowed",
-				 name, h.typeflag >= 0x20 && h.typeflag <= 0x7e ? h.typeflag : '?');
-			return -EINVAL;
+			return prf_set_error(error, -EINVAL,
+					     "member '%s' (type %c): only regular files under .build-id/xx/ are allowed",
+					     name, h.typeflag >= 0x20 && h.typeflag <= 0x7e ? h.typeflag : '?');
 		}
 		snprintf(path, sizeof(path), "%s/.build-id", dir);
 		if (mkdir(path, 0700) < 0 && errno != EEXIST)
@@ -201,10 +210,9 @@ static int extract(struct bundle_input *r, const char *dir, char *why, size_t wh
 		snprintf(path, sizeof(path), "%s/%s", dir, name);
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0) {
-			if (errno == EEXIST) {
-				snprintf(why, why_size, "member %s is in the bundle twice", name);
-				return -EINVAL;
-			}
+			if (errno == EEXIST)
+				return prf_set_error(error, -EINVAL, "member %s is in the bundle twice",
+						     name);
 			goto io_error;
 		}
 		members++;
@@ -212,10 +220,10 @@ static int extract(struct bundle_input *r, const char *dir, char *why, size_t wh
 		for (left = size; left;) {
 			size_t want = left < sizeof(buf) ? (size_t)left : sizeof(buf);
 
-			ret = input_read(r, buf, want, why, why_size);
+			ret = member_read(r, buf, want, name, size, error);
 			if (ret) {
 				close(fd);
-				goto truncated;
+				return ret;
 			}
 			if (write(fd, buf, want) != (ssize_t)want) {
 				close(fd);
@@ -223,58 +231,50 @@ static int extract(struct bundle_input *r, const char *dir, char *why, size_t wh
 			}
 			left -= want;
 		}
-		if (size % TAR_BLOCK &&
-		    input_read(r, buf, TAR_BLOCK - size % TAR_BLOCK, why, why_size)) {
+		/* The padding to the next block. */
+		ret = size % TAR_BLOCK ?
+			member_read(r, buf, TAR_BLOCK - size % TAR_BLOCK, name, size, error) : 0;
+		if (ret) {
 			close(fd);
-			goto truncated;
+			return ret;
 		}
 		if (close(fd) < 0)
 			goto io_error;
 	}
 	return 0;
-truncated:
-	if (!why[0])
-		snprintf(why, why_size, "member %s: truncated (size says %llu bytes)",
-			 name, (unsigned long long)size);
-	return -EINVAL;
 io_error:
-	snprintf(why, why_size, "%s: %s", path, strerror(errno));
-	return -EIO;
+	return prf_set_error(error, -EIO, "%s: %s", path, strerror(errno));
 }
 
-int bundle_extract(const char *path, const char *dir, char *why, size_t why_size)
+int bundle_extract(const char *path, const char *dir, struct prf_error *error)
 {
 	static const unsigned char zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
 	struct bundle_input r = { 0 };
 	unsigned char magic[4];
 	int fd, ret;
 
-	why[0] = '\0';
 	fd = prf_open_regular(path);
-	if (fd < 0) {
-		snprintf(why, why_size, "%s", fd == -EINVAL ? "not a regular file" : strerror(-fd));
-		return fd;
-	}
+	if (fd < 0)
+		return prf_set_error(error, fd, "%s",
+				     fd == -EINVAL ? "not a regular file" : strerror(-fd));
 	r.file = fdopen(fd, "rb");
 	if (!r.file) {
 		ret = -errno;
 		close(fd);
-		snprintf(why, why_size, "%s", strerror(-ret));
-		return ret;
+		return prf_set_error(error, ret, "%s", strerror(-ret));
 	}
 	if (fread(magic, 1, 4, r.file) == 4 && !memcmp(magic, zstd_magic, 4)) {
 		r.zstd = ZSTD_createDStream();
 		r.in_size = ZSTD_DStreamInSize();
 		r.in = malloc(r.in_size);
 		if (!r.zstd || !r.in || ZSTD_isError(ZSTD_initDStream(r.zstd))) {
-			snprintf(why, why_size, "out of memory");
-			ret = -ENOMEM;
+			ret = prf_set_error(error, -ENOMEM, "out of memory");
 			goto out;
 		}
 		r.in_buffer.src = r.in;
 	}
 	rewind(r.file);
-	ret = extract(&r, dir, why, why_size);
+	ret = extract(&r, dir, error);
 out:
 	ZSTD_freeDStream(r.zstd);
 	free(r.in);

@@ -87,7 +87,8 @@ static int add_bundle(struct report_debug_dirs *d, const char *bundle, size_t in
 		      struct prf_error *error)
 {
 	struct stat st;
-	char why[512], *dir;
+	struct prf_error why;
+	char *dir;
 
 	if (stat(bundle, &st) < 0)
 		return prf_set_error(error, -errno, "--symbols %s: %s", bundle, strerror(errno));
@@ -96,14 +97,14 @@ static int add_bundle(struct report_debug_dirs *d, const char *bundle, size_t in
 			return no_memory(error);
 		return 0;
 	}
-	if (!d->scratch && bundle_scratch_dir(&d->scratch, why, sizeof(why)) < 0)
-		return prf_set_error(error, -EIO, "--symbols %s: %s", bundle, why);
+	if (!d->scratch && bundle_scratch_dir(&d->scratch, &why) < 0)
+		return prf_set_error(error, -EIO, "--symbols %s: %s", bundle, why.message);
 	if (asprintf(&dir, "%s/%zu", d->scratch, index) < 0 || add_owned(d, dir) < 0)
 		return no_memory(error);
 	if (mkdir(dir, 0700) < 0)
 		return prf_set_error(error, -errno, "--symbols %s: %s: %s", bundle, dir, strerror(errno));
-	if (bundle_extract(bundle, dir, why, sizeof(why)) < 0)
-		return prf_set_error(error, -EIO, "--symbols %s: %s", bundle, why);
+	if (bundle_extract(bundle, dir, &why) < 0)
+		return prf_set_error(error, -EIO, "--symbols %s: %s", bundle, why.message);
 	return add_dir(&d->dirs, &d->count, &d->capacity, dir) < 0 ? no_memory(error) : 0;
 }
 
