@@ -959,10 +959,10 @@ START_TEST(test_write_error)
 		return;
 	setvbuf(full, NULL, _IONBF, 0);
 	errno = 0;
-	ck_assert_int_eq(view_flat(&data, &(struct view_options){ 0 }, full), -1);
+	ck_assert_int_lt(view_flat(&data, &(struct view_options){ 0 }, full), 0);
 	ck_assert_int_eq(errno, ENOSPC);
 	clearerr(full);
-	ck_assert_int_eq(view_tree_json(&data, &(struct view_options){ 0 }, full), -1);
+	ck_assert_int_lt(view_tree_json(&data, &(struct view_options){ 0 }, full), 0);
 	fclose(full);
 }
 END_TEST

@@ -64,11 +64,7 @@ static int print_diff(const struct report_options *o, struct report_data *base,
 	if (o->format == FORMAT_HTML || o->format == FORMAT_SVG) {
 		int ret = report_match_baseline(data, base);
 
-		if (ret < 0) {
-			errno = -ret;
-			return -1;
-		}
-		return print_view(o, data, out);
+		return ret < 0 ? ret : print_view(o, data, out);
 	}
 	if (o->view == VIEW_FOLDED)
 		return view_folded_diff(base, data, out);

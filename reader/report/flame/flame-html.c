@@ -491,9 +491,7 @@ int flame_html(const struct report_data *data, const struct view_options *option
 	for (size_t i = 0; i < w.offset_count; i++)
 		free(w.offset_texts[i]);
 	free(w.offset_texts);
-	if (err) {
-		errno = ENOMEM;
-		return -1;
-	}
+	if (err)
+		return -ENOMEM;
 	return view_finish(out);
 }

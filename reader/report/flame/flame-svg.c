@@ -20,6 +20,7 @@
  * shares; more lines of facts name the baseline and say what of it is
  * not drawn, and one what the colours mean.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 #include "flame-internal.h"
@@ -243,13 +244,13 @@ int flame_svg(const struct report_data *data, const struct view_options *options
 	w.top = data->baseline ? DIFF_TOP : TOP;
 	w.scale = data->total_period ? (WIDTH - 2 * PAD) / (double)data->total_period : 0;
 	if (walk(&w, 0) < 0)
-		return -1;
+		return -ENOMEM;
 	height = w.top + (double)w.rows * ROW + PAD;
 	fact_count = flame_facts(&data->header, facts);
 	if (fact_count >= 0)
 		fact_count = flame_baseline_facts(data, facts, fact_count);
 	if (fact_count < 0)
-		return -1;
+		return -ENOMEM;
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
 		"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"monospace\" "
@@ -267,7 +268,7 @@ int flame_svg(const struct report_data *data, const struct view_options *options
 	if (!data->total_period)
 		fprintf(out, "<text x=\"%.0f\" y=\"%.0f\">no samples</text>\n", PAD, w.top + FONT);
 	else if (walk(&w, 1) < 0)
-		return -1;
+		return -ENOMEM;
 	fputs("</svg>\n", out);
 	return view_finish(out);
 }

@@ -14,6 +14,7 @@
  * With data->baseline set (report_match_baseline()), differential: the
  * widths are data's, each frame's colour is the change of its share
  * against the baseline's (flame-internal.h, flame_diff_color()).
+ * Each returns 0 or a negative errno, as the text views do.
  */
 int flame_html(const struct report_data *data, const struct view_options *options,
 	       FILE *out);

@@ -242,13 +242,9 @@ size_t view_put_symbol(FILE *out, const struct report_symbol *symbol, size_t wid
 
 int view_finish(FILE *out)
 {
-	if (fflush(out) == EOF)
-		return -1;
-	if (ferror(out)) {
-		if (!errno)
-			errno = EIO;
-		return -1;
-	}
+	/* A stream that failed before this flush may not have kept its errno. */
+	if (fflush(out) == EOF || ferror(out))
+		return errno ? -errno : -EIO;
 	return 0;
 }
 

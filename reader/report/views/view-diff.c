@@ -221,10 +221,8 @@ int view_flat_diff(const struct report_data *base, const struct report_data *dat
 		return view_finish(out);
 	}
 	rows = merge_rows(base, data, keys, &count);
-	if (!rows) {
-		errno = ENOMEM;
-		return -1;
-	}
+	if (!rows)
+		return -ENOMEM;
 	qsort(rows, count, sizeof(*rows), compare_changes);
 	for (size_t i = 0; i < count; i++) {
 		size_t columns = view_symbol_columns(row_entry(&rows[i])->symbol);
@@ -285,7 +283,7 @@ static int compare_stacks(const void *x, const void *y)
 
 /*
  * The side's collapsed stacks, as view_folded() prints them, split in
- * place into (stack, count) pairs sorted by stack.  0 or -1 with errno.
+ * place into (stack, count) pairs sorted by stack.  0 or a negative errno.
  */
 static int side_stacks(const struct report_data *data, char **buffer,
 		       struct stack_count **stacks, size_t *count)
@@ -293,17 +291,19 @@ static int side_stacks(const struct report_data *data, char **buffer,
 	size_t size = 0, n = 0, capacity = 0;
 	FILE *f = open_memstream(buffer, &size);
 	char *line, *next;
+	int ret;
 
 	*stacks = NULL;
 	*count = 0;
 	if (!f)
-		return -1;
-	if (view_folded(data, f) < 0) {
+		return -errno;
+	ret = view_folded(data, f);
+	if (ret < 0) {
 		fclose(f);
-		return -1;
+		return ret;
 	}
 	if (fclose(f))
-		return -1;
+		return -errno;
 	for (line = *buffer; *line; line = next) {
 		char *space, *end;
 
@@ -318,7 +318,7 @@ static int side_stacks(const struct report_data *data, char **buffer,
 			struct stack_count *p = reallocarray(*stacks, grown, sizeof(*p));
 
 			if (!p)
-				return -1;
+				return -ENOMEM;
 			*stacks = p;
 			capacity = grown;
 		}
@@ -337,9 +337,12 @@ int view_folded_diff(const struct report_data *base, const struct report_data *d
 	struct stack_count *b = NULL, *n = NULL;
 	size_t bn = 0, nn = 0, i = 0, j = 0;
 	double scale;
-	int ret = -1;
+	int ret;
 
-	if (side_stacks(base, &base_text, &b, &bn) < 0 || side_stacks(data, &text, &n, &nn) < 0)
+	ret = side_stacks(base, &base_text, &b, &bn);
+	if (!ret)
+		ret = side_stacks(data, &text, &n, &nn);
+	if (ret < 0)
 		goto out;
 	scale = base->total_samples ? (double)data->total_samples / (double)base->total_samples : 0;
 	while (i < bn || j < nn) {

@@ -94,8 +94,7 @@ int view_folded(const struct report_data *data, FILE *out)
 	for (struct call_node *node = data->tree; node;) {
 		if (prf_ensure_mem((void **)&path, &capacity, sizeof(*path), depth + 1) < 0) {
 			free(path);
-			errno = ENOMEM;
-			return -1;
+			return -ENOMEM;
 		}
 		path[depth++] = (struct frame){ .node = node };
 		if (depth > 1 && node->self_samples)

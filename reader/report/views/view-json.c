@@ -384,10 +384,8 @@ static int json_node_open(struct tree_writer *w, const struct call_node *node)
 
 static int push(struct tree_writer *w, const struct call_node *node)
 {
-	if (prf_ensure_mem((void **)&w->stack, &w->capacity, sizeof(*w->stack), w->depth + 1) < 0) {
-		errno = ENOMEM;
-		return -1;
-	}
+	if (prf_ensure_mem((void **)&w->stack, &w->capacity, sizeof(*w->stack), w->depth + 1) < 0)
+		return -ENOMEM;
 	w->stack[w->depth++] = (struct open_node){ .node = node };
 	return 0;
 }
@@ -411,7 +409,7 @@ static const struct call_node *next_child(struct tree_writer *w)
 static int json_tree(struct tree_writer *w)
 {
 	if (push(w, w->data->tree))
-		return -1;
+		return -ENOMEM;
 	while (w->depth) {
 		const struct call_node *child = next_child(w);
 
@@ -421,7 +419,7 @@ static int json_tree(struct tree_writer *w)
 		}
 		fputs(w->stack[w->depth - 1].written++ ? ",\n" : "\n", w->out);
 		if (json_node_open(w, child) && push(w, child))
-			return -1;
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -442,10 +440,8 @@ int view_tree_json(const struct report_data *data, const struct view_options *op
 	else
 		fputs("]", out);
 	free(w.stack);
-	if (err) {
-		errno = ENOMEM;
-		return -1;
-	}
+	if (err)
+		return err;
 	fprintf(out, ",\n\"hidden_nodes\":%zu}\n", w.hidden);
 	return view_finish(out);
 }

@@ -59,10 +59,8 @@ struct walk {
 
 static int push(struct walk *w, const struct item *item)
 {
-	if (prf_ensure_mem((void **)&w->stack, &w->capacity, sizeof(*w->stack), w->depth + 1) < 0) {
-		errno = ENOMEM;
-		return -1;
-	}
+	if (prf_ensure_mem((void **)&w->stack, &w->capacity, sizeof(*w->stack), w->depth + 1) < 0)
+		return -ENOMEM;
 	w->stack[w->depth++] = *item;
 	return 0;
 }
@@ -74,7 +72,7 @@ static int set_more(struct walk *w, size_t level, int more)
 		unsigned char *grown = realloc(w->more, levels);
 
 		if (!grown)
-			return -1;
+			return -ENOMEM;
 		w->more = grown;
 		w->levels = levels;
 	}
@@ -215,7 +213,7 @@ static int push_children(struct walk *w, const struct item *item)
 		};
 
 		if (i <= last && shown(w, child.node) && push(w, &child))
-			return -1;
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -226,17 +224,17 @@ static int walk_tree(struct walk *w)
 	size_t comms = 0;
 
 	if (push_children(w, &root))
-		return -1;
+		return -ENOMEM;
 	while (w->depth) {
 		struct item item = w->stack[--w->depth];
 
 		if (item.branch && set_more(w, item.level - 1, !item.last))
-			return -1;
+			return -ENOMEM;
 		if (!item.level && !item.node->symbol && comms++)
 			fputc('\n', w->out);
 		print_line(w, &item);
 		if (push_children(w, &item))
-			return -1;
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -269,10 +267,8 @@ int view_tree(const struct report_data *data, const struct view_options *options
 	err = walk_tree(&w);
 	free(w.stack);
 	free(w.more);
-	if (err) {
-		errno = ENOMEM;
-		return -1;
-	}
+	if (err)
+		return err;
 	print_hidden(&w);
 	return view_finish(out);
 }

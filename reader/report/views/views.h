@@ -22,9 +22,9 @@ struct view_options {
 };
 
 /*
- * The views.  Each returns 0, or -1 when writing to out failed (errno
- * set, EPIPE included): the caller decides whether that is worth a
- * message.  Percentages are of data->total_period; when it is 0 the text
+ * The views.  Each returns 0, or a negative errno when writing to out
+ * failed (-EPIPE included) or memory ran out: the caller decides whether
+ * that is worth a message.  Percentages are of data->total_period; when it is 0 the text
  * views print "# no samples" after the header instead of dividing by it.
  * percent_limit compares the exact share (not the rounded one printed)
  * and hidden rows and nodes are counted in one "# N ... not shown" line.
@@ -143,7 +143,7 @@ struct tm;
 int view_start_time(const struct session_summary *header, struct tm *tm,
 		    uint32_t *nanoseconds);
 
-/* 0, or -1 with errno when out has failed. */
+/* 0, or a negative errno when out has failed. */
 int view_finish(FILE *out);
 
 #endif
