@@ -14,7 +14,7 @@
  */
 struct bundle_writer;
 
-/* compress: zstd level, 0 for a plain tar.  NULL with errno on failure. */
+/* compress: zstd level, 0 for a plain tar.  NULL without memory. */
 struct bundle_writer *bundle_writer_new(FILE *out, int compress);
 /* Adds the file open at fd (size bytes) as name.  0 or a negative errno. */
 int bundle_writer_add(struct bundle_writer *w, const char *name, int fd, uint64_t size);

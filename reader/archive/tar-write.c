@@ -33,7 +33,6 @@ struct bundle_writer *bundle_writer_new(FILE *out, int compress)
 		if (!w->zstd || !w->zbuf ||
 		    ZSTD_isError(ZSTD_initCStream(w->zstd, compress))) {
 			bundle_writer_abort(w);
-			errno = ENOMEM;
 			return NULL;
 		}
 	}

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the HTML and SVG flame graphs share; see flame-internal.h. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -122,7 +123,7 @@ int flame_facts(const struct session_summary *h, struct flame_fact *facts)
 		    h->damaged_files ? " (some damaged or cut short: only their readable parts)" : "");
 	if (!ok) {
 		flame_facts_free(facts, count);
-		return -1;
+		return -ENOMEM;
 	}
 	return count;
 }
@@ -156,7 +157,7 @@ int flame_baseline_facts(const struct report_data *data, struct flame_fact *fact
 		ok &= !fact(facts, &count, "Gone", 0, "none: every stack of the baseline is here");
 	if (!ok) {
 		flame_facts_free(facts, count);
-		return -1;
+		return -ENOMEM;
 	}
 	return count;
 }

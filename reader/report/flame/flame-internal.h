@@ -23,13 +23,13 @@ struct flame_fact {
 
 #define FLAME_MAX_FACTS	10
 
-/* Fills facts (FLAME_MAX_FACTS of room); returns how many, -1 without memory. */
+/* Fills facts (FLAME_MAX_FACTS of room); returns how many, -ENOMEM without memory. */
 int flame_facts(const struct session_summary *header, struct flame_fact *facts);
 
 /*
  * With data->baseline: appends "Baseline" (its samples, files and time)
  * and "Gone" (its stacks this profile does not have) to the count facts
- * of flame_facts(); returns the new count, -1 without memory (facts are
+ * of flame_facts(); returns the new count, -ENOMEM without memory (facts are
  * freed then).  Without a baseline returns count.
  */
 int flame_baseline_facts(const struct report_data *data, struct flame_fact *facts, int count);

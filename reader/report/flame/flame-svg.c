@@ -250,7 +250,7 @@ int flame_svg(const struct report_data *data, const struct view_options *options
 	if (fact_count >= 0)
 		fact_count = flame_baseline_facts(data, facts, fact_count);
 	if (fact_count < 0)
-		return -ENOMEM;
+		return fact_count;
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
 		"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"monospace\" "
