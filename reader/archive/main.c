@@ -77,13 +77,12 @@ static int write_bundle(const struct archive_set *set, const char *output, int c
 		}
 	}
 	out = fdopen(fd, "wb");
+	if (out)
+		fd = -1;	/* out closes it */
 	if (!out || !(w = bundle_writer_new(out, compress ? ARCHIVE_ZSTD_LEVEL : 0))) {
 		fprintf(stderr, "perfrec-archive: out of memory\n");
 		goto fail;
 	}
-	if (!out)
-		goto fail;
-	fd = -1;
 	for (size_t i = 0; i < set->count; i++) {
 		const struct archive_entry *e = &set->entries[i];
 
