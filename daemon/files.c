@@ -197,13 +197,10 @@ void prd_collector_log_stats(struct collector *c, enum log_level level)
 
 void prd_collector_rotate(struct collector *c)
 {
-	struct timespec realtime;
-
 	prd_collector_drain_all(c);
 	if (prd_collector_start_file(c) < 0)
 		return;		/* said by output; the current file goes on */
-	clock_gettime(CLOCK_REALTIME, &realtime);
-	prd_output_enforce_retention(c->output, (uint64_t)realtime.tv_sec);
+	prd_output_enforce_retention(c->output, prf_clock_ns(CLOCK_REALTIME) / 1000000000u);
 }
 
 void prd_collector_notify_status(struct collector *c, const char *state)

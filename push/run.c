@@ -186,17 +186,14 @@ static uint64_t now_s(void)
 /* Until seconds have passed or stop; inotify events end it early when early. */
 static void wait_for(struct runner *r, double seconds, int early)
 {
-	struct timespec start, now;
+	uint64_t start = prf_clock_ns(CLOCK_MONOTONIC);
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (!*r->stop) {
 		struct pollfd p = { .fd = r->inotify, .events = POLLIN };
 		double left;
 		char buffer[4096];
 
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = seconds - (double)(now.tv_sec - start.tv_sec) -
-		       (double)(now.tv_nsec - start.tv_nsec) / 1e9;
+		left = seconds - (double)(prf_clock_ns(CLOCK_MONOTONIC) - start) / 1e9;
 		if (left <= 0)
 			return;
 		if (r->inotify < 0) {

@@ -49,10 +49,15 @@
 
 enum { SYMBOL_KERNEL = 1, SYMBOL_INLINED = 2, SYMBOL_RESOLVED = 4, SYMBOL_COMM = 8 };
 
-/* Pointer -> index, open addressing; interned names make pointers keys. */
+/* Pointer -> index; interned names make pointers keys. */
+struct index_entry {
+	const void *key;
+	uint32_t value;
+};
+
 struct index_table {
-	const void **keys;
-	uint32_t *values;
+	struct prf_index index;
+	struct index_entry *entries;	/* by id - 1 */
 	size_t count, capacity;
 };
 
@@ -70,79 +75,36 @@ struct html_writer {
 	size_t written;			/* nodes, for line breaks */
 };
 
-static uint64_t pointer_hash(const void *p)
+static int key_equal(const void *context, uint32_t id, const void *key)
 {
-	uint64_t x = (uintptr_t)p;
+	const struct index_table *t = context;
 
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return x;
-}
-
-/* The index of key, or UINT32_MAX with *slot where to put it. */
-static uint32_t table_find(struct index_table *t, const void *key, size_t *slot)
-{
-	size_t k = pointer_hash(key) & (t->capacity - 1);
-
-	while (t->keys[k]) {
-		if (t->keys[k] == key)
-			return t->values[k];
-		k = (k + 1) & (t->capacity - 1);
-	}
-	*slot = k;
-	return UINT32_MAX;
-}
-
-static int table_grow(struct index_table *t)
-{
-	struct index_table grown = { .capacity = t->capacity ? 2 * t->capacity : 1024 };
-
-	grown.keys = calloc(grown.capacity, sizeof(*grown.keys));
-	grown.values = calloc(grown.capacity, sizeof(*grown.values));
-	if (!grown.keys || !grown.values) {
-		free(grown.keys);
-		free(grown.values);
-		return -1;
-	}
-	for (size_t i = 0; i < t->capacity; i++) {
-		size_t slot;
-
-		if (t->keys[i] && table_find(&grown, t->keys[i], &slot) == UINT32_MAX) {
-			grown.keys[slot] = t->keys[i];
-			grown.values[slot] = t->values[i];
-		}
-	}
-	grown.count = t->count;
-	free(t->keys);
-	free(t->values);
-	*t = grown;
-	return 0;
+	return t->entries[id - 1].key == key;
 }
 
 /* Finds key or adds it as value; returns its index, or -1 without memory. */
 static int64_t table_get(struct index_table *t, const void *key, uint32_t value, int *added)
 {
-	size_t slot;
-	uint32_t found;
+	uint64_t hash = prf_hash_mix((uintptr_t)key);
+	struct prf_index_slot *slot = prf_index_place(&t->index, hash, key_equal, t, key);
 
 	*added = 0;
-	if ((t->count + 1) * 2 > t->capacity && table_grow(t) < 0)
+	if (!slot)
 		return -1;
-	found = table_find(t, key, &slot);
-	if (found != UINT32_MAX)
-		return found;
-	t->keys[slot] = key;
-	t->values[slot] = value;
-	t->count++;
+	if (slot->id)
+		return t->entries[slot->id - 1].value;
+	if (prf_ensure_mem((void **)&t->entries, &t->capacity, sizeof(*t->entries), t->count + 1) < 0)
+		return -1;
+	t->entries[t->count++] = (struct index_entry){ key, value };
+	prf_index_insert(&t->index, slot, hash, (uint32_t)t->count);
 	*added = 1;
 	return value;
 }
 
 static void table_free(struct index_table *t)
 {
-	free(t->keys);
-	free(t->values);
+	prf_index_free(&t->index);
+	free(t->entries);
 }
 
 static int64_t string_index(struct html_writer *w, const char *s)
