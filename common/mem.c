@@ -7,18 +7,22 @@
 
 int prf_grow_mem(void **data, size_t *capacity, size_t elem_size, size_t need)
 {
-	size_t grown;
+	size_t most = elem_size ? SIZE_MAX / elem_size : SIZE_MAX, grown;
 	void *bigger;
 
 	if (need <= *capacity)
 		return 0;
+	/* checked here, not left to reallocarray(): ASan aborts on its overflow */
+	if (need > most)
+		return -ENOMEM;
 	grown = *capacity + *capacity / 2;
 	if (grown < need)
 		grown = need;
 	if (grown < 16)
 		grown = 16;
-	/* reallocarray() refuses a product that overflows */
-	bigger = reallocarray(*data, grown, elem_size);
+	if (grown > most)
+		grown = need;
+	bigger = realloc(*data, grown * elem_size);
 	if (!bigger)
 		return -ENOMEM;
 	*data = bigger;
