@@ -5,4 +5,4 @@ include bench/dwarf.mk
 EXTRA_DIST += bench/push.sh bench/push-follow.sh
 EXTRA_DIST += bench/stripped.sh
 # The figures, and the reader benchmark against perf report.
-EXTRA_DIST += bench/README.md bench/reader.sh
+EXTRA_DIST += bench/README.md bench/reader.sh bench/reader-ab.sh
