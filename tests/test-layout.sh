@@ -5,6 +5,10 @@
 #    in one folder of common/, format/, daemon/, reader/ or push/ come
 #    from one source (automake names them TARGET-SOURCE.o, beside the
 #    source);
+#  - the layers below format/ include none of its headers: every
+#    library sees common/ and format/ (AM_CPPFLAGS), but common/ depends on
+#    libc alone and the symbolizer and interned strings know nothing of
+#    captures;
 #  - every external function of the product is called from another
 #    object (of the product, a test or a benchmark): one that only its
 #    own file calls is static, one that nothing calls is dead;
@@ -47,6 +51,21 @@ for_tests=$(printf '%s\n' "$objects" | grep -E '/tests_[^/]*-' || true)
 if [ -n "$for_tests" ]; then
 	fail "product sources compiled again for a test program:"
 	say "$for_tests"
+fi
+
+# AM_CPPFLAGS lets every library include format/'s headers; these must not.
+top_srcdir=${top_srcdir:-$(dirname "$0")/..}
+format_headers=$(cd "$top_srcdir/format" && ls ./*.h | sed 's|^\./||' | tr '\n' '|' | sed 's/|$//')
+below_format=$(cd "$top_srcdir" && grep -nE "#include \"($format_headers)\"" \
+	common/*.[ch] reader/intern/*.[ch] reader/symbolize/*.[ch] 2>/dev/null || true)
+if [ -n "$below_format" ]; then
+	fail "a layer below format/ includes its headers:"
+	say "$below_format"
+fi
+common_includes=$(cd "$top_srcdir" && grep -n '#include "' common/*.[ch] | grep -v '#include "common.h"' || true)
+if [ -n "$common_includes" ]; then
+	fail "common/ includes another folder's header (it depends on libc alone):"
+	say "$common_includes"
 fi
 
 # Functions defined in one object of the product and named by no other
