@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct prf_error;
+
 #define ARCHIVE_MAX_DEBUG_DIRS 32
 /* It runs on production hosts: level 19 costs far more CPU for little. */
 #define ARCHIVE_ZSTD_LEVEL 9
@@ -35,10 +37,10 @@ struct archive_set {
  * Replays the captures and finds, for each DSO at least one sample
  * address (leaf or callchain frame) falls in, its ELF and debug file
  * whose build-ids match the capture's.  What is left out is said on
- * stderr, one line each.  0, or -1 after a message.
+ * stderr, one line each.  0, or a negative errno and *error.
  */
 int archive_collect(const struct archive_options *options, char **inputs, int input_count,
-		    struct archive_set *set);
+		    struct archive_set *set, struct prf_error *error);
 void archive_set_free(struct archive_set *set);
 
 #endif

@@ -398,7 +398,7 @@ static int add_dso(const struct archive_options *o, struct archive_set *set,
 }
 
 int archive_collect(const struct archive_options *o, char **inputs, int input_count,
-		    struct archive_set *set)
+		    struct archive_set *set, struct prf_error *error)
 {
 	int quiet = o->quiet;
 	struct symbolizer_options sym_options = { .warn = warn, .warn_context = &quiet };
@@ -406,30 +406,28 @@ int archive_collect(const struct archive_options *o, char **inputs, int input_co
 	struct session_filter filter = { 0 };
 	struct collection c = { 0 };
 	struct unwinder *unwinder = NULL;
-	struct prf_error error = { 0 };
-	int ret = -1;
+	int ret = -ENOMEM;
 
 	elf_version(EV_CURRENT);
 	c.symbolizer = symbolizer_new(&sym_options);
 	session_options.symbolizer = c.symbolizer;
 	if (!c.symbolizer || session_new(&c.session, &session_options) < 0 ||
 	    !(unwinder = unwinder_new(c.session, c.symbolizer))) {
-		fprintf(stderr, "perfrec-archive: out of memory\n");
+		prf_set_error(error, ret, "out of memory");
 		goto out;
 	}
-	for (int i = 0; i < input_count; i++)
-		if (session_add_input(c.session, inputs[i], &error) < 0) {
-			fprintf(stderr, "perfrec-archive: %s\n", error.message);
+	for (int i = 0; i < input_count; i++) {
+		ret = session_add_input(c.session, inputs[i], error);
+		if (ret < 0)
 			goto out;
-		}
-	if (session_load(c.session, &error) < 0) {
-		fprintf(stderr, "perfrec-archive: %s\n", error.message);
-		goto out;
 	}
+	ret = session_load(c.session, error);
+	if (ret < 0)
+		goto out;
 	/* Frames that only unwinding finds are in DSOs the bundle needs too. */
 	unwinder_for_each_sample(unwinder, &filter, on_sample, &c);
 	if (c.failed) {
-		fprintf(stderr, "perfrec-archive: out of memory\n");
+		ret = prf_set_error(error, -ENOMEM, "out of memory");
 		goto out;
 	}
 	/* Said even with -q: the bundle would lack what the report needs. */
@@ -438,10 +436,9 @@ int archive_collect(const struct archive_options *o, char **inputs, int input_co
 			"(--call-graph dwarf) and debug files keep none of the binaries' .eh_frame: "
 			"with --debug-only, their call chains will stop at the sampled function\n");
 	for (size_t i = 0; i < c.hit_count; i++) {
-		int err = add_dso(o, set, &c.hits[i], inputs, input_count);
-
-		if (err < 0) {
-			fprintf(stderr, "perfrec-archive: %s: %s\n", dso_path(c.hits[i].dso), strerror(-err));
+		ret = add_dso(o, set, &c.hits[i], inputs, input_count);
+		if (ret < 0) {
+			prf_set_error(error, ret, "%s: %s", dso_path(c.hits[i].dso), strerror(-ret));
 			goto out;
 		}
 	}

@@ -159,6 +159,7 @@ int main(int argc, char **argv)
 	};
 	struct archive_options o = { 0 };
 	struct archive_set set = { 0 };
+	struct prf_error error = { 0 };
 	const char *output = NULL;
 	int compress = 0, verbose = 0, c, status;
 
@@ -193,8 +194,10 @@ int main(int argc, char **argv)
 		compress = 1;
 	if (!o.debug_dir_count)
 		o.debug_dirs[o.debug_dir_count++] = "/usr/lib/debug";
-	if (archive_collect(&o, argv + optind, argc - optind, &set) < 0)
+	if (archive_collect(&o, argv + optind, argc - optind, &set, &error) < 0) {
+		fprintf(stderr, "perfrec-archive: %s\n", error.message);
 		return 1;
+	}
 	status = write_bundle(&set, output, compress, verbose && !o.quiet) < 0 ? 1 : 0;
 	archive_set_free(&set);
 	return status;
