@@ -72,6 +72,7 @@ static int print_diff(const struct report_options *o, struct report_data *base,
 }
 
 /* A line that is no warning, as the report's own. */
+__attribute__((format(printf, 2, 3)))
 static void note_line(void *context, const char *format, ...)
 {
 	const struct report_options *o = context;
