@@ -43,9 +43,10 @@ void *prf_arena_alloc(struct prf_arena *arena, size_t size)
 	struct prf_arena_block *b = arena->blocks;
 	void *p;
 
-	size = (size + 15) & ~(size_t)15;
-	if (!size || size > SIZE_MAX - sizeof(*b) - ARENA_BLOCK)
+	/* bounded before it is rounded up, so that the rounding cannot wrap */
+	if (!size || size > SIZE_MAX - sizeof(*b) - ARENA_BLOCK - 15)
 		return NULL;
+	size = (size + 15) & ~(size_t)15;
 	if (!b || b->size - b->used < size) {
 		size_t block = size > ARENA_BLOCK ? size : ARENA_BLOCK;
 
