@@ -62,6 +62,11 @@
  *                    a file of a few kilobytes whose 3 chunks of 64 MiB
  *                    each hold copies of one FORK record: 4.6 million
  *                    side-band records that a reader must not all keep
+ *   report-hostile --nameless DIR
+ *                    4 files of 20,000 samples each, every sample of its
+ *                    own thread that no record names: the reader names
+ *                    each ":TID" while it reads the files on several
+ *                    threads, 80,000 names in all
  *
  * For the flame graphs (tests/test-flame-*.sh):
  *   report-hostile --markup FILE
@@ -1586,6 +1591,31 @@ static void write_big(const char *path)
 	out_close(&o, 1);
 }
 
+#define NAMELESS_FILES	4
+#define NAMELESS_THREADS 20000
+
+static void write_nameless(const char *dir)
+{
+	char path[4096], name[32];
+	struct out o;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		die("%s: %s", dir, strerror(errno));
+	for (uint32_t f = 0; f < NAMELESS_FILES; f++) {
+		snprintf(name, sizeof(name), "nameless-%u", f);
+		path_in(path, sizeof(path), dir, name);
+		out_open_default(&o, path);
+		preamble(&o, 1);
+		for (uint32_t i = 0; i < NAMELESS_THREADS; i++) {
+			uint32_t tid = 100000 + f * NAMELESS_THREADS + i;
+
+			sample(&o, &(struct sample_spec){ .pid = tid, .tid = tid, .cpu = i % 2,
+							  .time = BASE_NS + 10 + i, .ip = 0x1000 });
+		}
+		out_close(&o, 1);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	attr_main = collector_attr();
@@ -1605,10 +1635,15 @@ int main(int argc, char **argv)
 		write_bomb(argv[2]);
 		return 0;
 	}
+	if (argc == 3 && strcmp(argv[1], "--nameless") == 0) {
+		write_nameless(argv[2]);
+		return 0;
+	}
 	if (argc != 2 || argv[1][0] == '-') {
 		fprintf(stderr, "Usage: report-hostile DIR\n"
 				"       report-hostile --local FILE PATH...\n"
 				"       report-hostile --bomb FILE\n"
+				"       report-hostile --nameless DIR\n"
 				"       report-hostile --markup FILE\n"
 				"       report-hostile --big FILE\n");
 		return 2;

@@ -140,7 +140,10 @@ int session_for_each_sample_parallel(struct session *s, const struct session_fil
 	job.results = calloc(s->input_count, sizeof(*job.results));
 	if (!job.results)
 		return -ENOMEM;
+	/* A thread no record names is named ":TID" as it is met: interned on any thread. */
+	string_table_shared(s->strings, 1);
 	run_pool(s->input_count, jobs, read_samples, &job);
+	string_table_shared(s->strings, 0);
 	for (size_t i = 0; i < s->input_count; i++) {
 		undecodable += job.results[i].undecodable;
 		if (session_samples_told(s, i, &job.results[i]) < 0)
