@@ -237,6 +237,27 @@ static inline uint64_t prf_unzigzag(uint64_t v)
 /* clock's time in ns (CLOCK_MONOTONIC for intervals, CLOCK_REALTIME). */
 uint64_t prf_clock_ns(clockid_t clock);
 
+/* ---- text from elsewhere -------------------------------------------- */
+
+/* The code point of the UTF-8 character at s and its bytes; 0 at the end or if invalid. */
+size_t prf_utf8_char(const char *s, uint32_t *code);
+
+/* C0, DEL and C1: what a terminal or a log must not get raw. */
+static inline int prf_is_control(uint32_t code)
+{
+	return code < 0x20 || (code >= 0x7f && code < 0xa0);
+}
+
+/*
+ * Steps over one printable unit of s: a UTF-8 character as it is, or "?"
+ * for a control character or an invalid byte.  Returns the bytes of s
+ * consumed (0 at the end); *unit and *unit_size are what to print.
+ */
+size_t prf_text_unit(const char *s, const char **unit, size_t *unit_size);
+
+/* s with every unit prf_text_unit() would replace made '?', in place; its length. */
+size_t prf_text_make_safe(char *s);
+
 /* ---- files named by others ------------------------------------------ */
 
 /*

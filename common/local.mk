@@ -1,6 +1,7 @@
 # libperfrec-common: the bottom layer, libc alone.  Growth, the hash
 # index, hashes, the arena, varints, clocks, opening recorded paths,
-# host facts, the vDSO and the kallsyms table: each rule once.
+# host facts, the vDSO, the kallsyms table and text made safe to print:
+# each rule once.
 noinst_LIBRARIES += common/libperfrec-common.a
 noinst_HEADERS += common/common.h
 common_libperfrec_common_a_SOURCES = \
@@ -10,6 +11,7 @@ common_libperfrec_common_a_SOURCES = \
 	common/open.c \
 	common/host.c \
 	common/vdso.c \
-	common/kallsyms.c
+	common/kallsyms.c \
+	common/text.c
 
 COMMON_LIBS = common/libperfrec-common.a

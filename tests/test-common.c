@@ -287,6 +287,38 @@ START_TEST(host_is_this_one)
 }
 END_TEST
 
+START_TEST(text_made_safe_keeps_utf8_and_replaces_controls)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "plain", "plain" },
+		{ "", "" },
+		/* ESC [ 2 J, BEL, CR, BS, a newline that would begin a forged journal line */
+		{ "a\x1b[2Jb\a\r\bc\n<0>d", "a?[2Jb???c?<0>d" },
+		/* C1 CSI as a raw byte and as U+009B; DEL */
+		{ "x\x9by\xc2\x9bz\x7f", "x?y?z?" },
+		/* valid UTF-8 stays: é, €, U+1F600 */
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },
+		/* overlong, a surrogate, cut short, past U+10FFFF: a '?' a byte */
+		{ "\xc0\x80|\xed\xa0\x80|\xe2\x82|\xf4\x90\x80\x80", "??|???|??|????" },
+	};
+
+	for (size_t i = 0; i < PRF_ARRAY_SIZE(cases); i++) {
+		char buffer[64];
+		const char *unit;
+		size_t size, columns = 0, n;
+
+		snprintf(buffer, sizeof(buffer), "%s", cases[i].in);
+		ck_assert_uint_eq(prf_text_make_safe(buffer), strlen(cases[i].out));
+		ck_assert_str_eq(buffer, cases[i].out);
+		for (const char *s = cases[i].in; (n = prf_text_unit(s, &unit, &size)); s += n)
+			columns++;
+		ck_assert_uint_ge(strlen(cases[i].out), columns);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("common");
@@ -303,6 +335,7 @@ int main(void)
 	tcase_add_test(tc, ksym_table_keeps_recorded_ends);
 	tcase_add_test(tc, open_regular_refuses_all_but_files);
 	tcase_add_test(tc, host_is_this_one);
+	tcase_add_test(tc, text_made_safe_keeps_utf8_and_replaces_controls);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -20,8 +20,7 @@ reader_report_libperfrec_report_a_SOURCES = \
 	reader/report/call-tree.h reader/report/call-tree.c \
 	reader/report/aggregate.c \
 	reader/report/baseline-match.c \
-	reader/report/output.c \
-	reader/report/utf8.c
+	reader/report/output.c
 reader_report_libperfrec_report_a_CPPFLAGS = $(AM_CPPFLAGS) $(UNWIND_CPPFLAGS) \
 	$(SYMBOLIZE_CPPFLAGS) $(INTERN_CPPFLAGS) $(BUNDLE_CPPFLAGS)
 

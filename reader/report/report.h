@@ -109,9 +109,6 @@ int report_match_baseline(struct report_data *data, struct report_data *base);
 /* What the tree's first level is, by data->sort_keys: "Process", "Unit", ... */
 const char *report_first_level_name(unsigned sort_keys);
 
-/* Length of the valid UTF-8 character at s, its code point in *code; 0: none. */
-size_t report_utf8_char(const char *s, uint32_t *code);
-
 /*
  * Where the report goes: stdout, or with -o FILE a temporary file beside
  * FILE that report_output_close() renames over it when complete (and

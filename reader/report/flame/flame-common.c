@@ -305,12 +305,12 @@ size_t flame_next_char(const char *s, uint32_t *code)
 
 	if (!*s)
 		return 0;
-	n = report_utf8_char(s, code);
+	n = prf_utf8_char(s, code);
 	if (!n) {
 		*code = 0xfffd;
 		return 1;
 	}
-	if (*code < 0x20 || (*code >= 0x7f && *code < 0xa0) || *code == 0xfffe ||
+	if (prf_is_control(*code) || *code == 0xfffe ||
 	    *code == 0xffff)
 		*code = 0xfffd;
 	return n;

@@ -30,7 +30,7 @@ static char *utf8_repaired(const char *s, int *failed)
 
 	*failed = 0;
 	for (const char *p = s; *p; p += n, length += n) {
-		n = report_utf8_char(p, &code);
+		n = prf_utf8_char(p, &code);
 		if (!n) {
 			n = 1;
 			bad++;
@@ -45,7 +45,7 @@ static char *utf8_repaired(const char *s, int *failed)
 	}
 	out = copy;
 	for (const char *p = s; *p; p += n) {
-		n = report_utf8_char(p, &code);
+		n = prf_utf8_char(p, &code);
 		if (n) {
 			memcpy(out, p, n);
 			out += n;

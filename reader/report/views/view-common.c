@@ -15,37 +15,14 @@
 #include <unistd.h>
 #include "views.h"
 
-/* ---- UTF-8 and printable units --------------------------------------- */
-
-/*
- * C0, DEL and C1 controls could move a terminal's cursor or start an
- * escape sequence; a lone byte >= 0x80 could be taken as C1 by a terminal
- * that is not in UTF-8 mode.  All of them print as '?'.
- */
-size_t view_next_unit(const char *s, const char **unit, size_t *unit_size)
-{
-	uint32_t code;
-	size_t n;
-
-	if (!*s)
-		return 0;
-	n = report_utf8_char(s, &code);
-	if (!n || code < 0x20 || (code >= 0x7f && code < 0xa0)) {
-		*unit = "?";
-		*unit_size = 1;
-		return n ? n : 1;
-	}
-	*unit = s;
-	*unit_size = n;
-	return n;
-}
+/* ---- printable units ------------------------------------------------- */
 
 size_t view_columns(const char *s)
 {
 	const char *unit;
 	size_t size, n, columns = 0;
 
-	while ((n = view_next_unit(s, &unit, &size))) {
+	while ((n = prf_text_unit(s, &unit, &size))) {
 		s += n;
 		columns++;
 	}
@@ -94,7 +71,7 @@ static size_t put_units(struct sink *sink, const char *s, size_t width, int path
 			tail_from = columns - (width - 2 - head);
 		}
 	}
-	for (; (n = view_next_unit(s, &unit, &size)); s += n, index++) {
+	for (; (n = prf_text_unit(s, &unit, &size)); s += n, index++) {
 		if (index == head && head < columns)
 			sink_write(sink, "..", width > 2 ? 2 : 0);
 		if (index < head || index >= tail_from)
@@ -128,7 +105,7 @@ static int is_safe(const char *s)
 	const char *unit;
 	size_t size, n;
 
-	for (; (n = view_next_unit(s, &unit, &size)); s += n)
+	for (; (n = prf_text_unit(s, &unit, &size)); s += n)
 		if (unit != s)
 			return 0;
 	return 1;

@@ -32,7 +32,7 @@ static void put_name(FILE *out, const char *s)
 	const char *unit;
 	size_t size, n;
 
-	for (; (n = view_next_unit(s, &unit, &size)); s += n)
+	for (; (n = prf_text_unit(s, &unit, &size)); s += n)
 		fwrite(*unit == ';' ? ":" : unit, 1, size, out);
 }
 

@@ -115,7 +115,7 @@ static void json_string(FILE *out, const char *s)
 	}
 	fputc('"', out);
 	for (; *s; s += n) {
-		n = report_utf8_char(s, &code);
+		n = prf_utf8_char(s, &code);
 		if (!n) {
 			fputs("\\ufffd", out);
 			n = 1;
@@ -123,7 +123,7 @@ static void json_string(FILE *out, const char *s)
 			fprintf(out, "\\%c", (char)code);
 		} else if (short_escape(code)) {
 			fprintf(out, "\\%c", short_escape(code));
-		} else if (code < 0x20 || (code >= 0x7f && code < 0xa0)) {
+		} else if (prf_is_control(code)) {
 			fprintf(out, "\\u%04x", (unsigned)code);
 		} else {
 			fwrite(s, 1, n, out);

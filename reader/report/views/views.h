@@ -106,14 +106,7 @@ void view_sample(void *view_samples, const struct session_sample *sample);
 
 /* ---- what the views and the flame graphs share ------------------------ */
 
-/*
- * Steps over one printable unit of s: a UTF-8 character as it is, or '?'
- * for a control character or an invalid byte.  Returns the bytes of s
- * consumed (0 at the end); *unit and *unit_size are what to print.
- */
-size_t view_next_unit(const char *s, const char **unit, size_t *unit_size);
-
-/* Columns s takes when printed (a unit is a column). */
+/* Columns s takes when printed (a unit of prf_text_unit() is a column). */
 size_t view_columns(const char *s);
 
 /* Prints s safely, elided to width columns (0: whole); returns the columns. */
