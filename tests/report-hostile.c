@@ -44,7 +44,8 @@
  *   kernel-in-user   kernel addresses in user context and user addresses
  *                    after PERF_CONTEXT_KERNEL; a user map over kernel
  *                    addresses
- *   names            comms and paths with escapes, invalid UTF-8, empty
+ *   names            comms and paths with escapes, C1 controls, invalid
+ *                    UTF-8, empty
  *   events           two events; samples of an unknown identifier
  *   numbers          periods of 2^64 - 1, cpu and pid -1, LOST of 2^63
  *   empty            a header and a trailer, no records
@@ -62,6 +63,15 @@
  *                    a file of a few kilobytes whose 3 chunks of 64 MiB
  *                    each hold copies of one FORK record: 4.6 million
  *                    side-band records that a reader must not all keep
+ *   report-hostile --c1 FILE ELF OFFSET
+ *                    C1 controls (0x9b raw and as U+009B) and bytes that
+ *                    are not UTF-8 in a comm, in JIT names, in the path of
+ *                    a DSO this host lacks (with a build-id, which the
+ *                    reader warns about) and in a map of ELF, a file of
+ *                    this host whose name holds them too; samples at
+ *                    OFFSET (hex) of ELF (tests/c1-lines, whose DWARF
+ *                    names a source file the same way), the JIT code and
+ *                    the missing DSO, in one callchain
  *   report-hostile --nameless DIR
  *                    4 files of 20,000 samples each, every sample of its
  *                    own thread that no record names: the reader names
@@ -1049,6 +1059,7 @@ static void odd_names(struct out *o, uint64_t t)
 		"", "\x1b[31mred\x1b[0m", "\xff\xfe\xfd", "tab\there", "new\nline",
 		"\342\200\256evil" /* U+202E, right-to-left override */, "\xc0\x80", "%s%n%s%n", "a;b;c d", "\"quoted\\\"",
 		"\xf4\x90\x80\x80", "\xed\xa0\x80", "ok-\xe2\x9c\x93",
+		"csi-\x9b" "2J", "csi-\xc2\x9b" "2J",	/* C1 CSI, raw and as U+009B */
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -1453,6 +1464,46 @@ static void write_local(const char *path, char **files, int count)
 	out_close(&o, 1);
 }
 
+/* The hostile bytes of --c1: CSI raw, CSI as U+009B, then no UTF-8 at all. */
+#define C1_BYTES	"\x9b[31m-\xc2\x9b[32m-\xff\xfe"
+
+static void write_c1(const char *path, const char *elf, const char *offset_text)
+{
+	static const uint8_t missing_id[20] = { 0xc1, 0xc1, 0xc1, 0xc1, 1, 2, 3, 4, 5 };
+	static const char jit_text[] = "7e0000001000 40 jit-" C1_BYTES "\n";
+	const uint64_t elf_map = 0x7f0000000000ull, jit_map = 0x7e0000000000ull;
+	const uint64_t missing_map = 0x7d0000000000ull, t = BASE_NS + 1000;
+	const uint32_t pid = 16001;
+	char *end;
+	uint64_t offset = strtoull(offset_text, &end, 16);
+	struct stat st;
+	struct out o;
+
+	if (!*offset_text || *end || stat(elf, &st) < 0 || offset >= (uint64_t)st.st_size)
+		die("--c1: %s: no offset %s in it", elf, offset_text);
+	out_open_default(&o, path);
+	preamble(&o, 1);
+	comm(&o, pid, pid, "c1-" C1_BYTES, 1, t);
+	mmap2(&o, pid, pid, &(struct map_spec){ elf_map, ((uint64_t)st.st_size + 0xfff) & ~0xfffull,
+					       0, elf, .inode = 1601 }, t + 1);
+	mmap2(&o, pid, pid, &(struct map_spec){ .start = jit_map, .length = 0x100000,
+					       .path = "//anon" }, t + 2);
+	mmap2(&o, pid, pid, &(struct map_spec){ .start = missing_map, .length = 0x10000,
+					       .path = "/nonexistent/lib-" C1_BYTES ".so",
+					       .build_id = missing_id, .build_id_size = 20 }, t + 3);
+	jit_record(&o, PRF_RECORD_JIT_MAP, pid, t + 4, 0, 0, jit_text, sizeof(jit_text) - 1,
+		   sizeof(jit_text) - 1);
+	for (uint64_t k = 0; k < 16; k++) {
+		uint64_t chain[4] = { PERF_CONTEXT_USER, elf_map + offset, jit_map + 0x1010 + k,
+				      missing_map + 0x100 + k };
+
+		sample(&o, &(struct sample_spec){ .pid = pid, .tid = pid, .cpu = (uint32_t)k % 2,
+						  .time = t + 10 + k * TICK_NS, .ip = chain[1],
+						  .chain = chain, .nr = 4 });
+	}
+	out_close(&o, 1);
+}
+
 /* Chunks as large as the format allows, of one FORK record again and again. */
 static void write_bomb(const char *path)
 {
@@ -1631,6 +1682,10 @@ int main(int argc, char **argv)
 		write_local(argv[2], argv + 3, argc - 3);
 		return 0;
 	}
+	if (argc == 5 && strcmp(argv[1], "--c1") == 0) {
+		write_c1(argv[2], argv[3], argv[4]);
+		return 0;
+	}
 	if (argc == 3 && strcmp(argv[1], "--bomb") == 0) {
 		write_bomb(argv[2]);
 		return 0;
@@ -1642,6 +1697,7 @@ int main(int argc, char **argv)
 	if (argc != 2 || argv[1][0] == '-') {
 		fprintf(stderr, "Usage: report-hostile DIR\n"
 				"       report-hostile --local FILE PATH...\n"
+				"       report-hostile --c1 FILE ELF OFFSET\n"
 				"       report-hostile --bomb FILE\n"
 				"       report-hostile --nameless DIR\n"
 				"       report-hostile --markup FILE\n"

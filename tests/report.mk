@@ -24,6 +24,14 @@ tests_unwind_fixture_SOURCES = tests/unwind-fixture.c
 tests_unwind_fixture_CFLAGS = -O1 -g -fno-omit-frame-pointer
 tests_unwind_fixture_LDADD = $(FORMAT_LIBS)
 
+# Code whose DWARF names its source file with C1 controls and bytes that
+# are not UTF-8 (test-report-c1).  Not instrumented: only its DWARF and
+# the offset it prints matter.
+check_PROGRAMS += tests/c1-lines
+tests_c1_lines_SOURCES = tests/c1-lines.c
+tests_c1_lines_CFLAGS = -O1 -g
+tests_c1_lines_LDFLAGS =
+
 # A copy of a capture under another hostname (test-report-hosts).
 check_PROGRAMS += tests/rehost
 tests_rehost_SOURCES = tests/rehost.c
@@ -46,7 +54,8 @@ REPORT_TESTS = \
 	tests/test-report-hosts.sh \
 	tests/test-report-jit-node.sh \
 	tests/test-report-jit-java.sh \
-	tests/test-report-jobs.sh
+	tests/test-report-jobs.sh \
+	tests/test-report-c1.sh
 TESTS += $(REPORT_TESTS)
 EXTRA_DIST += $(REPORT_TESTS) tests/report-lib.sh tests/cxx-workload.cc \
 	tests/jit-workload.js tests/JitWorkload.java

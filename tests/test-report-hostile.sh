@@ -244,21 +244,27 @@ note "bomb: $(stat -c %s "$work/bomb.prf") bytes on disk; perfrec-report exit ${
 grep -q 'bomb.prf: more than [0-9]* maps, forks, names and build-ids for its size: a hostile or broken file' "$work/bomb.err" ||
 	{ cat "$work/bomb.err" >&2; fail "no warning naming the file as hostile"; }
 
-check "names from the captures are printed safely: no control characters in any view or warning, one line a warning"
-# names.prf, build-id-paths.prf and kallsyms-2.prf carry ESC sequences,
-# BEL, newlines, tabs and invalid UTF-8 in comms, paths and symbols; the
-# views promise '?' (or a JSON escape) for them, and a warning is a line.
+check "names from the captures are printed safely: no control characters or invalid UTF-8 in any view or warning, one line a warning"
+# names.prf, build-id-paths.prf, kallsyms-2.prf and jit.prf carry ESC
+# sequences, C1 controls, BEL, newlines, tabs and invalid UTF-8 in comms,
+# paths and symbols; the views promise '?' (or a JSON escape) for them,
+# and a warning is a line.  (tests/test-report-c1.sh has DWARF's too.)
 unsafe=0
 tab=$(printf '\t')
 : >"$work/unsafe"
-for file in names build-id-paths kallsyms-2; do
+# C0 but tab and newline; DEL; C1 as UTF-8; bytes that are no UTF-8.
+raw_controls() {
+	grep -aqP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]' "$1" ||
+		! iconv -f UTF-8 -t UTF-8 "$1" >/dev/null 2>&1
+}
+for file in names build-id-paths kallsyms-2 jit; do
 	views >"$work/option-sets"
 	while read -r options; do
 		# shellcheck disable=SC2086
 		"$report" $options --lines "$work/hostile/$file.prf" >"$work/safe.out" 2>"$work/safe.err" || true
-		if grep -aqP '[\x00-\x08\x0b-\x1f\x7f]' "$work/safe.out"; then
+		if raw_controls "$work/safe.out"; then
 			unsafe=$((unsafe + 1))
-			echo "$options $file.prf: stdout: $(grep -aP '[\x00-\x08\x0b-\x1f\x7f]' "$work/safe.out" | head -n 1 | cat -v)" >>"$work/unsafe"
+			echo "$options $file.prf: stdout: $(grep -aP '[\x00-\x08\x0b-\x1f\x7f-\xff]' "$work/safe.out" | head -n 1 | cat -v)" >>"$work/unsafe"
 		fi
 		# A name with a newline must not make a line of its own.
 		case $options in
@@ -270,10 +276,9 @@ for file in names build-id-paths kallsyms-2; do
 			unsafe=$((unsafe + 1))
 			echo "$options $file.prf: a line that is no $options line: $(grep -avE "$pattern" "$work/safe.out" | head -n 1 | cat -v)" >>"$work/unsafe"
 		fi
-		if grep -aqP '[\x00-\x08\x0b-\x1f\x7f]' "$work/safe.err" ||
-			grep -avq '^perfrec-report: ' "$work/safe.err"; then
+		if raw_controls "$work/safe.err" || grep -avq '^perfrec-report: ' "$work/safe.err"; then
 			unsafe=$((unsafe + 1))
-			echo "$options $file.prf: stderr: $(grep -aP '[\x00-\x08\x0b-\x1f\x7f]|^(?!perfrec-report: )' "$work/safe.err" | head -n 1 | cat -v)" >>"$work/unsafe"
+			echo "$options $file.prf: stderr: $(grep -aP '[\x00-\x08\x0b-\x1f\x7f-\xff]|^(?!perfrec-report: )' "$work/safe.err" | head -n 1 | cat -v)" >>"$work/unsafe"
 		fi
 	done <"$work/option-sets"
 done

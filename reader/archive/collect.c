@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,10 +104,28 @@ static void on_sample(void *context, const struct session_sample *sample)
 			note_address(c, sample, frame.address, frame.kernel);
 }
 
+/*
+ * A line on stderr.  It names the capture's paths, which another host's
+ * processes chose: made safe to print as perfrec-report's views print
+ * names, and always one line.
+ */
+__attribute__((format(printf, 1, 2)))
+static void say(const char *format, ...)
+{
+	char message[2 * PATH_MAX + 256];
+	va_list ap;
+
+	va_start(ap, format);
+	vsnprintf(message, sizeof(message), format, ap);
+	va_end(ap);
+	prf_text_make_safe(message);
+	fprintf(stderr, "perfrec-archive: %s\n", message);
+}
+
 static void warn(void *context, const char *message)
 {
 	if (!*(int *)context)
-		fprintf(stderr, "perfrec-archive: warning: %s\n", message);
+		say("warning: %s", message);
 }
 
 /* The build-id of the ELF open at fd, as hex, or "" when it has none. */
@@ -201,11 +221,13 @@ static int add_entry(struct archive_set *set, const char *id, const char *suffix
 	}
 	e = &set->entries[set->count];
 	snprintf(e->name, sizeof(e->name), ".build-id/%.2s/%s%s", id, id + 2, suffix);
+	/* Said only, by perfrec-archive -v and its errors: made safe once. */
 	e->source = strdup(source);
 	if (!e->source) {
 		close(fd);
 		return -ENOMEM;
 	}
+	prf_text_make_safe(e->source);
 	e->fd = fd;
 	e->size = (uint64_t)st.st_size;
 	set->count++;
@@ -311,7 +333,7 @@ static int add_dso(const struct archive_options *o, struct archive_set *set,
 
 	if (!id[0] || strlen(id) < 4 || strlen(id) > 40) {
 		if (!o->quiet && path[0] == '/')
-			fprintf(stderr, "perfrec-archive: %s: no build-id in the capture: left out\n", path);
+			say("%s: no build-id in the capture: left out", path);
 		return 0;
 	}
 	if (has_entry(set, id, "") || has_entry(set, id, ".debug"))
@@ -330,8 +352,7 @@ static int add_dso(const struct archive_options *o, struct archive_set *set,
 	}
 	if (o->debug_only) {
 		if (!have_debug && !o->quiet)
-			fprintf(stderr, "perfrec-archive: %s: build-id %s: no separate debug file: left out (--debug-only)\n",
-				path, id);
+			say("%s: build-id %s: no separate debug file: left out (--debug-only)", path, id);
 		return 0;
 	}
 	fd = -1;
@@ -346,8 +367,8 @@ static int add_dso(const struct archive_options *o, struct archive_set *set,
 		name[n - 2] = '\0';
 		if (find_module(name, candidate, sizeof(candidate)) < 0) {
 			if (!o->quiet)
-				fprintf(stderr, "perfrec-archive: %s: no uncompressed %s.ko under /lib/modules: left out\n",
-					short_name, name);
+				say("%s: no uncompressed %s.ko under /lib/modules: left out",
+				    short_name, name);
 			return 0;
 		}
 		fd = open_matching(candidate, id, found, sizeof(found));
@@ -377,14 +398,14 @@ static int add_dso(const struct archive_options *o, struct archive_set *set,
 		}
 	}
 	if (fd == -2) {
-		fprintf(stderr, "perfrec-archive: %s: build-id %s expected, %s found: left out\n",
-			candidate, id, found[0] ? found : "none");
+		say("%s: build-id %s expected, %s found: left out", candidate, id,
+		    found[0] ? found : "none");
 		return 0;
 	}
 	if (fd < 0) {
 		if (!o->quiet)
-			fprintf(stderr, "perfrec-archive: %s: build-id %s: no such ELF on this host%s\n",
-				path, id, have_debug ? " (its debug file is stored)" : ": left out");
+			say("%s: build-id %s: no such ELF on this host%s", path, id,
+			    have_debug ? " (its debug file is stored)" : ": left out");
 		return 0;
 	}
 	ret = add_entry(set, id, "", candidate, fd);

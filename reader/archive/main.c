@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "common.h"
 #include "archive.h"
 #include "bundle.h"
 
@@ -195,6 +196,7 @@ int main(int argc, char **argv)
 	if (!o.debug_dir_count)
 		o.debug_dirs[o.debug_dir_count++] = "/usr/lib/debug";
 	if (archive_collect(&o, argv + optind, argc - optind, &set, &error) < 0) {
+		prf_text_make_safe(error.message);	/* it may name a capture's file */
 		fprintf(stderr, "perfrec-archive: %s\n", error.message);
 		return 1;
 	}

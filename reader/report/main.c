@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* perfrec-report: profiles from perfrec captures.  See perfrec-report(1). */
 #include <errno.h>
+#include <limits.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -16,12 +17,25 @@
 #include "unwind.h"
 #include "views.h"
 
+/*
+ * A line on stderr.  Messages name files and what is in them (paths of
+ * other hosts, names): printed safely, as the views print them, and
+ * always one line.
+ */
+static void say(const char *kind, const char *message)
+{
+	fputs("perfrec-report: ", stderr);
+	fputs(kind, stderr);
+	view_put(stderr, message, 0);
+	fputc('\n', stderr);
+}
+
 static void warn_line(void *context, const char *message)
 {
 	const struct report_options *o = context;
 
 	if (!o->quiet)
-		fprintf(stderr, "perfrec-report: warning: %s\n", message);
+		say("warning: ", message);
 }
 
 static int print_view(const struct report_options *o, const struct report_data *data,
@@ -76,15 +90,15 @@ __attribute__((format(printf, 2, 3)))
 static void note_line(void *context, const char *format, ...)
 {
 	const struct report_options *o = context;
+	char message[PATH_MAX + 512];	/* a path and what is said of it */
 	va_list ap;
 
 	if (o->quiet)
 		return;
 	va_start(ap, format);
-	fputs("perfrec-report: ", stderr);
-	vfprintf(stderr, format, ap);
-	fputc('\n', stderr);
+	vsnprintf(message, sizeof(message), format, ap);
 	va_end(ap);
+	say("", message);
 }
 
 /*
@@ -151,12 +165,12 @@ static int profile_load(struct report_options *o, const char **inputs, size_t in
 	};
 	ret = report_profile_load(p, &load, inputs, input_count, &error);
 	if (ret < 0) {
-		fprintf(stderr, "perfrec-report: %s\n", error.message);
+		say("", error.message);
 		return 1;
 	}
 	ret = report_profile_choose_event(p, event, &error);
 	if (ret < 0) {
-		fprintf(stderr, "perfrec-report: %s\n", error.message);
+		say("", error.message);
 		return 2;
 	}
 	if (ret > 0)
@@ -219,7 +233,7 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 	}
 	status = 1;
 	if (report_debug_dirs_make(&debug_dirs, &sources, &error) < 0) {
-		fprintf(stderr, "perfrec-report: %s\n", error.message);
+		say("", error.message);
 		goto out;
 	}
 	if (o->baseline_count) {

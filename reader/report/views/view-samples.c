@@ -18,23 +18,29 @@ static void print_frame(struct view_samples *v, const struct session_sample *sam
 	session_resolve(v->session, sample, lookup, kernel, &where);
 	if (where.dso)
 		symbolizer_lookup(v->symbolizer, where.dso, where.address, &answer);
+	/* Functions, DSOs and files are named by the capture and its binaries: printed safely. */
 	if (!answer.frame_count) {
-		fprintf(v->out, "\t%16llx [unknown] (%s+0x%llx)%s\n", (unsigned long long)address,
-			where.dso ? dso_short_name(where.dso) : "[unknown]",
-			(unsigned long long)where.address, kernel ? " [k]" : "");
+		fprintf(v->out, "\t%16llx [unknown] (", (unsigned long long)address);
+		view_put(v->out, where.dso ? dso_short_name(where.dso) : "[unknown]", 0);
+		fprintf(v->out, "+0x%llx)%s\n", (unsigned long long)where.address,
+			kernel ? " [k]" : "");
 		return;
 	}
 	for (size_t i = 0; i < answer.frame_count; i++) {
 		const struct symbol_frame *f = &answer.frames[i];
 
-		fprintf(v->out, "\t%16llx %s", (unsigned long long)address,
-			f->function ? f->function : "[unknown]");
+		fprintf(v->out, "\t%16llx ", (unsigned long long)address);
+		view_put(v->out, f->function ? f->function : "[unknown]", 0);
 		if (!f->inlined)
 			fprintf(v->out, "+0x%llx", (unsigned long long)f->symbol_offset);
-		fprintf(v->out, " (%s+0x%llx)", dso_short_name(where.dso),
-			(unsigned long long)where.address);
-		if (f->file)
-			fprintf(v->out, " %s:%u", f->file, f->line);
+		fputs(" (", v->out);
+		view_put(v->out, dso_short_name(where.dso), 0);
+		fprintf(v->out, "+0x%llx)", (unsigned long long)where.address);
+		if (f->file) {
+			fputc(' ', v->out);
+			view_put(v->out, f->file, 0);
+			fprintf(v->out, ":%u", f->line);
+		}
 		fprintf(v->out, "%s%s\n", f->inlined ? " (inlined)" : "", kernel ? " [k]" : "");
 	}
 }
