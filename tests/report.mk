@@ -55,7 +55,8 @@ REPORT_TESTS = \
 	tests/test-report-jit-node.sh \
 	tests/test-report-jit-java.sh \
 	tests/test-report-jobs.sh \
-	tests/test-report-c1.sh
+	tests/test-report-c1.sh \
+	tests/test-report-live.sh
 TESTS += $(REPORT_TESTS)
 EXTRA_DIST += $(REPORT_TESTS) tests/report-lib.sh tests/cxx-workload.cc \
 	tests/jit-workload.js tests/JitWorkload.java

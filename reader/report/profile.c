@@ -208,6 +208,8 @@ int report_profile_load(struct report_profile *p, const struct report_load_optio
 	struct session_options session_options = {
 		.warn = o->warn,
 		.warn_context = o->warn_context,
+		.note = o->note,
+		.note_context = o->note_context,
 		.jobs = o->jobs,
 	};
 	struct prf_error message;

@@ -102,8 +102,10 @@ int session_read_sidebands(struct session *s, struct prf_error *error)
 		}
 		if (merged < 0)
 			ret = merged;
-		else if (ret == 0)
+		else if (ret == 0) {
 			s->facts.damaged_files += (size_t)s->inputs[i].damaged;
+			s->facts.incomplete_files += (size_t)s->inputs[i].incomplete;
+		}
 	}
 	free(job.parts);
 	return ret;

@@ -216,6 +216,10 @@ int session_samples_told(struct session *s, size_t i, const struct samples_resul
 			in->damaged = 1;
 			s->facts.damaged_files++;
 		}
+		if (in->incomplete) {
+			in->incomplete = 0;
+			s->facts.incomplete_files--;
+		}
 	}
 	damage_in_samples(s, in, result->damaged_chunks);
 	return result->unread ? -EIO : 0;

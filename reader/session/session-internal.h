@@ -104,6 +104,7 @@ struct input {
 	uint64_t start_ns;
 	uint32_t host;
 	int damaged;
+	int incomplete;			/* no trailer, and not damaged */
 	uint64_t damaged_chunks;	/* as pass 1 found them */
 	int samples_damage_told;
 };

@@ -62,6 +62,11 @@ struct session_summary {
 	size_t host_count;
 	size_t files;
 	size_t damaged_files;		/* cut short or with damaged chunks */
+	/*
+	 * Without a trailer, nothing else wrong: still being written, or
+	 * their writer stopped before closing them.  Not among the damaged.
+	 */
+	size_t incomplete_files;
 	const char *const *file_names;
 	int user_stacks;		/* samples with user stack copies (dwarf mode) */
 };
@@ -89,6 +94,9 @@ struct session_options {
 	struct symbolizer *symbolizer;	/* names the DSOs of the maps */
 	void (*warn)(void *context, const char *message);
 	void *warn_context;
+	/* A line that is no warning (a file without a trailer yet); NULL: none. */
+	void (*note)(void *context, const char *format, ...) __attribute__((format(printf, 2, 3)));
+	void *note_context;
 	/*
 	 * Threads for the files' side-band (0 or 1: this one).  The
 	 * symbolizer is used on this thread only, after the files are read.
@@ -142,7 +150,8 @@ int session_add_input(struct session *session, const char *path,
 /*
  * Reads the side-band of every file (maps, names, build-ids, kernel
  * symbols, statistics) and replays it.  Damage is warned about once per
- * file; an unreadable file is an error.
+ * file, and a file without a trailer (but no damage) is noted once, in
+ * file order; an unreadable file is an error.
  */
 int session_load(struct session *session, struct prf_error *error);
 

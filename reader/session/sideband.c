@@ -397,6 +397,9 @@ static void report_damage(struct sideband_part *s, struct input *in,
 	if (n) {
 		in->damaged = 1;
 		sideband_warn(s, "%s: %s; read the rest", in->path, what);
+	} else if (!stats->complete) {
+		/* Whole chunks to its end and no trailer: perfrecd's current file, or a crashed one's. */
+		in->incomplete = 1;
 	}
 }
 
@@ -482,6 +485,13 @@ int session_sideband_merge(struct session *s, size_t index, struct sideband_part
 		ret = part->error.code;
 		goto out;
 	}
+	/* A file too hostile to read whole is damaged, trailer or not. */
+	if (in->damaged)
+		in->incomplete = 0;
+	if (in->incomplete && s->options.note)
+		s->options.note(s->options.note_context,
+				"%s: no trailer: still being written, or its writer stopped before "
+				"closing it; the samples so far are read", in->path);
 	if (part->kallsyms && !s->kernels[in->host])
 		s->kernels[in->host] = symbolizer_kernel(s->options.symbolizer, part->kallsyms,
 							 part->kallsyms_size, NULL, 0);

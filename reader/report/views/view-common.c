@@ -288,6 +288,8 @@ static void print_counts(const struct session_summary *header, FILE *out)
 	fprintf(out, "# files: %zu", header->files);
 	if (header->damaged_files)
 		fprintf(out, ", %zu damaged", header->damaged_files);
+	if (header->incomplete_files)
+		fprintf(out, ", %zu incomplete", header->incomplete_files);
 	if (header->files == 1 && header->file_names && header->file_names[0]) {
 		fputs(" (", out);
 		view_put(out, header->file_names[0], 0);

@@ -24,6 +24,8 @@
  *     "lost":                           samples the kernel could not record
  *     "dropped":                        records the collector could not write
  *     "files", "damaged_files"
+ *     "incomplete_files":               without a trailer but not damaged: still
+ *                                       being written, or their writer stopped
  *     "file_names":  [string, ...]
  *   }
  *   "total_period", "total_samples":    what percentages are of
@@ -201,6 +203,7 @@ static void json_header(FILE *out, const struct session_summary *header)
 	json_u64(out, "dropped", header->dropped);
 	json_u64(out, "files", header->files);
 	json_u64(out, "damaged_files", header->damaged_files);
+	json_u64(out, "incomplete_files", header->incomplete_files);
 	fputs("\"hosts\":[", out);
 	for (size_t i = 0; header->hosts && i < header->host_count; i++) {
 		if (i)
