@@ -281,7 +281,9 @@ unshare --mount --propagation private sh -c '
 churn=$!
 
 # attack NAME: one attack for PHASE seconds, as nobody, in a namespace of
-# its own whose /tmp has a directory nobody owns (/tmp/soak).
+# its own whose /tmp has a directory nobody owns (/tmp/soak).  Run in the
+# background, it becomes soak-jit (exec all the way), so that its pid is
+# the one to signal.
 attack() {
 	case $1 in
 	inject) set -- inject "$phase" /tmp/soak ;;
@@ -290,7 +292,7 @@ attack() {
 	sparse) set -- sparse 30 "$phase" ;;
 	jitdump) set -- jitdump 4 16 "$phase" /tmp/soak ;;
 	esac
-	unshare --mount --propagation private sh -c '
+	exec unshare --mount --propagation private sh -c '
 		group=$1 && shift &&
 		mount -t tmpfs -o size=1g,mode=1777 soak-attack /tmp &&
 		mkdir -m 755 /tmp/soak && chown nobody /tmp/soak &&
