@@ -18,15 +18,22 @@ void push_log(const char *format, ...) __attribute__((format(printf, 1, 2)));
 /*
  * The state file holds a line per file sent whole ("done NAME") and,
  * for the file being sent, a line per profile sent ("sent NAME WINDOW
- * SERIES").  Every change is written to a temporary file, synced and
- * renamed over the old one, so that a crash leaves the old state or the
- * new, never a mix: a profile is sent again only when the crash came
- * between the server's answer and the rename (at least once).
+ * SERIES"), then a line with the checksum of those ("end CRC32C").
+ * Every change is written to a temporary file, synced and renamed over
+ * the old one, so that a crash leaves the old state or the new, never a
+ * mix: a profile is sent again only when the crash came between the
+ * server's answer and the rename (at least once).
  */
 struct push_state;
 
-/* A missing file is an empty state; 0 or a negative errno (message in error). */
-int push_state_load(struct push_state **state, const char *path, struct prf_error *error);
+/*
+ * Opens the state at path: its directory made (0700) when missing and
+ * refused when others could change it, the file read (a missing file is
+ * an empty state; a damaged one, another user's or a link is refused),
+ * then written back, so that a state that cannot be written is said
+ * before anything is sent.  0 or a negative errno (message in error).
+ */
+int push_state_open(struct push_state **state, const char *path, struct prf_error *error);
 void push_state_free(struct push_state *state);
 int push_state_file_done(const struct push_state *state, const char *name);
 int push_state_sent(const struct push_state *state, const char *name, uint64_t window,

@@ -134,12 +134,21 @@ static int listed(void *context, const char *name)
 	return bsearch(&name, r->names, r->name_count, sizeof(*r->names), compare_names) != NULL;
 }
 
+/* Said once; nothing more is sent, since nothing sent could be marked. */
+static void state_unwritable(struct runner *r, int error)
+{
+	push_log("%s: cannot be written: %s; stopping, not to send profiles twice",
+		 push_state_path(r->state), strerror(-error));
+	r->status = 1;
+}
+
 /*
  * Files that were waiting at the last look and are gone now: perfrecd's
  * retention deleted them (or someone did) before they were sent whole.
- * Said once; the state forgets them.
+ * Said once; the state forgets them.  0, or a negative errno when the
+ * state cannot be written.
  */
-static void note_deleted(struct runner *r)
+static int note_deleted(struct runner *r)
 {
 	char **pending = NULL;
 	size_t count = 0;
@@ -151,16 +160,15 @@ static void note_deleted(struct runner *r)
 	free_names(r->pending, r->pending_count);
 	r->pending = NULL;
 	r->pending_count = 0;
-	if (r->name_count && !(pending = calloc(r->name_count, sizeof(*pending))))
-		return;
-	for (size_t i = 0; i < r->name_count; i++)
-		if (!push_state_file_done(r->state, r->names[i]) &&
-		    (pending[count] = strdup(r->names[i])))
-			count++;
-	r->pending = pending;
-	r->pending_count = count;
-	if (push_state_prune(r->state, listed, r) < 0)
-		push_log("%s: cannot be written: %s", push_state_path(r->state), strerror(errno));
+	if (r->name_count && (pending = calloc(r->name_count, sizeof(*pending)))) {
+		for (size_t i = 0; i < r->name_count; i++)
+			if (!push_state_file_done(r->state, r->names[i]) &&
+			    (pending[count] = strdup(r->names[i])))
+				count++;
+		r->pending = pending;
+		r->pending_count = count;
+	}
+	return push_state_prune(r->state, listed, r);
 }
 
 /* A sound trailer ends the file: perfrecd finished it. */
@@ -288,9 +296,7 @@ static enum step answered(struct runner *r, const char *name, const struct push_
 	}
 	ret = push_state_mark_sent(r->state, name, p->window, p->name);
 	if (ret < 0) {
-		push_log("%s: cannot be written: %s; stopping, not to send profiles twice",
-			 push_state_path(r->state), strerror(-ret));
-		r->status = 1;
+		state_unwritable(r, ret);
 		return STEP_STOP;
 	}
 	return STEP_DONE;
@@ -327,7 +333,11 @@ static enum step send_capture(struct runner *r, const char *name, int complete)
 		push_log("%s; not sent", error.message);
 		r->status = 1;
 		ret = push_state_mark_done(r->state, name);
-		return ret < 0 ? STEP_STOP : STEP_DONE;
+		if (ret < 0) {
+			state_unwritable(r, ret);
+			return STEP_STOP;
+		}
+		return STEP_DONE;
 	}
 	for (size_t i = 0; i < capture.count && !*r->stop; i++) {
 		const struct push_profile *p = &capture.profiles[i];
@@ -350,9 +360,9 @@ static enum step send_capture(struct runner *r, const char *name, int complete)
 	push_capture_free(&capture);
 	if (*r->stop)
 		return STEP_STOP;
-	if (complete && push_state_mark_done(r->state, name) < 0) {
-		push_log("%s: cannot be written: %s", push_state_path(r->state), strerror(errno));
-		r->status = 1;
+	ret = complete ? push_state_mark_done(r->state, name) : 0;
+	if (ret < 0) {
+		state_unwritable(r, ret);
 		return STEP_STOP;
 	}
 	return STEP_DONE;
@@ -368,7 +378,11 @@ static enum step pass(struct runner *r)
 		r->status = 1;
 		return r->options->once ? STEP_STOP : STEP_DONE;
 	}
-	note_deleted(r);
+	ret = note_deleted(r);
+	if (ret < 0) {
+		state_unwritable(r, ret);
+		return STEP_STOP;
+	}
 	dir_fd = open(r->options->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir_fd < 0)
 		return STEP_DONE;
@@ -396,7 +410,7 @@ int push_run(const struct push_options *options, const struct push_credentials *
 	struct runner r = { .options = options, .stop = stop, .inotify = -1 };
 	struct prf_error error = { 0 };
 
-	if (push_state_load(&r.state, options->state_path, &error) < 0) {
+	if (push_state_open(&r.state, options->state_path, &error) < 0) {
 		push_log("%s", error.message);
 		return 1;
 	}

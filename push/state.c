@@ -5,6 +5,12 @@
  * rewritten whole on each change: temporary file, fsync, rename, fsync of
  * the directory.  A file or profile is marked only after the server said
  * 2xx, so a crash costs a profile sent twice at worst, never one lost.
+ *
+ * What the file says decides what is sent again, so a file that is not
+ * exactly what perfrec-push wrote is refused rather than read in part:
+ * the last line is a checksum of all before it.  The directory is opened
+ * once and every write goes through that descriptor, so the state cannot
+ * be sent elsewhere by a link or a rename under it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,9 +23,13 @@
 #include <unistd.h>
 #include "push-internal.h"
 
-#define STATE_MAGIC	"perfrec-push state 1"
+#define STATE_MAGIC		"perfrec-push state 2"
+/* The versions before: the same lines without the checksum; read, then rewritten. */
+#define STATE_MAGIC_UNCHECKED	"perfrec-push state 1"
 /* A state file larger than this is no state file of ours. */
-#define STATE_MAX_BYTES	(64u << 20)
+#define STATE_MAX_BYTES		(64u << 20)
+/* What ends every refusal of a damaged file: the way out, and its cost. */
+#define STATE_WAY_OUT		"nothing is sent (remove the file to send every capture again)"
 
 struct sent {
 	char *name;
@@ -28,7 +38,9 @@ struct sent {
 };
 
 struct push_state {
-	char *path;
+	char *path;			/* as given: for messages */
+	int dir_fd;			/* the directory it is in */
+	char *name, *temp_name;		/* in dir_fd */
 	char **done;
 	size_t done_count, done_capacity;
 	struct sent *sent;
@@ -69,102 +81,407 @@ static int plain(const char *s)
 	return *s && !strpbrk(s, "\t\n\r");
 }
 
-static int parse(struct push_state *s, char *text, struct prf_error *error)
+/* ---- reading --------------------------------------------------------------- */
+
+/*
+ * A line's fields, split at each tab (not at runs of them: an empty
+ * field is a damaged line, not one field fewer).  The count, at most max.
+ */
+static size_t split_fields(char *line, char **fields, size_t max)
 {
-	char *saveptr = NULL, *line = strtok_r(text, "\n", &saveptr);
+	size_t n = 0;
+
+	while (n < max) {
+		fields[n++] = line;
+		line = strchr(line, '\t');
+		if (!line)
+			return n;
+		*line++ = 0;
+	}
+	return max + 1;
+}
+
+static int parse_window(const char *text, uint64_t *window)
+{
+	char *end;
+
+	if (*text < '0' || *text > '9')
+		return -EINVAL;
+	errno = 0;
+	*window = strtoull(text, &end, 10);
+	return errno || *end ? -EINVAL : 0;
+}
+
+/* One line of a done file or a sent profile; -EINVAL when it is neither. */
+static int parse_line(struct push_state *s, char *line)
+{
+	char *fields[4];
+	size_t n = split_fields(line, fields, 4);
+	uint64_t window;
+
+	for (size_t i = 0; i < n && i < 4; i++)
+		if (!*fields[i])
+			return -EINVAL;
+	if (n == 2 && strcmp(fields[0], "done") == 0)
+		return add_done(s, fields[1]);
+	if (n == 4 && strcmp(fields[0], "sent") == 0 && parse_window(fields[2], &window) == 0)
+		return add_sent(s, fields[1], window, fields[3]);
+	return -EINVAL;
+}
+
+/* The number of the line at offset in text (from 1). */
+static size_t line_at(const char *text, size_t offset)
+{
 	size_t number = 1;
 
-	if (!line || strcmp(line, STATE_MAGIC) != 0) {
-		return prf_set_error(error, -EINVAL,
-				     "%s: not a perfrec-push state file (its first line is not \"%s\")",
-				     s->path, STATE_MAGIC);
+	for (size_t i = 0; i < offset; i++)
+		number += text[i] == '\n';
+	return number;
+}
+
+/*
+ * What no file perfrec-push wrote holds, in either format: a NUL, a
+ * carriage return (CRLF line ends: an editor's, or a copy's), a last line
+ * without its newline (cut).  Said with the line.
+ */
+static int check_bytes(const struct push_state *s, const char *text, size_t size,
+		       struct prf_error *error)
+{
+	size_t bad = strcspn(text, "\r");
+
+	/* strcspn() stops at a NUL too: which of the two is at bad says which. */
+	if (bad < size) {
+		return prf_set_error(error, -EBADMSG, "%s: line %zu holds %s: damaged; " STATE_WAY_OUT,
+				     s->path, line_at(text, bad), text[bad] ? "a carriage return "
+				     "(CRLF line ends?)" : "a NUL byte");
 	}
-	while ((line = strtok_r(NULL, "\n", &saveptr))) {
-		char *fields[4], *inner = NULL, *end;
-		size_t n = 0;
-		int ret = 0;
-
-		number++;
-		for (char *f = strtok_r(line, "\t", &inner); f && n < 4; f = strtok_r(NULL, "\t", &inner))
-			fields[n++] = f;
-		if (n == 2 && strcmp(fields[0], "done") == 0) {
-			ret = add_done(s, fields[1]);
-		} else if (n == 4 && strcmp(fields[0], "sent") == 0) {
-			uint64_t window;
-
-			errno = 0;
-			window = strtoull(fields[2], &end, 10);
-			if (errno || *end || end == fields[2])
-				goto bad;
-			ret = add_sent(s, fields[1], window, fields[3]);
-		} else {
-			goto bad;
-		}
-		if (ret < 0) {
-			return prf_set_error(error, ret, "%s: %s", s->path, strerror(-ret));
-		}
-		continue;
-bad:
-		return prf_set_error(error, -EINVAL,
-				     "%s: line %zu is not \"done NAME\" nor \"sent NAME WINDOW SERIES\"",
-				     s->path, number);
+	if (size == 0)
+		return prf_set_error(error, -EBADMSG, "%s: empty: damaged; " STATE_WAY_OUT, s->path);
+	if (text[size - 1] != '\n') {
+		return prf_set_error(error, -EBADMSG, "%s: its last line (%zu) is cut: damaged; "
+				     STATE_WAY_OUT, s->path, line_at(text, size - 1));
 	}
 	return 0;
 }
 
-int push_state_load(struct push_state **out, const char *path, struct prf_error *error)
+/*
+ * The current format ends with "end\tCRC", the crc32c of every byte
+ * before that line as 8 lowercase hex digits: *size becomes where that
+ * line starts.
+ */
+static int check_sum(const struct push_state *s, const char *text, size_t *size,
+		     struct prf_error *error)
 {
-	struct push_state *s = calloc(1, sizeof(*s));
+	size_t start = *size - 1;
+	uint32_t want = 0;
+	const char *digit;
+
+	while (start && text[start - 1] != '\n')
+		start--;
+	if (strncmp(text + start, "end\t", 4) != 0) {
+		return prf_set_error(error, -EBADMSG, "%s: cut after line %zu (no end line): damaged; "
+				     STATE_WAY_OUT, s->path, line_at(text, *size) - 1);
+	}
+	for (digit = text + start + 4; digit < text + start + 12; digit++) {
+		const char *hex = "0123456789abcdef", *at = *digit ? strchr(hex, *digit) : NULL;
+
+		if (!at)
+			break;
+		want = want << 4 | (uint32_t)(at - hex);
+	}
+	if (digit != text + start + 12 || *digit != '\n' || want != prf_crc32c(0, text, start)) {
+		return prf_set_error(error, -EBADMSG, "%s: its checksum does not match its lines: "
+				     "altered (edited, or damaged on disk); " STATE_WAY_OUT, s->path);
+	}
+	*size = start;
+	return 0;
+}
+
+static int parse(struct push_state *s, char *text, size_t size, struct prf_error *error)
+{
+	size_t number = 1, length = strcspn(text, "\n");
+	int ret = check_bytes(s, text, size, error);
+
+	if (ret < 0)
+		return ret;
+	if (length == strlen(STATE_MAGIC) && strncmp(text, STATE_MAGIC, length) == 0)
+		ret = check_sum(s, text, &size, error);
+	else if (length != strlen(STATE_MAGIC_UNCHECKED) ||
+		 strncmp(text, STATE_MAGIC_UNCHECKED, length) != 0)
+		return prf_set_error(error, -EINVAL, "%s: not a perfrec-push state file (its first "
+				     "line is not \"%s\")", s->path, STATE_MAGIC);
+	if (ret < 0)
+		return ret;
+	for (char *line = text + length + 1; line < text + size; line += length + 1) {
+		number++;
+		length = strcspn(line, "\n");
+		line[length] = 0;
+		ret = parse_line(s, line);
+		if (ret == -ENOMEM)
+			return prf_set_error(error, ret, "%s: %s", s->path, strerror(ENOMEM));
+		if (ret < 0) {
+			return prf_set_error(error, -EBADMSG, "%s: line %zu is not \"done NAME\" nor "
+					     "\"sent NAME WINDOW SERIES\": damaged; " STATE_WAY_OUT,
+					     s->path, number);
+		}
+	}
+	return 0;
+}
+
+/* ---- the directory and the file: what perfrec-push may trust --------------- */
+
+/*
+ * The state's directory: made (0700) when missing, as the unit's
+ * StateDirectory= does; a real directory, root's or ours, that nobody
+ * else may write to but where the sticky bit keeps others' hands off
+ * our files (/tmp).  Otherwise another user could replace the state and
+ * choose what is sent again, or never.
+ */
+static int open_directory(struct push_state *s, const char *dir, struct prf_error *error)
+{
+	int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, made = 0;
+	struct stat st;
+
+	s->dir_fd = open(dir, flags);
+	if (s->dir_fd < 0 && errno == ENOENT) {
+		if (mkdir(dir, 0700) == 0)
+			made = 1;
+		else if (errno != EEXIST)
+			return prf_set_error(error, -errno, "%s: cannot make its directory %s: %s",
+					     s->path, dir, strerror(errno));
+		s->dir_fd = open(dir, flags);
+	}
+	if (s->dir_fd < 0 && (errno == ELOOP || errno == ENOTDIR) && lstat(dir, &st) == 0 &&
+	    S_ISLNK(st.st_mode)) {
+		return prf_set_error(error, -ELOOP, "%s: its directory %s is a symbolic link (not "
+				     "followed)", s->path, dir);
+	}
+	if (s->dir_fd < 0 || fstat(s->dir_fd, &st) < 0)
+		return prf_set_error(error, -errno, "%s: its directory %s: %s", s->path, dir,
+				     strerror(errno));
+	/* Exactly 0700, whatever the umask took away. */
+	if (made && fchmod(s->dir_fd, 0700) < 0)
+		return prf_set_error(error, -errno, "%s: %s", dir, strerror(errno));
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		return prf_set_error(error, -EPERM, "%s: its directory %s is owned by uid %u, neither "
+				     "root nor uid %u that perfrec-push runs as", s->path, dir,
+				     (unsigned)st.st_uid, (unsigned)geteuid());
+	}
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
+		return prf_set_error(error, -EPERM, "%s: its directory %s has mode %03o: others may "
+				     "replace the state (chmod go-w)", s->path, dir,
+				     (unsigned)(st.st_mode & 0777));
+	}
+	return 0;
+}
+
+/* The file as the directory's check, for itself: regular, ours, ours alone to write. */
+static int check_file(const struct push_state *s, const struct stat *st, struct prf_error *error)
+{
+	if (!S_ISREG(st->st_mode))
+		return prf_set_error(error, -EINVAL, "%s: not a regular file", s->path);
+	if (st->st_uid != geteuid()) {
+		return prf_set_error(error, -EPERM, "%s: owned by uid %u, not by uid %u that "
+				     "perfrec-push runs as", s->path, (unsigned)st->st_uid,
+				     (unsigned)geteuid());
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		return prf_set_error(error, -EPERM, "%s: mode %03o: others may change it (chmod 600)",
+				     s->path, (unsigned)(st->st_mode & 0777));
+	}
+	if (st->st_size > STATE_MAX_BYTES)
+		return prf_set_error(error, -EFBIG, "%s: larger than a state file can be", s->path);
+	return 0;
+}
+
+static int read_state(struct push_state *s, struct prf_error *error)
+{
+	int fd = openat(s->dir_fd, s->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY |
+			O_NONBLOCK);
 	struct stat st;
 	char *text = NULL;
-	ssize_t got;
-	int fd, ret;
+	size_t size = 0;
+	ssize_t got = 1;
+	int ret;
+
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		ret = prf_set_error(error, -errno, "%s: %s", s->path, errno == ELOOP ?
+				    "a symbolic link (not followed)" : strerror(errno));
+		goto out;
+	}
+	ret = check_file(s, &st, error);
+	if (ret < 0)
+		goto out;
+	text = malloc((size_t)st.st_size + 1);
+	if (!text) {
+		ret = prf_set_error(error, -ENOMEM, "%s: %s", s->path, strerror(ENOMEM));
+		goto out;
+	}
+	while (size < (size_t)st.st_size &&
+	       (got = read(fd, text + size, (size_t)st.st_size - size)) > 0)
+		size += (size_t)got;
+	if (got < 0) {
+		ret = prf_set_error(error, -errno, "%s: %s", s->path, strerror(errno));
+		goto out;
+	}
+	text[size] = 0;
+	ret = parse(s, text, size, error);
+out:
+	free(text);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* ---- writing ------------------------------------------------------------------ */
+
+/* The file's text: the lines, then the end line with their checksum. */
+static int format_state(const struct push_state *s, char **text, size_t *size)
+{
+	FILE *f = open_memstream(text, size);
+	int failed;
+
+	if (!f)
+		return -ENOMEM;
+	fprintf(f, "%s\n", STATE_MAGIC);
+	for (size_t i = 0; i < s->done_count; i++)
+		fprintf(f, "done\t%s\n", s->done[i]);
+	for (size_t i = 0; i < s->sent_count; i++)
+		fprintf(f, "sent\t%s\t%" PRIu64 "\t%s\n", s->sent[i].name, s->sent[i].window,
+			s->sent[i].series);
+	failed = fflush(f) != 0;
+	if (!failed)
+		fprintf(f, "end\t%08" PRIx32 "\n", prf_crc32c(0, *text, *size));
+	failed |= fclose(f) != 0;
+	if (failed) {
+		free(*text);
+		*text = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int write_all(int fd, const char *data, size_t size)
+{
+	while (size) {
+		ssize_t n = write(fd, data, size);
+
+		if (n < 0)
+			return -errno;
+		data += n;
+		size -= (size_t)n;
+	}
+	return 0;
+}
+
+static int save(const struct push_state *s)
+{
+	char *text = NULL;
+	size_t size = 0;
+	int fd, ret = format_state(s, &text, &size);
+
+	if (ret < 0)
+		return ret;
+	/* Never through a link planted where the temporary file goes. */
+	unlinkat(s->dir_fd, s->temp_name, 0);
+	fd = openat(s->dir_fd, s->temp_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+		    0600);
+	if (fd < 0) {
+		ret = -errno;
+		free(text);
+		return ret;
+	}
+	ret = write_all(fd, text, size);
+	free(text);
+	if (!ret && fsync(fd) < 0)
+		ret = -errno;
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	if (!ret && renameat(s->dir_fd, s->temp_name, s->dir_fd, s->name) < 0)
+		ret = -errno;
+	/* The directory entry of the rename must reach the disk too. */
+	if (!ret && fsync(s->dir_fd) < 0 && errno != EINVAL)
+		ret = -errno;
+	if (ret)
+		unlinkat(s->dir_fd, s->temp_name, 0);
+	return ret;
+}
+
+/* ---- the state ------------------------------------------------------------------ */
+
+/* Its directory (malloc'd) and its name in it, from path. */
+static int split_path(struct push_state *s, char **dir)
+{
+	char *copy = strdup(s->path), *base;
+
+	*dir = NULL;
+	if (!copy)
+		return -ENOMEM;
+	/* Either may return a string of its own ("."), not a part of copy. */
+	*dir = strdup(dirname(copy));
+	free(copy);
+	copy = strdup(s->path);
+	if (!copy || !*dir)
+		goto fail;
+	base = basename(copy);
+	s->name = strdup(base);
+	if (!s->name || asprintf(&s->temp_name, "%s.tmp", base) < 0) {
+		s->temp_name = NULL;
+		goto fail;
+	}
+	free(copy);
+	return 0;
+fail:
+	free(copy);
+	free(*dir);
+	*dir = NULL;
+	return -ENOMEM;
+}
+
+int push_state_open(struct push_state **out, const char *path, struct prf_error *error)
+{
+	struct push_state *s = calloc(1, sizeof(*s));
+	char *dir = NULL;
+	int ret;
 
 	*out = NULL;
 	if (!s || !(s->path = strdup(path))) {
 		free(s);
 		return prf_set_error(error, -ENOMEM, "%s: %s", path, strerror(ENOMEM));
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0 && errno == ENOENT) {
-		*out = s;
-		return 0;
-	}
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		ret = -errno;
-		prf_set_error(error, ret, "%s: %s", path, strerror(errno));
+	s->dir_fd = -1;
+	if (split_path(s, &dir) < 0) {
+		ret = prf_set_error(error, -ENOMEM, "%s: %s", path, strerror(ENOMEM));
 		goto fail;
 	}
-	if (!S_ISREG(st.st_mode) || st.st_size > STATE_MAX_BYTES) {
-		ret = -EINVAL;
-		prf_set_error(error, ret, "%s: %s", path, S_ISREG(st.st_mode) ?
-			      "larger than a state file can be" : "not a regular file");
+	if (!*s->name || strcmp(s->name, "/") == 0 || strcmp(s->name, ".") == 0 ||
+	    strcmp(s->name, "..") == 0) {
+		ret = prf_set_error(error, -EINVAL, "%s: names a directory, not a file", path);
 		goto fail;
 	}
-	text = malloc((size_t)st.st_size + 1);
-	if (!text) {
-		ret = -ENOMEM;
-		prf_set_error(error, ret, "%s: %s", path, strerror(ENOMEM));
-		goto fail;
-	}
-	got = read(fd, text, (size_t)st.st_size);
-	if (got < 0) {
-		ret = -errno;
-		prf_set_error(error, ret, "%s: %s", path, strerror(errno));
-		goto fail;
-	}
-	text[got] = 0;
-	ret = parse(s, text, error);
+	ret = open_directory(s, dir, error);
+	if (ret >= 0)
+		ret = read_state(s, error);
 	if (ret < 0)
 		goto fail;
-	free(text);
-	close(fd);
+	/*
+	 * Written back before anything is sent: a state that cannot be
+	 * written would send the same profiles again at every start.  An
+	 * old file becomes the current format here.
+	 */
+	ret = save(s);
+	if (ret < 0) {
+		prf_set_error(error, ret, "%s: cannot be written: %s; nothing is sent (it would be "
+			      "sent again at every start)", path, strerror(-ret));
+		goto fail;
+	}
+	free(dir);
 	*out = s;
 	return 0;
 fail:
-	free(text);
-	if (fd >= 0)
-		close(fd);
+	free(dir);
 	push_state_free(s);
 	return ret;
 }
@@ -179,8 +496,12 @@ void push_state_free(struct push_state *s)
 		free(s->sent[i].name);
 		free(s->sent[i].series);
 	}
+	if (s->dir_fd >= 0)
+		close(s->dir_fd);
 	free(s->done);
 	free(s->sent);
+	free(s->name);
+	free(s->temp_name);
 	free(s->path);
 	free(s);
 }
@@ -206,70 +527,6 @@ int push_state_sent(const struct push_state *s, const char *name, uint64_t windo
 		    strcmp(s->sent[i].series, series) == 0)
 			return 1;
 	return 0;
-}
-
-/* The directory entry of the rename must reach the disk too. */
-static int sync_directory(const char *path)
-{
-	char *copy = strdup(path);
-	int fd, ret = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	free(copy);
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd) < 0 && errno != EINVAL)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static int save(const struct push_state *s)
-{
-	size_t length = strlen(s->path);
-	char *temp = malloc(length + 5);
-	FILE *f;
-	int fd, ret = 0;
-
-	if (!temp)
-		return -ENOMEM;
-	memcpy(temp, s->path, length);
-	memcpy(temp + length, ".tmp", 5);
-	/* Never through a link planted where the temporary file goes. */
-	unlink(temp);
-	fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		ret = -errno;
-		free(temp);
-		return ret;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		ret = -errno;
-		close(fd);
-		goto out;
-	}
-	fprintf(f, "%s\n", STATE_MAGIC);
-	for (size_t i = 0; i < s->done_count; i++)
-		fprintf(f, "done\t%s\n", s->done[i]);
-	for (size_t i = 0; i < s->sent_count; i++)
-		fprintf(f, "sent\t%s\t%" PRIu64 "\t%s\n", s->sent[i].name, s->sent[i].window,
-			s->sent[i].series);
-	if (fflush(f) || fsync(fileno(f)) < 0)
-		ret = -errno;
-	if (fclose(f) && !ret)
-		ret = -errno;
-	if (!ret && rename(temp, s->path) < 0)
-		ret = -errno;
-	if (!ret)
-		ret = sync_directory(s->path);
-out:
-	if (ret)
-		unlink(temp);
-	free(temp);
-	return ret;
 }
 
 int push_state_mark_sent(struct push_state *s, const char *name, uint64_t window,

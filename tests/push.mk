@@ -2,8 +2,11 @@
 # (no Pyroscope is packaged for Debian): the requests and their labels and
 # times, the profiles read by Go's pprof against perfrec-report, exactly
 # once across an outage and timeouts, a 401, the credentials kept out of
-# logs, argv and the environment.  Each script says what it checks.
-PUSH_TESTS = tests/test-push.sh
+# logs, argv and the environment.  test-push-state-file.sh: the state
+# file by hand without its directory, read-only, damaged, of the format
+# before, not ours: never a capture sent twice.  Each script says what it
+# checks.
+PUSH_TESTS = tests/test-push.sh tests/test-push-state-file.sh
 TESTS += $(PUSH_TESTS)
 EXTRA_DIST += $(PUSH_TESTS) tests/push-receiver.py
 
