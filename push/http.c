@@ -7,17 +7,24 @@
  * libcurl does HTTP and TLS: certificates verified, connect and total
  * timeouts, no redirects (a 3xx is an answer, not a place to send
  * credentials to), no proxy from the environment unless it says so
- * (curl's own *_proxy variables, as every curl program).
+ * (curl's own *_proxy variables, as every curl program).  The answer's
+ * header is bounded, and its Retry-After kept for the caller's wait.
  */
 #include <curl/curl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 #include "push-internal.h"
 
 /* What of an answer is kept for the message: the server's first words. */
-#define ANSWER_MAX	512
+#define ANSWER_MAX		512
+/* An /ingest answer's header is a few hundred bytes: more is no answer of a server's. */
+#define RESPONSE_HEADER_MAX	(64u << 10)
 
 struct push_http {
 	const struct push_options *options;
@@ -26,6 +33,11 @@ struct push_http {
 	struct curl_slist *headers;
 	char answer[ANSWER_MAX + 1];
 	size_t answer_size;
+	/* The last answer's header, as it comes. */
+	size_t header_bytes;		/* all its lines, 1xx answers' included */
+	int header_begun, header_ended, header_too_large;
+	long retry_after_s;		/* -1: none */
+	long status;
 };
 
 struct push_http *push_http_new(const struct push_options *options,
@@ -96,6 +108,92 @@ static size_t keep_answer(char *data, size_t size, size_t count, void *context)
 	memcpy(h->answer + h->answer_size, data, n < room ? n : room);
 	h->answer_size += n < room ? n : room;
 	return n;
+}
+
+/*
+ * Retry-After's value: delay-seconds (saturated: a hostile server's
+ * thousand digits are just "long") or an HTTP-date; -1 when it is
+ * neither.  A date in the past is 0.
+ */
+static long parse_retry_after(const char *value, size_t length)
+{
+	char date[64];
+	size_t digits = 0;
+	long seconds = 0;
+	uint64_t delta;
+	time_t when, now;
+
+	while (length && (*value == ' ' || *value == '\t'))
+		value++, length--;
+	while (length && strchr(" \t\r\n", value[length - 1]))
+		length--;
+	while (digits < length && value[digits] >= '0' && value[digits] <= '9') {
+		int digit = value[digits++] - '0';
+
+		seconds = seconds > (LONG_MAX - digit) / 10 ? LONG_MAX : seconds * 10 + digit;
+	}
+	if (digits && digits == length)
+		return seconds;
+	if (!length || length >= sizeof(date))
+		return -1;
+	memcpy(date, value, length);
+	date[length] = 0;
+	when = curl_getdate(date, NULL);
+	now = time(NULL);
+	if (when == -1)
+		return -1;
+	if (when <= now)
+		return 0;
+	delta = (uint64_t)(when - now);
+	return delta > LONG_MAX ? LONG_MAX : (long)delta;
+}
+
+/* Each line of the answer's header: counted against the bound, Retry-After kept. */
+static size_t read_header(char *data, size_t size, size_t count, void *context)
+{
+	static const char retry_after[] = "Retry-After:";
+	struct push_http *h = context;
+	size_t n = size * count, name = sizeof(retry_after) - 1;
+
+	h->header_bytes += n;
+	if (h->header_bytes > RESPONSE_HEADER_MAX) {
+		h->header_too_large = 1;
+		return 0;	/* ends the request */
+	}
+	if (n >= 5 && strncmp(data, "HTTP/", 5) == 0) {
+		/* A status line: the answer after a 1xx starts anew. */
+		h->header_begun = 1;
+		h->header_ended = 0;
+		h->retry_after_s = -1;
+	} else if ((n == 2 && data[0] == '\r' && data[1] == '\n') || (n == 1 && data[0] == '\n')) {
+		h->header_ended = 1;
+	} else if (n > name && strncasecmp(data, retry_after, name) == 0) {
+		h->retry_after_s = parse_retry_after(data + name, n - name);
+	}
+	return n;
+}
+
+/*
+ * Whether the request failed on an answer's header too large: over our
+ * bound, or a line over libcurl's own (100 KiB), which libcurl 7.88 says
+ * as "Out of memory" and later ones as CURLE_TOO_LARGE.
+ */
+static int header_too_large(const struct push_http *h, CURLcode code)
+{
+	if (h->header_too_large)
+		return 1;
+	if (!h->header_begun || h->header_ended)
+		return 0;
+#if LIBCURL_VERSION_NUM >= 0x080600
+	if (code == CURLE_TOO_LARGE)
+		return 1;
+#endif
+	return code == CURLE_OUT_OF_MEMORY;
+}
+
+long push_http_retry_after(const struct push_http *h)
+{
+	return h->status == 429 || h->status == 503 ? h->retry_after_s : -1;
 }
 
 /* The server's words on one line, its controls made '?'. */
@@ -189,6 +287,10 @@ enum push_result push_http_send(struct push_http *h, const struct push_capture *
 	}
 	curl_easy_reset(h->curl);
 	h->answer_size = 0;
+	h->header_bytes = 0;
+	h->header_begun = h->header_ended = h->header_too_large = 0;
+	h->retry_after_s = -1;
+	h->status = 0;
 	curl_easy_setopt(h->curl, CURLOPT_URL, url);
 	curl_easy_setopt(h->curl, CURLOPT_MIMEPOST, form);
 	curl_easy_setopt(h->curl, CURLOPT_HTTPHEADER, h->headers);
@@ -196,6 +298,8 @@ enum push_result push_http_send(struct push_http *h, const struct push_capture *
 	curl_easy_setopt(h->curl, CURLOPT_ERRORBUFFER, errors);
 	curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, keep_answer);
 	curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, h);
+	curl_easy_setopt(h->curl, CURLOPT_HEADERFUNCTION, read_header);
+	curl_easy_setopt(h->curl, CURLOPT_HEADERDATA, h);
 	curl_easy_setopt(h->curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h->curl, CURLOPT_CONNECTTIMEOUT, (long)h->options->connect_timeout_s);
 	curl_easy_setopt(h->curl, CURLOPT_TIMEOUT, (long)h->options->timeout_s);
@@ -210,11 +314,17 @@ enum push_result push_http_send(struct push_http *h, const struct push_capture *
 		curl_easy_setopt(h->curl, CURLOPT_USERPWD, h->credentials->basic_auth);
 	}
 	code = curl_easy_perform(h->curl);
+	if (header_too_large(h, code)) {
+		snprintf(message, message_size, "response header too large (more than %u KiB)",
+			 RESPONSE_HEADER_MAX >> 10);
+		goto out;
+	}
 	if (code != CURLE_OK) {
 		snprintf(message, message_size, "%s", *errors ? errors : curl_easy_strerror(code));
 		goto out;
 	}
 	curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &status);
+	h->status = status;
 	result = classify(status);
 	answer_text(h);
 	if (result != PUSH_SENT)

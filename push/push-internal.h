@@ -110,7 +110,8 @@ void push_capture_free(struct push_capture *capture);
 
 enum push_result {
 	PUSH_SENT,			/* 2xx */
-	PUSH_RETRY,			/* no answer, timeout, 5xx, 408, 429: try again later */
+	PUSH_RETRY,			/* no answer, timeout, 5xx, 408, 429, a header too
+					   large: try again later */
 	PUSH_REFUSED,			/* another 4xx: this profile will never do */
 	PUSH_BLOCKED,			/* 401, 403, 404, 3xx: nothing will do until the
 					   credentials or the URL change */
@@ -130,5 +131,11 @@ void push_http_free(struct push_http *http);
 enum push_result push_http_send(struct push_http *http, const struct push_capture *capture,
 				const struct push_profile *profile, char *message,
 				size_t message_size);
+/*
+ * The seconds the last answer asked to wait (Retry-After, seconds or an
+ * HTTP-date; saturated, never negative) when it was a 429 or a 503; -1
+ * otherwise.  Bounding it is the caller's business.
+ */
+long push_http_retry_after(const struct push_http *http);
 
 #endif

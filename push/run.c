@@ -5,11 +5,12 @@
  * order and mark them in the state file as the server takes them.  A
  * server that does not answer (or answers 5xx, 408, 429) stops the loop
  * at that profile: it is tried again after a delay that doubles up to
- * --max-backoff, jittered so that a fleet does not come back at once,
- * and nothing later is sent before it.  A profile the server refuses
- * (another 4xx) is said and never sent again; 401, 403, 404 and
- * redirects refuse every profile alike, so they stop everything until
- * the next attempt at --max-backoff (with --once: exit 1).
+ * --max-backoff, jittered so that a fleet does not come back at once (or
+ * the server's Retry-After when that is longer, still at most
+ * --max-backoff), and nothing later is sent before it.  A profile the
+ * server refuses (another 4xx) is said and never sent again; 401, 403,
+ * 404 and redirects refuse every profile alike, so they stop everything
+ * until the next attempt at --max-backoff (with --once: exit 1).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -63,6 +64,7 @@ struct runner {
 	char **pending;			/* not sent whole at the last look */
 	size_t pending_count;
 	unsigned failures;		/* in a row: the backoff's exponent */
+	double delay_s;			/* before the next try, after STEP_WAIT */
 	int status;
 };
 
@@ -236,6 +238,30 @@ static double backoff(const struct runner *r)
 	return delay / 2 + delay / 2 * (random / 4294967296.0);
 }
 
+/*
+ * The delay before the next try: the backoff's, or the server's
+ * Retry-After (-1: none) when that is longer (a Retry-After of 0 repeated
+ * must not make a storm of requests), and at most --max-backoff (a
+ * hostile or confused server must not park perfrec-push for a day).  Why,
+ * when not the backoff's, in why for the log.
+ */
+static double retry_delay(const struct runner *r, long retry_after, char *why, size_t size)
+{
+	double delay = backoff(r);
+
+	*why = 0;
+	if (retry_after > (long)r->options->max_backoff_s) {
+		snprintf(why, size, " (the server's Retry-After, %ld s, is longer than "
+			 "--max-backoff)", retry_after);
+		return r->options->max_backoff_s;
+	}
+	if (retry_after >= delay) {
+		snprintf(why, size, " (the server's Retry-After)");
+		return (double)retry_after;
+	}
+	return delay;
+}
+
 /* ---- sending --------------------------------------------------------------- */
 
 enum step { STEP_DONE, STEP_WAIT, STEP_STOP };
@@ -270,7 +296,9 @@ static enum step answered(struct runner *r, const char *name, const struct push_
 		push_log("%s: the server refused the profile of %s from %" PRIu64 " until %" PRIu64
 			 ": %s; it is not sent again", name, p->name, p->from, p->until, message);
 		break;
-	case PUSH_RETRY:
+	case PUSH_RETRY: {
+		char why[128];
+
 		r->failures++;
 		if (r->options->once && r->failures >= ONCE_TRIES) {
 			push_log("%s: %s: %s; giving up after %u tries (--once): run again later, "
@@ -279,8 +307,11 @@ static enum step answered(struct runner *r, const char *name, const struct push_
 			r->status = 1;
 			return STEP_STOP;
 		}
-		push_log("%s: %s: %s; trying again later", name, r->options->url, message);
+		r->delay_s = retry_delay(r, push_http_retry_after(r->http), why, sizeof(why));
+		push_log("%s: %s: %s; trying again in %.1f s%s", name, r->options->url, message,
+			 r->delay_s, why);
 		return STEP_WAIT;
+	}
 	case PUSH_BLOCKED:
 		r->failures = 0;
 		r->status = 1;
@@ -292,6 +323,7 @@ static enum step answered(struct runner *r, const char *name, const struct push_
 		push_log("%s: %s; nothing is sent until the credentials or the URL change "
 			 "(next try in %u s)", r->options->url, message, r->options->max_backoff_s);
 		r->failures = 64;	/* the longest delay */
+		r->delay_s = backoff(r);
 		return STEP_WAIT;
 	}
 	ret = push_state_mark_sent(r->state, name, p->window, p->name);
@@ -321,6 +353,7 @@ static enum step send_capture(struct runner *r, const char *name, int complete)
 		r->symbolizer_files = 0;
 		if (!r->symbolizer) {
 			push_log("%s: %s", name, strerror(ENOMEM));
+			r->delay_s = backoff(r);
 			return STEP_WAIT;
 		}
 	}
@@ -437,7 +470,7 @@ int push_run(const struct push_options *options, const struct push_credentials *
 		if (step == STEP_STOP || (options->once && step == STEP_DONE))
 			break;
 		if (step == STEP_WAIT)
-			wait_for(&r, backoff(&r), 0);
+			wait_for(&r, r.delay_s, 0);
 		else
 			/* Writes come every flush: with --current, look once an interval. */
 			wait_for(&r, options->current ? options->interval_s : options->poll_s,

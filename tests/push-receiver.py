@@ -7,11 +7,16 @@ perfrec-push sends against what Pyroscope's ingest API documents: this
 server records every request into DIR as N.json (method, path, query,
 headers, status) and N.body, and the multipart form's fields as
 N.profile and N.sample_type_config.  DIR/mode says how to answer, read
-at each request: "ok" (200), "400" or "401" (with a message), "500", or
-"hang" (read the request, never answer).  Listens on 127.0.0.1 only, on
---port (0: any free port), written to DIR/port when ready.
+at each request: "ok" (200), "400" or "401" (with a message), "500",
+"hang" (read the request, never answer), "429 VALUE" or "503 VALUE"
+(with "Retry-After: VALUE", as written, except "+N": the HTTP-date N
+seconds from now), "big-header" (200 after a header line of 8 MiB) or
+"many-headers" (200 after 8 MiB of 100-byte header lines).  Listens on
+127.0.0.1 only, on --port (0: any free port), written to DIR/port when
+ready.
 """
 import argparse
+import email.utils
 import json
 import os
 import threading
@@ -70,7 +75,14 @@ class Handler(BaseHTTPRequestHandler):
         with counter_lock:
             counter[0] += 1
             n = counter[0]
-        status = {'ok': 200, '400': 400, '401': 401, '500': 500}.get(mode, 0)
+        retry_after = None
+        if mode.split(' ')[0] in ('429', '503') and ' ' in mode:
+            mode, retry_after = mode.split(' ', 1)
+            if retry_after.startswith('+'):
+                retry_after = email.utils.formatdate(time.time() + int(retry_after[1:]),
+                                                     usegmt=True)
+        status = {'ok': 200, '400': 400, '401': 401, '429': 429, '500': 500, '503': 503,
+                  'big-header': 200, 'many-headers': 200}.get(mode, 0)
         url = urllib.parse.urlsplit(self.path)
         record = {
             'method': self.command,
@@ -96,12 +108,24 @@ class Handler(BaseHTTPRequestHandler):
             return
         message = {200: b'', 400: b'profile too old: outside the ingestion window\n',
                    401: b'invalid credentials: token expired\n',
-                   500: b'internal error, try later\n'}[status]
+                   429: b'slow down\n', 500: b'internal error, try later\n',
+                   503: b'down for maintenance\n'}[status]
         self.send_response(status)
         self.send_header('Content-Type', 'text/plain')
         self.send_header('Content-Length', str(len(message)))
-        self.end_headers()
-        self.wfile.write(message)
+        if retry_after is not None:
+            self.send_header('Retry-After', retry_after)
+        if mode == 'big-header':
+            self.send_header('X-Filler', 'a' * (8 << 20))
+        elif mode == 'many-headers':
+            for i in range((8 << 20) // 100):
+                self.send_header('X-Filler-%07d' % i, 'a' * 80)
+        try:
+            self.end_headers()
+            self.wfile.write(message)
+        except OSError:
+            # perfrec-push hung up on a header too large.
+            self.close_connection = True
 
 
 class Server(ThreadingHTTPServer):

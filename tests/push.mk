@@ -4,9 +4,10 @@
 # once across an outage and timeouts, a 401, the credentials kept out of
 # logs, argv and the environment.  test-push-state-file.sh: the state
 # file by hand without its directory, read-only, damaged, of the format
-# before, not ours: never a capture sent twice.  Each script says what it
-# checks.
-PUSH_TESTS = tests/test-push.sh tests/test-push-state-file.sh
+# before, not ours: never a capture sent twice.  test-push-retry.sh:
+# Retry-After honoured within --max-backoff, a response header too large.
+# Each script says what it checks.
+PUSH_TESTS = tests/test-push.sh tests/test-push-state-file.sh tests/test-push-retry.sh
 TESTS += $(PUSH_TESTS)
 EXTRA_DIST += $(PUSH_TESTS) tests/push-receiver.py
 

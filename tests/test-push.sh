@@ -206,7 +206,7 @@ timeout 60 "$push" --url "http://127.0.0.1:$port" --interval 1 --max-backoff 1 \
 	--state "$work/state2" "$work/cap" 2>"$work/push2.err" &
 push_pid=$!
 sleep 3
-grep -q 'trying again later' "$work/push2.err" || fail "no retry said: $(cat "$work/push2.err")"
+grep -q 'trying again in' "$work/push2.err" || fail "no retry said: $(cat "$work/push2.err")"
 start_receiver "$work/rx2" "$port"
 expected=$(wc -l <"$work/taken1")
 wait_for "[ \$(ok_count '$work/rx2') -ge $expected ]" 30 ||
@@ -264,7 +264,7 @@ cp "$capture_file" "$work/two/perfrec-a-1.prf"
 timeout 60 "$push" --url "http://127.0.0.1:$port" --interval 1 --max-backoff 1 \
 	--state "$work/state10" "$work/two" 2>"$work/push10.err" &
 push_pid=$!
-wait_for "grep -q 'trying again later' '$work/push10.err'" 10 || fail "no try: $(cat "$work/push10.err")"
+wait_for "grep -q 'trying again in' '$work/push10.err'" 10 || fail "no try: $(cat "$work/push10.err")"
 rm "$work/two/perfrec-a-1.prf"
 wait_for "grep -q 'perfrec-a-1.prf: deleted before it was sent whole' '$work/push10.err'" 10 ||
 	fail "the deletion is not said: $(cat "$work/push10.err")"
