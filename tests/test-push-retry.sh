@@ -19,7 +19,8 @@
 # or cut by a short --max-backoff.
 test_name=test-push-retry
 needs_root=no
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+# report-lib.sh: lib.sh, and a sanitizer's report exits 86, not perfrec-push's 1.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
 
 push=$top_builddir/perfrec-push
 make_fixture=$top_builddir/tests/make-fixture

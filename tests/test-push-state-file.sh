@@ -21,7 +21,8 @@
 #   - a state directory that is a symbolic link or another user's: refused,
 #     nothing sent.
 test_name=test-push-state-file
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+# report-lib.sh: lib.sh, and a sanitizer's report exits 86, not perfrec-push's 1.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
 
 push=$top_builddir/perfrec-push
 make_fixture=$top_builddir/tests/make-fixture
