@@ -48,6 +48,8 @@ void push_log(const char *format, ...)
 	va_start(ap, format);
 	vsnprintf(line, sizeof(line), format, ap);
 	va_end(ap);
+	/* File names and what a server answered: one line, whatever they hold. */
+	prf_text_make_safe(line);
 	fprintf(stderr, "perfrec-push: %s\n", line);
 }
 
