@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "common.h"
 #include "log.h"
 
 static const char *log_program = "perfrecd";
@@ -30,25 +31,37 @@ void prd_log_init(const char *program, int verbosity)
 		log_threshold = LOG_LEVEL_ERROR;
 }
 
-/* label: "error: " and the like after the program's name at a terminal. */
+/*
+ * label: "error: " and the like after the program's name at a terminal.
+ *
+ * The arguments carry paths and names that others chose (a jitdump's
+ * directory, a deleted binary's path): a newline there would start a
+ * line of the attacker's, "<0>" at its head an emergency in the journal,
+ * and an escape sequence would drive the terminal.  perfrecd's own
+ * formats have no control characters, so the formatted line is made safe
+ * whole, here, as the report's views make names safe: one line, one
+ * record, whatever the arguments hold.
+ */
 __attribute__((format(printf, 3, 0)))
 static void log_write(enum log_level level, const char *label,
 		      const char *fmt, va_list ap)
 {
 	char line[1024];
+	size_t length;
 	int n;
 
 	if (log_to_journal)
 		n = snprintf(line, sizeof(line), "<%d>", level);
 	else
 		n = snprintf(line, sizeof(line), "%s: %s", log_program, label);
-	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	if (n < 0 || (size_t)n >= sizeof(line) - 1)
+		n = 0;
+	/* Room kept for the newline, which a cut message must still end in. */
+	vsnprintf(line + n, sizeof(line) - 1 - (size_t)n, fmt, ap);
+	length = prf_text_make_safe(line);
+	line[length++] = '\n';
+	line[length] = '\0';
 	/* One write per line keeps lines whole when several processes log. */
-	size_t length = strlen(line);
-	if (length + 1 < sizeof(line)) {
-		line[length++] = '\n';
-		line[length] = '\0';
-	}
 	fputs(line, stderr);
 	fflush(stderr);
 }

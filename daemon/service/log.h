@@ -2,7 +2,12 @@
 #ifndef PERFRECD_LOG_H
 #define PERFRECD_LOG_H
 
-/* Syslog priorities; under systemd stderr lines carry "<N>" prefixes. */
+/*
+ * Syslog priorities; under systemd stderr lines carry "<N>" prefixes.
+ * Each message is one line whatever its arguments hold: control
+ * characters and invalid UTF-8 in it print as '?' (common's
+ * prf_text_make_safe()), so callers pass paths and names as they are.
+ */
 enum log_level { LOG_LEVEL_ERROR = 3, LOG_LEVEL_WARNING = 4,
 		 LOG_LEVEL_NOTICE = 5, LOG_LEVEL_INFO = 6, LOG_LEVEL_DEBUG = 7 };
 
