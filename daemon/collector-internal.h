@@ -36,6 +36,7 @@ struct collector {
 	struct ksyms *ksyms;		/* --kernel-symbols=hit */
 	struct bincache *binaries;	/* --binary-cache; NULL: off */
 	struct jit_maps *jit;		/* NULL: --jit-map-size 0 */
+	unsigned output_changes;	/* prd_output_directory_changes() seen */
 	unsigned generation;		/* of the current file, for build-ids */
 	struct record_sink sink;
 	struct synth_layout layout;
@@ -110,6 +111,7 @@ int prd_collector_start_file(struct collector *c);
 void prd_collector_fill_stats(struct collector *c, struct prf_stats_record *r);
 void prd_collector_log_stats(struct collector *c, enum log_level level);
 void prd_collector_rotate(struct collector *c);
+void prd_collector_follow_output(struct collector *c);
 void prd_collector_notify_status(struct collector *c, const char *state);
 void prd_collector_reload(struct collector *c);
 

@@ -36,9 +36,14 @@ static void periodic(struct collector *c, uint64_t now)
 		prd_output_flush(c->output, now);
 		c->last_flush_ns = now;
 	}
+	/* The flush checks the directory: a file in one gone is due now. */
+	rotation_due = rotation_due || prd_output_rotation_due(c->output, now);
+	prd_collector_follow_output(c);
 	prd_collector_notify_status(c, "");
 	if (rotation_due)
 		prd_collector_rotate(c);
+	if (prd_output_must_stop(c->output))
+		c->stopping = 1;
 }
 
 /* ---- running -------------------------------------------------------- */

@@ -134,10 +134,36 @@ int prd_collector_start_file(struct collector *c)
 	ret = prd_output_start_file(c->output, &c->info, now);
 	if (ret < 0)
 		return ret;
+	prd_collector_follow_output(c);
 	c->generation++;
 	snapshot(c);
 	prd_jit_maps_restate(c->jit, &c->sink);
 	return 0;
+}
+
+/*
+ * The binary cache is the output directory's .build-id: when the files
+ * go on in another directory at the path (output.c), so does it.
+ */
+void prd_collector_follow_output(struct collector *c)
+{
+	const struct perfrecd_options *o = c->options;
+	unsigned changes = prd_output_directory_changes(c->output);
+	int ret;
+
+	if (changes == c->output_changes)
+		return;
+	c->output_changes = changes;
+	if (!c->binaries)
+		return;
+	prd_buildid_cache_keep_binaries(c->buildids, NULL);
+	prd_bincache_close(c->binaries);
+	c->binaries = NULL;
+	ret = prd_bincache_open(&c->binaries, o->output_dir, o->binary_cache_size, o->group);
+	if (ret < 0)
+		prd_log_warning("%s/.build-id: binary cache off: %s", o->output_dir, strerror(-ret));
+	else
+		prd_buildid_cache_keep_binaries(c->buildids, c->binaries);
 }
 
 static uint64_t rss_bytes(void)

@@ -59,16 +59,36 @@ int prd_output_rotation_due(const struct output *output, uint64_t now_ns);
 /*
  * Appends a record to the current file.  Write errors are absorbed here:
  * the writer keeps the file whole, the loss is counted, logged once per
- * episode, and noted in the file once writing works again.
+ * episode, and noted in the file once writing works again.  So are
+ * records past the bound of a file held in memory while the directory is
+ * gone.
  */
 void prd_output_append(struct output *output, const void *record, size_t size,
 		       uint64_t time);
 
-/* Writes what is buffered and makes it durable (fdatasync). */
+/*
+ * Writes what is buffered and makes it durable (fdatasync).  Like
+ * prd_output_start_file() and _enforce_retention(), checks first that
+ * the directory at the path is still the one in use (see output.c).
+ */
 void prd_output_flush(struct output *output, uint64_t now_ns);
 
-/* Finishes the current file: trailer, fsync, closed. */
+/*
+ * Finishes the current file: trailer, fsync, closed.  -ENOENT when the
+ * directory is gone and a file held in memory (or the last file) did not
+ * reach the directory at the path.
+ */
 int prd_output_finish(struct output *output);
+
+/*
+ * The directory is gone, and it is the service manager's
+ * ($STATE_DIRECTORY): perfrecd should stop, to be started again with the
+ * directory made again, rather than hold files in memory.
+ */
+int prd_output_must_stop(const struct output *output);
+
+/* Counts the times the files went on in another directory at the path. */
+unsigned prd_output_directory_changes(const struct output *output);
 
 /* Deletes the oldest finished files beyond the size and age limits. */
 void prd_output_enforce_retention(struct output *output, uint64_t realtime_s);

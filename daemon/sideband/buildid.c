@@ -40,6 +40,7 @@ struct buildid_cache {
 void prd_buildid_cache_keep_binaries(struct buildid_cache *cache, struct bincache *binaries)
 {
 	cache->binaries = binaries;
+	cache->vdso_offered = 0;	/* another cache (directory) needs it too */
 }
 
 struct buildid_cache *prd_buildid_cache_new(void)
