@@ -16,6 +16,9 @@
 #  - reload starts a new file, and the unit is active again; stop leaves
 #    every file complete and sound;
 #  - SIGKILL: restarted after RestartSec= (5 s), earlier files readable;
+#  - /var/lib/perfrec removed from outside the unit: perfrecd says so and
+#    exits 1, and systemd starts it again with the directory made again
+#    (StateDirectory=): files go there;
 #    SIGSTOP: killed by the watchdog and restarted (WatchdogSec=4s in a
 #    drop-in, where the unit has 30 s, to keep the test short);
 #  - a bad key in the configuration: exit status 2, said at priority err,
@@ -391,6 +394,31 @@ for file in $(files_in "$state_dir"); do
 		[ "$status" -eq 0 ] || { cat "$work/summary"; fail "$(basename "$file"): perfrec-dump status $status"; }
 	fi
 done
+
+check "rm -rf /var/lib/perfrec: perfrecd says so and stops (status 1); systemd starts it again 5 s later, with the directory made again"
+wait_for 'current_file >/dev/null' 10 || fail "StatusText names no file: $(show StatusText)"
+pid=$(show MainPID)
+restarts=$(show NRestarts)
+since=$(in_ct date '+%Y-%m-%d %H:%M:%S.%N' | cut -c1-23)
+gone_time=$(now)
+# As an admin would, from outside the unit's namespace; again while perfrecd makes a file in it.
+tries=50
+until in_ct rm -rf /var/lib/perfrec 2>/dev/null; do
+	tries=$((tries - 1))
+	[ "$tries" -gt 0 ] || fail "cannot remove /var/lib/perfrec"
+done
+wait_for 'restarted' 40 ||
+	fail "not active again 40 s after /var/lib/perfrec went: $(show ActiveState)/$(show SubState)"
+delay=$(awk -v k="$gone_time" -v a="$(show ActiveEnterTimestampMonotonic)" 'BEGIN { printf "%.2f", a / 1e6 - k }')
+journal -u perfrecd --since="$since" >"$work/gone.log" || true
+sed 's/^/  /' "$work/gone.log" | grep -E 'output directory|status=|Scheduled restart' | head -n 5
+grep -q "output directory /var/lib/perfrec was removed.*stopping" "$work/gone.log" || fail "perfrecd did not say it stops"
+grep -q "status=1/FAILURE" "$work/gone.log" || fail "perfrecd did not exit with status 1"
+note "  active again $delay s after the directory went"
+[ -d "$state_dir" ] && [ "$(stat -c %a "$state_dir")" = 750 ] || fail "/var/lib/perfrec not made again (mode 0750)"
+wait_for 'current_file >/dev/null' 10 || fail "StatusText names no file: $(show StatusText)"
+[ -f "$(current_file)" ] || fail "the new perfrecd writes no file in /var/lib/perfrec"
+note "  writing $(current_file | sed "s|^$ct||")"
 
 watchdog=4
 check "SIGSTOP: killed by the watchdog (WatchdogSec=${watchdog}s in a drop-in) and restarted"
