@@ -295,7 +295,7 @@ int prd_collector_run(const struct perfrecd_options *options)
 	prd_notify_send("STOPPING=1");
 	prd_event_set_enable(&c.events, 0);
 	prd_collector_drain_all(&c);
-	prd_jit_maps_poll(c.jit, &c.sink);
+	prd_jit_maps_finish(c.jit, &c.sink);
 	{
 		struct prf_stats_record stats;
 

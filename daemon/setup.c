@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Setting up: the events' attrs and the events, the command, the loop's descriptors, the output. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -231,6 +233,35 @@ static int open_loop(struct collector *c)
 	return 0;
 }
 
+/* What a file's start and the loop may open at once: the snapshot's walks, the binary cache's copies. */
+#define DESCRIPTORS_RESERVE	128
+
+/*
+ * The descriptors JIT symbol files may hold: the limit on open files less
+ * those open now, the events of CPUs coming back online, and the reserve,
+ * so that the followed files never leave a snapshot without descriptors.
+ */
+static unsigned jit_descriptors(const struct collector *c)
+{
+	uint64_t open_now = 0, need;
+	struct rlimit limit;
+	DIR *dir = opendir("/proc/self/fd");
+
+	if (dir) {
+		while (readdir(dir))
+			open_now++;
+		closedir(dir);
+	} else {
+		open_now = 64;
+	}
+	if (getrlimit(RLIMIT_NOFILE, &limit) < 0)
+		return 0;
+	need = open_now + DESCRIPTORS_RESERVE + c->events.event_count * c->events.ring_count;
+	if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur - need > UINT32_MAX)
+		return UINT32_MAX;
+	return limit.rlim_cur > need ? (unsigned)(limit.rlim_cur - need) : 0;
+}
+
 int prd_collector_setup(struct collector *c, int *go_fd, int *failed_fd)
 {
 	const struct perfrecd_options *o = c->options;
@@ -243,6 +274,7 @@ int prd_collector_setup(struct collector *c, int *go_fd, int *failed_fd)
 	uint64_t rate = 0;
 	struct prf_error error;
 	struct prf_error notice = { 0 };
+	struct jit_limits jit_limits;
 	int ret;
 
 	/* A directory that cannot be ours stops it before any event opens. */
@@ -338,7 +370,10 @@ int prd_collector_setup(struct collector *c, int *go_fd, int *failed_fd)
 		else
 			prd_buildid_cache_keep_binaries(c->buildids, c->binaries);
 	}
-	c->jit = prd_jit_maps_new(o->proc_root, o->jit_map_size);
+	jit_limits = (struct jit_limits){ .process_bytes = o->jit_map_size,
+					  .file_bytes = o->rotate_size,
+					  .descriptors = jit_descriptors(c) };
+	c->jit = prd_jit_maps_new(o->proc_root, &jit_limits);
 	c->sink = (struct record_sink){ prd_collector_sink_emit, c };
 	if (o->kernel_symbols == KERNEL_SYMBOLS_HIT && !o->exclude_kernel) {
 		ret = prd_ksyms_new(&c->ksyms, o->proc_root, o->sysfs_root);
