@@ -32,3 +32,8 @@ DAEMON_TESTS = \
 TESTS += $(DAEMON_TESTS)
 EXTRA_DIST += $(DAEMON_TESTS) tests/lib.sh tests/jit-fake.py
 CLEANFILES += tests/.cpu-hotplug.lock
+
+# A hostile user's JIT files against perfrecd's drain thread, rotation,
+# retention and descriptors; tests/jit-flood.py is the attacker.
+TESTS += tests/test-attacks-jit.sh
+EXTRA_DIST += tests/test-attacks-jit.sh tests/jit-flood.py
