@@ -27,6 +27,7 @@ static void periodic(struct collector *c, uint64_t now)
 
 	prd_collector_drain_all(c);
 	prd_jit_maps_poll(c->jit, &c->sink);
+	prd_bincache_poll(c->binaries);
 	follow_cpus(c);
 	c->last_drain_ns = now;
 	rotation_due = prd_output_rotation_due(c->output, now);
@@ -296,6 +297,7 @@ int prd_collector_run(const struct perfrecd_options *options)
 	prd_event_set_enable(&c.events, 0);
 	prd_collector_drain_all(&c);
 	prd_jit_maps_finish(c.jit, &c.sink);
+	prd_bincache_finish(c.binaries);
 	{
 		struct prf_stats_record stats;
 

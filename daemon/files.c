@@ -136,6 +136,7 @@ int prd_collector_start_file(struct collector *c)
 		return ret;
 	prd_collector_follow_output(c);
 	c->generation++;
+	prd_bincache_file_started(c->binaries);
 	snapshot(c);
 	prd_jit_maps_restate(c->jit, &c->sink);
 	return 0;
