@@ -34,6 +34,7 @@ EXTRA_DIST += $(DAEMON_TESTS) tests/lib.sh tests/jit-fake.py
 CLEANFILES += tests/.cpu-hotplug.lock
 
 # A hostile user's JIT files against perfrecd's drain thread, rotation,
-# retention and descriptors; tests/jit-flood.py is the attacker.
-TESTS += tests/test-attacks-jit.sh
-EXTRA_DIST += tests/test-attacks-jit.sh tests/jit-flood.py
+# retention and descriptors, and its binaries against the binary cache;
+# tests/jit-flood.py is the attacker.
+TESTS += tests/test-attacks-jit.sh tests/test-attacks-bincache.sh
+EXTRA_DIST += tests/test-attacks-jit.sh tests/test-attacks-bincache.sh tests/jit-flood.py

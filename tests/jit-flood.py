@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# The JIT files a hostile user can give perfrecd to read, for
-# test-attacks-jit: N processes, each mapping anonymous executable memory
-# (which makes perfrecd look for its perf map) after writing one of
+# The files a hostile user can give perfrecd to read, for
+# test-attacks-jit and test-attacks-bincache: N processes, each mapping
+# anonymous executable memory (which makes perfrecd look for its perf
+# map) after writing one of
 #
 #   map BYTES       /tmp/perf-PID.map of BYTES in lines with random names
 #                   (zstd cannot shrink them), the first few naming the
@@ -15,6 +16,9 @@
 #   loads BYTES     DIR/jit-PID.dump of code loads with one-letter names
 #                   (58 bytes, the smallest that make a line)
 #   small           /tmp/perf-PID.map of one line
+#   binary BYTES    DIR/bin-PID, a copy of /bin/true with a build-id of its
+#                   own, padded to BYTES, mapped executable and deleted:
+#                   perfrecd's binary cache copies what it cannot reach
 #
 #   jit-flood.py [--procs N] [--dir DIR] --ready FILE --stop FILE KIND [BYTES]
 #
@@ -82,6 +86,23 @@ def write_jitdump(path, size, loads=False):
     return fd
 
 
+def write_binary(path, size):
+    image = bytearray(open("/bin/true", "rb").read())
+    # the GNU build-id note: namesz 4, descsz 20, type 3, "GNU"
+    note = image.find(b"\x04\x00\x00\x00\x14\x00\x00\x00\x03\x00\x00\x00GNU\x00")
+    if note < 0:
+        sys.exit("jit-flood: /bin/true has no 20-byte build-id")
+    image[note + 16:note + 36] = os.urandom(20)
+    with open(path, "wb") as f:
+        f.write(image)
+        f.truncate(max(size, len(image)))
+    fd = os.open(path, os.O_RDONLY)
+    mapping = mmap.mmap(fd, 0, mmap.MAP_PRIVATE, mmap.PROT_READ | mmap.PROT_EXEC)
+    os.close(fd)
+    os.unlink(path)
+    return mapping
+
+
 def child(kind, size, directory, ready_pipe, stop):
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, 15, 0, 0, 0)
@@ -102,6 +123,8 @@ def child(kind, size, directory, ready_pipe, stop):
         # Anonymous executable memory: perfrecd looks for the perf map now.
         mappings.append(mmap.mmap(-1, mmap.PAGESIZE,
                                   prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC))
+        if kind == "binary":
+            mappings.append(write_binary(os.path.join(directory, "bin-%d" % pid), size))
         if kind in ("jitdump", "loads"):
             fd = write_jitdump(dump_path, size, kind == "loads")
             mappings.append(mmap.mmap(fd, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_EXEC,
@@ -129,12 +152,12 @@ def main():
     parser.add_argument("--dir")
     parser.add_argument("--ready", required=True)
     parser.add_argument("--stop", required=True)
-    parser.add_argument("kind", choices=("map", "sparse", "jitdump", "loads", "small"))
+    parser.add_argument("kind", choices=("map", "sparse", "jitdump", "loads", "small", "binary"))
     parser.add_argument("size", nargs="?", default="0")
     args = parser.parse_args()
     size = int(args.size)
-    if args.kind in ("jitdump", "loads") and not args.dir:
-        sys.exit("jit-flood: jitdump needs --dir")
+    if args.kind in ("jitdump", "loads", "binary") and not args.dir:
+        sys.exit("jit-flood: %s needs --dir" % args.kind)
     read_end, write_end = os.pipe()
     children = []
     for _ in range(args.procs):
