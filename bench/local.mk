@@ -5,5 +5,7 @@ include bench/soak.mk
 # perfrec-push CPU per host-hour (run by hand, as root; bench/README.md).
 EXTRA_DIST += bench/push.sh bench/push-follow.sh
 EXTRA_DIST += bench/stripped.sh
+# Issue 31's attacks on what perfrecd reads for a process (bench/README.md).
+EXTRA_DIST += bench/jit-attacks.sh
 # The figures, and the reader benchmark against perf report.
 EXTRA_DIST += bench/README.md bench/reader.sh bench/reader-ab.sh
