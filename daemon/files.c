@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Each file: its header, its snapshot, its statistics; rotation and reload. */
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -228,6 +229,12 @@ void prd_collector_rotate(struct collector *c)
 	if (prd_collector_start_file(c) < 0)
 		return;		/* said by output; the current file goes on */
 	prd_output_enforce_retention(c->output, prf_clock_ns(CLOCK_REALTIME) / 1000000000u);
+	/*
+	 * The file just finished and the new one were both open for a moment:
+	 * what the old one freed goes back to the system, or a long-running
+	 * daemon's RSS would keep that peak for good.
+	 */
+	malloc_trim(0);
 }
 
 void prd_collector_notify_status(struct collector *c, const char *state)
