@@ -11,7 +11,9 @@ daemon_sideband_libperfrec_sideband_a_SOURCES = \
 	daemon/sideband/ksyms.c daemon/sideband/ksyms.h \
 	daemon/sideband/cgroup.c daemon/sideband/task-meta.c \
 	daemon/sideband/task-meta.h \
-	daemon/sideband/jit.c daemon/sideband/jit.h
+	daemon/sideband/jit.c daemon/sideband/jit.h \
+	daemon/sideband/jit-internal.h daemon/sideband/jit-budget.c \
+	daemon/sideband/jit-read.c daemon/sideband/jit-restate.c
 daemon_sideband_libperfrec_sideband_a_CPPFLAGS = $(AM_CPPFLAGS) $(SERVICE_CPPFLAGS)
 daemon_sideband_libperfrec_sideband_a_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 
