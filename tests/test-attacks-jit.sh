@@ -156,10 +156,20 @@ for file in $(files_in "$work/rotate"); do
 	[ "$in_file" -le 262144 ] || fail "$file: $in_file bytes of the attacker's maps, over a quarter of --rotate-size"
 	taken=$((taken + in_file))
 done
-[ "$taken" -gt 200000 ] || fail "only $taken bytes of the attacker's maps taken"
+# perfrecd samples the whole machine: another user's JIT maps (a test
+# running beside this one) may fill the files' half for all users first,
+# which cuts the attacker sooner; the bounds above hold either way.
+others=$(grep -c "the JIT symbols of all processes reached 524288 bytes in this file" "$work/daemon.err" || :)
 said=$(grep -c "user $attacker: the JIT symbols of its processes reached 262144 bytes in this file" "$work/daemon.err" || :)
-[ "$said" -ge 1 ] && [ "$said" -le "$files" ] ||
-	fail "the cut said $said times in $files file(s): $(cat "$work/daemon.err")"
+if [ "$others" -eq 0 ]; then
+	[ "$taken" -gt 200000 ] || fail "only $taken bytes of the attacker's maps taken"
+	[ "$said" -ge 1 ] && [ "$said" -le "$files" ] ||
+		fail "the cut said $said times in $files file(s): $(cat "$work/daemon.err")"
+else
+	note "  other users' JIT maps filled the half for all users: the attacker cut by that bound"
+	[ $((said + others)) -ge 1 ] && [ "$said" -le "$files" ] ||
+		fail "the cut said $said times in $files file(s): $(cat "$work/daemon.err")"
+fi
 note "  $(grep "user $attacker:" "$work/daemon.err" | head -n 1)"
 "$dump" "$first" | grep -q " JIT_MAP .*flags=cut " || fail "no JIT_MAP record flagged cut"
 flood_stop rotate
