@@ -37,6 +37,7 @@ struct collector {
 	struct bincache *binaries;	/* --binary-cache; NULL: off */
 	struct jit_maps *jit;		/* NULL: --jit-map-size 0 */
 	unsigned output_changes;	/* prd_output_directory_changes() seen */
+	int output_gone;		/* prd_output_directory_gone() seen */
 	unsigned generation;		/* of the current file, for build-ids */
 	struct record_sink sink;
 	struct synth_layout layout;

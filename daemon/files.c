@@ -145,22 +145,27 @@ int prd_collector_start_file(struct collector *c)
 
 /*
  * The binary cache is the output directory's .build-id: when the files
- * go on in another directory at the path (output.c), so does it.
+ * go on in another directory at the path (output.c), so does it.  While
+ * no directory is there it is off: a directory removed takes no files,
+ * and one moved away is no longer perfrecd's to add to or evict from.
  */
 void prd_collector_follow_output(struct collector *c)
 {
 	const struct perfrecd_options *o = c->options;
 	unsigned changes = prd_output_directory_changes(c->output);
-	int ret;
+	int gone = prd_output_directory_gone(c->output), ret;
 
-	if (changes == c->output_changes)
+	if (changes == c->output_changes && gone == c->output_gone)
 		return;
 	c->output_changes = changes;
-	if (!c->binaries)
+	c->output_gone = gone;
+	if (!c->buildids || !o->binary_cache_size)
 		return;
 	prd_buildid_cache_keep_binaries(c->buildids, NULL);
 	prd_bincache_close(c->binaries);
 	c->binaries = NULL;
+	if (gone)
+		return;
 	ret = prd_bincache_open(&c->binaries, o->output_dir, o->binary_cache_size, o->group);
 	if (ret < 0)
 		prd_log_warning("%s/.build-id: binary cache off: %s", o->output_dir, strerror(-ret));

@@ -44,8 +44,7 @@ struct output {
 	int dir_gone;			/* no directory we may use at the path */
 	dev_t file_dev;			/* the directory the current file is in */
 	ino_t file_ino;
-	dev_t refused_dev;		/* a directory at the path refused, said once */
-	ino_t refused_ino;
+	int refusal_said;		/* a directory at the path refused, while gone */
 	int held;			/* the current file is in memory: fd is a memfd */
 	int move_failing;		/* moving it into the directory failed, said */
 	uint64_t held_max;		/* bytes it may take; past them records drop */
@@ -157,9 +156,52 @@ static int lock_directory(const char *directory, int dir_fd, int *lock_fd,
 }
 
 /*
+ * The way to the directory just opened (dir: its stat): a symbolic link
+ * on it is followed only when it is root's or ours, as the kernel's
+ * fs.protected_symlinks does in sticky directories, whatever that sysctl
+ * says; one of another user's, planted where the directory was removed,
+ * would send the captures and the binary cache to a directory of that
+ * user's choosing.  What is at the path itself must be that directory or
+ * such a link, so that a link swapped in and out while it was opened is
+ * caught too.
+ */
+static int check_way(const char *directory, const struct stat *dir,
+		     struct prf_error *error)
+{
+	char path[PATH_MAX], owner[96];
+	size_t length = strlen(directory);
+	struct stat st;
+
+	if (length >= sizeof(path))
+		return prf_set_error(error, -ENAMETOOLONG, "output directory %s: %s", directory,
+				     strerror(ENAMETOOLONG));
+	memcpy(path, directory, length + 1);
+	for (size_t end = 1; end <= length; end++) {
+		if (end < length && path[end] != '/')
+			continue;
+		path[end] = '\0';
+		if (lstat(path, &st) < 0)
+			return prf_set_error(error, -errno, "output directory %s: %s: %s", directory,
+					     path, strerror(errno));
+		if (S_ISLNK(st.st_mode) && st.st_uid != 0 && st.st_uid != geteuid())
+			return prf_set_error(error, -EPERM, "output directory %s%s%s is a symbolic "
+					     "link of %s: not followed", directory,
+					     end < length ? ": " : "", end < length ? path : "",
+					     user_name(st.st_uid, owner, sizeof(owner)));
+		if (end == length && !S_ISLNK(st.st_mode) &&
+		    (st.st_dev != dir->st_dev || st.st_ino != dir->st_ino))
+			return prf_set_error(error, -EAGAIN, "output directory %s: replaced while "
+					     "it was opened", directory);
+		path[end] = end < length ? '/' : '\0';
+	}
+	return 0;
+}
+
+/*
  * Opens the directory at o->directory and checks it as the start does
- * (writable, ours, written by no one else, not another perfrecd's); then
- * it is the one in use, in place of the one before.
+ * (writable, ours, written by no one else, not another perfrecd's, not
+ * reached through another user's link); then it is the one in use, in
+ * place of the one before.
  */
 static int use_directory(struct output *o, struct prf_error *error)
 {
@@ -181,6 +223,8 @@ static int use_directory(struct output *o, struct prf_error *error)
 		prf_set_error(error, ret, "output directory %s: %s", o->directory, strerror(-ret));
 	if (!ret)
 		ret = check_directory(o->directory, &st, error);
+	if (!ret)
+		ret = check_way(o->directory, &st, error);
 	if (!ret)
 		ret = lock_directory(o->directory, dir_fd, &lock_fd, error);
 	if (ret < 0) {
@@ -316,7 +360,8 @@ static void totals_add_writer(struct output *o)
 
 /*
  * The file held in memory when perfrecd stops before a directory is back
- * at the path: what it held is lost, and counted so.
+ * at the path, or before it could be moved into one (a full disk): what
+ * it held is lost, and counted so.
  */
 static int held_file_lost(struct output *o)
 {
@@ -325,9 +370,14 @@ static int held_file_lost(struct output *o)
 	prf_writer_get_stats(o->writer, &stats);
 	o->totals.dropped_records += stats.records;
 	o->totals.dropped_bytes += stats.raw_bytes;
-	prd_log_error("no directory came back at %s: %s, held in memory (%llu records, %.1f MiB), is lost",
-		      o->directory, o->name, (unsigned long long)stats.records,
-		      (double)stats.file_bytes / 1048576.0);
+	if (o->dir_gone)
+		prd_log_error("no directory came back at %s: %s, held in memory (%llu records, %.1f MiB), is lost",
+			      o->directory, o->name, (unsigned long long)stats.records,
+			      (double)stats.file_bytes / 1048576.0);
+	else
+		prd_log_error("%s/%s, held in memory (%llu records, %.1f MiB), could not be written there and is lost",
+			      o->directory, o->name, (unsigned long long)stats.records,
+			      (double)stats.file_bytes / 1048576.0);
 	return -ENOENT;
 }
 
@@ -528,22 +578,25 @@ static void follow_directory(struct output *o)
 		if (o->dir_gone)	/* moved away and back */
 			prd_log_notice("output directory %s is back", o->directory);
 		o->dir_gone = 0;
+		o->refusal_said = 0;
 	} else {
 		if (!o->dir_gone)
 			directory_lost(o);
 		if (o->managed || !there)
 			return;
 		if (use_directory(o, &error) < 0) {
-			if (st.st_dev != o->refused_dev || st.st_ino != o->refused_ino)
-				prd_log_warning("%s; the files wait in memory for a directory perfrecd may use",
-						error.message);
-			o->refused_dev = st.st_dev;
-			o->refused_ino = st.st_ino;
+			/*
+			 * Once while it is gone: whoever may make things at the
+			 * path could make one to refuse at every flush.
+			 */
+			prd_log_message(o->refusal_said ? LOG_LEVEL_DEBUG : LOG_LEVEL_WARNING,
+					"%s; the files wait in memory for a directory perfrecd may use",
+					error.message);
+			o->refusal_said = 1;
 			return;
 		}
 		o->dir_gone = 0;
-		o->refused_dev = 0;
-		o->refused_ino = 0;
+		o->refusal_said = 0;
 		o->directory_changes++;
 		prd_log_notice("output directory %s is back: a new directory, used from now on",
 			       o->directory);
@@ -569,6 +622,11 @@ int prd_output_must_stop(const struct output *o)
 unsigned prd_output_directory_changes(const struct output *o)
 {
 	return o->directory_changes;
+}
+
+int prd_output_directory_gone(const struct output *o)
+{
+	return o->dir_gone;
 }
 
 /*

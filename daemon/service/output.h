@@ -90,6 +90,9 @@ int prd_output_must_stop(const struct output *output);
 /* Counts the times the files went on in another directory at the path. */
 unsigned prd_output_directory_changes(const struct output *output);
 
+/* No directory perfrecd may use is at the path now (removed, moved, replaced). */
+int prd_output_directory_gone(const struct output *output);
+
 /* Deletes the oldest finished files beyond the size and age limits. */
 void prd_output_enforce_retention(struct output *output, uint64_t realtime_s);
 
