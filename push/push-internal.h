@@ -28,8 +28,9 @@ struct push_state;
 
 /*
  * Opens the state at path: its directory made (0700) when missing and
- * refused when others could change it, the file read (a missing file is
- * an empty state; a damaged one, another user's or a link is refused),
+ * refused when others could change it, locked (PATH.lock: -EBUSY while
+ * another perfrec-push has it), the file read (a missing file is an
+ * empty state; a damaged one, another user's or a link is refused),
  * then written back, so that a state that cannot be written is said
  * before anything is sent.  0 or a negative errno (message in error).
  */

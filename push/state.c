@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "push-internal.h"
@@ -40,6 +41,7 @@ struct sent {
 struct push_state {
 	char *path;			/* as given: for messages */
 	int dir_fd;			/* the directory it is in */
+	int lock_fd;			/* NAME.lock, flock()ed while we run */
 	char *name, *temp_name;		/* in dir_fd */
 	char **done;
 	size_t done_count, done_capacity;
@@ -275,23 +277,79 @@ static int open_directory(struct push_state *s, const char *dir, struct prf_erro
 	return 0;
 }
 
-/* The file as the directory's check, for itself: regular, ours, ours alone to write. */
-static int check_file(const struct push_state *s, const struct stat *st, struct prf_error *error)
+/* The file (path) as the directory's check, for itself: regular, ours, ours alone to write. */
+static int check_file(const char *path, const struct stat *st, struct prf_error *error)
 {
 	if (!S_ISREG(st->st_mode))
-		return prf_set_error(error, -EINVAL, "%s: not a regular file", s->path);
+		return prf_set_error(error, -EINVAL, "%s: not a regular file", path);
 	if (st->st_uid != geteuid()) {
 		return prf_set_error(error, -EPERM, "%s: owned by uid %u, not by uid %u that "
-				     "perfrec-push runs as", s->path, (unsigned)st->st_uid,
+				     "perfrec-push runs as", path, (unsigned)st->st_uid,
 				     (unsigned)geteuid());
 	}
 	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
 		return prf_set_error(error, -EPERM, "%s: mode %03o: others may change it (chmod 600)",
-				     s->path, (unsigned)(st->st_mode & 0777));
+				     path, (unsigned)(st->st_mode & 0777));
 	}
 	if (st->st_size > STATE_MAX_BYTES)
-		return prf_set_error(error, -EFBIG, "%s: larger than a state file can be", s->path);
+		return prf_set_error(error, -EFBIG, "%s: larger than a state file can be", path);
 	return 0;
+}
+
+/*
+ * One perfrec-push a state (the unit's, and one run by hand with the
+ * same --state): two would each send what the other had sent but not yet
+ * marked, and rename their own state over the other's.  NAME.lock beside
+ * the file, held with flock() while perfrec-push runs, with its pid.
+ */
+static int lock_state(struct push_state *s, struct prf_error *error)
+{
+	char *name = NULL, *path = NULL, text[32] = "";
+	struct stat st;
+	ssize_t n;
+	int ret;
+
+	if (asprintf(&name, "%s.lock", s->name) < 0 || asprintf(&path, "%s.lock", s->path) < 0) {
+		ret = prf_set_error(error, -ENOMEM, "%s: %s", s->path, strerror(ENOMEM));
+		goto out;
+	}
+	s->lock_fd = openat(s->dir_fd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY |
+			    O_NONBLOCK, 0600);
+	if (s->lock_fd < 0 && errno == ELOOP) {
+		ret = prf_set_error(error, -ELOOP, "%s: a symbolic link (not followed)", path);
+		goto out;
+	}
+	if (s->lock_fd < 0 || fstat(s->lock_fd, &st) < 0) {
+		ret = prf_set_error(error, -errno, "%s: cannot be written: %s; nothing is sent (it "
+				    "would be sent again at every start)", s->path, strerror(errno));
+		goto out;
+	}
+	ret = check_file(path, &st, error);
+	if (ret < 0)
+		goto out;
+	if (flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK) {
+			ret = prf_set_error(error, -errno, "%s: %s", path, strerror(errno));
+			goto out;
+		}
+		n = pread(s->lock_fd, text, sizeof(text) - 1, 0);
+		text[n > 0 ? n : 0] = '\0';
+		text[strcspn(text, "\n")] = '\0';
+		ret = prf_set_error(error, -EBUSY, "%s: in use by another perfrec-push (pid %s)",
+				    s->path, text[0] ? text : "unknown");
+		goto out;
+	}
+	n = snprintf(text, sizeof(text), "%ld\n", (long)getpid());
+	if (ftruncate(s->lock_fd, 0) < 0 || pwrite(s->lock_fd, text, (size_t)n, 0) != n) {
+		ret = prf_set_error(error, -errno, "%s: cannot be written: %s; nothing is sent (it "
+				    "would be sent again at every start)", s->path, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	free(name);
+	free(path);
+	return ret;
 }
 
 static int read_state(struct push_state *s, struct prf_error *error)
@@ -311,7 +369,7 @@ static int read_state(struct push_state *s, struct prf_error *error)
 				    "a symbolic link (not followed)" : strerror(errno));
 		goto out;
 	}
-	ret = check_file(s, &st, error);
+	ret = check_file(s->path, &st, error);
 	if (ret < 0)
 		goto out;
 	text = malloc((size_t)st.st_size + 1);
@@ -452,6 +510,7 @@ int push_state_open(struct push_state **out, const char *path, struct prf_error 
 		return prf_set_error(error, -ENOMEM, "%s: %s", path, strerror(ENOMEM));
 	}
 	s->dir_fd = -1;
+	s->lock_fd = -1;
 	if (split_path(s, &dir) < 0) {
 		ret = prf_set_error(error, -ENOMEM, "%s: %s", path, strerror(ENOMEM));
 		goto fail;
@@ -462,6 +521,8 @@ int push_state_open(struct push_state **out, const char *path, struct prf_error 
 		goto fail;
 	}
 	ret = open_directory(s, dir, error);
+	if (ret >= 0)
+		ret = lock_state(s, error);
 	if (ret >= 0)
 		ret = read_state(s, error);
 	if (ret < 0)
@@ -498,6 +559,8 @@ void push_state_free(struct push_state *s)
 	}
 	if (s->dir_fd >= 0)
 		close(s->dir_fd);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);	/* the lock goes with it; the file stays */
 	free(s->done);
 	free(s->sent);
 	free(s->name);

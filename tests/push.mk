@@ -6,8 +6,10 @@
 # file by hand without its directory, read-only, damaged, of the format
 # before, not ours: never a capture sent twice.  test-push-retry.sh:
 # Retry-After honoured within --max-backoff, a response header too large.
-# Each script says what it checks.
-PUSH_TESTS = tests/test-push.sh tests/test-push-state-file.sh tests/test-push-retry.sh
+# test-push-state-lock.sh: one perfrec-push a state file.  Each script
+# says what it checks.
+PUSH_TESTS = tests/test-push.sh tests/test-push-state-file.sh tests/test-push-retry.sh \
+	tests/test-push-state-lock.sh
 TESTS += $(PUSH_TESTS)
 EXTRA_DIST += $(PUSH_TESTS) tests/push-receiver.py
 
