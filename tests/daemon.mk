@@ -29,7 +29,8 @@ DAEMON_TESTS = \
 	tests/test-daemon-buildid-mmap.sh \
 	tests/test-daemon-log.sh \
 	tests/test-daemon-outdir.sh \
-	tests/test-daemon-outdir-attack.sh
+	tests/test-daemon-outdir-attack.sh \
+	tests/test-daemon-outdir-full.sh
 TESTS += $(DAEMON_TESTS)
 EXTRA_DIST += $(DAEMON_TESTS) tests/lib.sh tests/jit-fake.py
 CLEANFILES += tests/.cpu-hotplug.lock

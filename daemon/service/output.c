@@ -522,11 +522,25 @@ static void move_held_file(struct output *o)
 {
 	char message[PATH_MAX + 600];
 	struct prf_writer_stats stats;
+	struct statvfs vfs;
 	off_t offset = 0;
 	int fd, err = 0;
 
 	prf_writer_get_stats(o->writer, &stats);
-	fd = create_file(o, o->name, sizeof(o->name), message, sizeof(message));
+	/*
+	 * A copy that cannot fit would fill the disk, for every other
+	 * program too, only to be removed, and again at every flush.
+	 */
+	if (fstatvfs(o->dir_fd, &vfs) == 0 &&
+	    (uint64_t)vfs.f_bavail * vfs.f_frsize < stats.file_bytes) {
+		snprintf(message, sizeof(message), "%s: %s (%.1f MiB free, %.1f MiB held)",
+			 o->directory, strerror(ENOSPC),
+			 (double)vfs.f_bavail * (double)vfs.f_frsize / 1048576.0,
+			 (double)stats.file_bytes / 1048576.0);
+		fd = -1;
+	} else {
+		fd = create_file(o, o->name, sizeof(o->name), message, sizeof(message));
+	}
 	while (fd >= 0 && (uint64_t)offset < stats.file_bytes) {
 		ssize_t n = sendfile(fd, o->fd, &offset, (size_t)(stats.file_bytes - (uint64_t)offset));
 
