@@ -176,13 +176,21 @@ static size_t read_header(char *data, size_t size, size_t count, void *context)
 /*
  * Whether the request failed on an answer's header too large: over our
  * bound, or a line over libcurl's own (100 KiB), which libcurl 7.88 says
- * as "Out of memory" and later ones as CURLE_TOO_LARGE.
+ * as "Out of memory" and later ones as CURLE_TOO_LARGE.  That line may
+ * be the status line, before any line reached read_header(): then the
+ * request went out whole.
  */
 static int header_too_large(const struct push_http *h, CURLcode code)
 {
+	long request_size = 0;
+
 	if (h->header_too_large)
 		return 1;
-	if (!h->header_begun || h->header_ended)
+	if (h->header_ended)
+		return 0;
+	if (!h->header_begun &&
+	    (curl_easy_getinfo(h->curl, CURLINFO_REQUEST_SIZE, &request_size) != CURLE_OK ||
+	     request_size <= 0))
 		return 0;
 #if LIBCURL_VERSION_NUM >= 0x080600
 	if (code == CURLE_TOO_LARGE)

@@ -10,8 +10,9 @@ N.profile and N.sample_type_config.  DIR/mode says how to answer, read
 at each request: "ok" (200), "400" or "401" (with a message), "500",
 "hang" (read the request, never answer), "429 VALUE" or "503 VALUE"
 (with "Retry-After: VALUE", as written, except "+N": the HTTP-date N
-seconds from now), "big-header" (200 after a header line of 8 MiB) or
-"many-headers" (200 after 8 MiB of 100-byte header lines).  Listens on
+seconds from now), "big-header" (200 after a header line of 8 MiB),
+"many-headers" (200 after 8 MiB of 100-byte header lines) or
+"big-status" (a status line of 8 MiB, its reason phrase).  Listens on
 127.0.0.1 only, on --port (0: any free port), written to DIR/port when
 ready.
 """
@@ -82,7 +83,7 @@ class Handler(BaseHTTPRequestHandler):
                 retry_after = email.utils.formatdate(time.time() + int(retry_after[1:]),
                                                      usegmt=True)
         status = {'ok': 200, '400': 400, '401': 401, '429': 429, '500': 500, '503': 503,
-                  'big-header': 200, 'many-headers': 200}.get(mode, 0)
+                  'big-header': 200, 'many-headers': 200, 'big-status': 200}.get(mode, 0)
         url = urllib.parse.urlsplit(self.path)
         record = {
             'method': self.command,
@@ -110,7 +111,7 @@ class Handler(BaseHTTPRequestHandler):
                    401: b'invalid credentials: token expired\n',
                    429: b'slow down\n', 500: b'internal error, try later\n',
                    503: b'down for maintenance\n'}[status]
-        self.send_response(status)
+        self.send_response(status, 'a' * (8 << 20) if mode == 'big-status' else None)
         self.send_header('Content-Type', 'text/plain')
         self.send_header('Content-Length', str(len(message)))
         if retry_after is not None:

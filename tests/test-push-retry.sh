@@ -12,9 +12,9 @@
 #     9999): the wait is --max-backoff, and the log says the server's was
 #     cut to it;
 #   - "Retry-After: 0": the backoff still (no storm of requests);
-#   - an 8 MiB response header, in one line or in 100-byte lines: said as
-#     "response header too large" (before: "Out of memory", or libcurl's
-#     own words).
+#   - an 8 MiB response header, in one line, in 100-byte lines or in its
+#     status line: said as "response header too large" (before: "Out of
+#     memory", or libcurl's own words).
 # No test waits as long as the server asks: the waits asked are short,
 # or cut by a short --max-backoff.
 test_name=test-push-retry
@@ -99,7 +99,7 @@ mode='429 0'
 answered "$mode" 4
 gaps_within 0.45 4.5
 
-for mode in big-header many-headers; do
+for mode in big-header many-headers big-status; do
 	check "$mode (8 MiB): said as a response header too large"
 	answered "$mode" 1
 	grep -q 'response header too large' "$work/push.said" ||
