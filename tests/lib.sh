@@ -47,9 +47,36 @@ workload=$top_builddir/tests/workload
 notify_listen=$top_builddir/tests/notify-listen
 test_name=${test_name:-$(basename "$0" .sh)}
 
-for program in "$perfrecd" "$dump" "$workload" "$notify_listen"; do
-	[ -x "$program" ] || { echo "$test_name: $program not built" >&2; exit 99; }
-done
+# needs_built PROGRAM...: each one built, or the test is an error (99).
+needs_built() {
+	for program; do
+		[ -x "$program" ] || { echo "$test_name: $program not built" >&2; exit 99; }
+	done
+}
+
+# needs_nobody: what an attack as the user nobody takes, or SKIP.  Sets
+# python to Debian's, which any user may run (not a shim under /root),
+# and nobody_group; as_nobody runs a command as nobody.
+needs_nobody() {
+	command -v setpriv >/dev/null 2>&1 || skip "no setpriv (util-linux)"
+	python=/usr/bin/python3
+	[ -x "$python" ] || skip "no $python (apt-get install python3)"
+	id nobody >/dev/null 2>&1 || skip "no user nobody"
+	nobody_group=$(id -gn nobody)
+}
+as_nobody() { setpriv --reuid=nobody --regid="$nobody_group" --clear-groups "$@"; }
+
+# fresh_uid: a uid that no account and no process has, in $attacker.
+# perfrecd's budgets are per user, and other tests run nobody's processes
+# at the same time.
+fresh_uid() {
+	attacker=$((50000 + $$ % 10000))
+	while getent passwd "$attacker" >/dev/null || pgrep -u "$attacker" >/dev/null; do
+		attacker=$((attacker + 1))
+	done
+}
+
+needs_built "$perfrecd" "$dump" "$workload" "$notify_listen"
 # Absolute and with symlinks resolved, as the kernel names mapped files.
 workload=$(readlink -f "$workload")
 

@@ -13,18 +13,9 @@
 test_name=test-attacks-bincache
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-command -v setpriv >/dev/null 2>&1 || skip "no setpriv (util-linux)"
-# Debian's, which any user may run (not a shim under /root).
-python=/usr/bin/python3
-[ -x "$python" ] || skip "no $python (apt-get install python3)"
-id nobody >/dev/null 2>&1 || skip "no user nobody"
-nobody_group=$(id -gn nobody)
-# The attacker: a uid of its own (budgets are per user; other tests run
-# nobody's processes at the same time).
-attacker=$((50000 + $$ % 10000))
-while getent passwd "$attacker" >/dev/null || pgrep -u "$attacker" >/dev/null; do
-	attacker=$((attacker + 1))
-done
+needs_nobody
+# The attacker: a uid of its own, in nobody's group.
+fresh_uid
 chmod 755 "$work"
 cp "$top_srcdir/tests/jit-flood.py" "$work/jit-flood.py"
 chmod 644 "$work/jit-flood.py"

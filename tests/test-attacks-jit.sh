@@ -22,19 +22,9 @@
 test_name=test-attacks-jit
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-command -v setpriv >/dev/null 2>&1 || skip "no setpriv (util-linux)"
-# Debian's, which any user may run (not a shim under /root).
-python=/usr/bin/python3
-[ -x "$python" ] || skip "no $python (apt-get install python3)"
-id nobody >/dev/null 2>&1 || skip "no user nobody"
-nobody_group=$(id -gn nobody)
-# The attacker: a uid of its own, in nobody's group.  Not nobody: other
-# tests run nobody's processes at the same time, and the budgets checked
-# here are per user.
-attacker=$((50000 + $$ % 10000))
-while getent passwd "$attacker" >/dev/null || pgrep -u "$attacker" >/dev/null; do
-	attacker=$((attacker + 1))
-done
+needs_nobody
+# The attacker: a uid of its own, in nobody's group.
+fresh_uid
 as_attacker() { setpriv --reuid="$attacker" --regid="$nobody_group" --clear-groups "$@"; }
 chmod 755 "$work"
 flood_script=$work/jit-flood.py

@@ -23,16 +23,8 @@ test_name=test-attacks
 
 report=$top_builddir/perfrec-report
 archive=$top_builddir/perfrec-archive
-for program in "$report" "$archive"; do
-	[ -x "$program" ] || { echo "$test_name: $program not built" >&2; exit 99; }
-done
-command -v setpriv >/dev/null 2>&1 || skip "no setpriv (util-linux)"
-# Debian's, which nobody may run (not a shim under /root).
-python=/usr/bin/python3
-[ -x "$python" ] || skip "no $python (apt-get install python3)"
-id nobody >/dev/null 2>&1 || skip "no user nobody"
-nobody_group=$(id -gn nobody)
-as_nobody() { setpriv --reuid=nobody --regid="$nobody_group" --clear-groups "$@"; }
+needs_built "$report" "$archive"
+needs_nobody
 chmod 755 "$work"
 
 # ---- output directories ----------------------------------------------------

@@ -24,11 +24,7 @@ test_name=test-daemon-jit
 . "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
 
 [ "$(uname -m)" = x86_64 ] || skip "jit-fake.py writes x86-64 code"
-python=/usr/bin/python3
-[ -x "$python" ] || skip "no $python (apt-get install python3)"
-command -v setpriv >/dev/null 2>&1 || skip "no setpriv (util-linux)"
-id nobody >/dev/null 2>&1 || skip "no user nobody"
-nobody_group=$(id -gn nobody)
+needs_nobody
 chmod 755 "$work"
 # Where nobody can read it.
 fake=$work/jit-fake.py
@@ -135,7 +131,6 @@ split "$work/both.flat" jitfake_hot jitfake_cold
 
 # ---- attacks ------------------------------------------------------------
 
-as_nobody() { setpriv --reuid=nobody --regid="$nobody_group" --clear-groups "$@"; }
 secret=$work/secret
 printf '1000 1000 SECRET_MARKER\n' >"$secret"
 chmod 600 "$secret"

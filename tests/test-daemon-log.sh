@@ -19,11 +19,7 @@
 test_name=test-daemon-log
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-command -v setpriv >/dev/null 2>&1 || skip "no setpriv (util-linux)"
-python=/usr/bin/python3
-[ -x "$python" ] || skip "no $python (apt-get install python3)"
-id nobody >/dev/null 2>&1 || skip "no user nobody"
-nobody_group=$(id -gn nobody)
+needs_nobody
 chmod 755 "$work"
 mkdir "$work/nobody"
 chown nobody "$work/nobody"

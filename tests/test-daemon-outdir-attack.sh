@@ -22,12 +22,8 @@
 test_name=test-daemon-outdir-attack
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-command -v setpriv >/dev/null 2>&1 || skip "no setpriv (util-linux)"
-id nobody >/dev/null 2>&1 || skip "no user nobody"
+needs_nobody
 err=$work/daemon.err
-as_nobody() {
-	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"
-}
 
 chmod 755 "$work"
 mkdir -m 777 "$work/pub"

@@ -24,9 +24,7 @@ needs_root=no
 
 push=$top_builddir/perfrec-push
 make_fixture=$top_builddir/tests/make-fixture
-for program in "$push" "$make_fixture"; do
-	[ -x "$program" ] || { echo "$test_name: $program not built" >&2; exit 99; }
-done
+needs_built "$push" "$make_fixture"
 command -v python3 >/dev/null 2>&1 || skip "no python3"
 
 mkdir "$work/captures"

@@ -26,9 +26,7 @@ test_name=test-push-state-file
 
 push=$top_builddir/perfrec-push
 make_fixture=$top_builddir/tests/make-fixture
-for program in "$push" "$make_fixture"; do
-	[ -x "$program" ] || { echo "$test_name: $program not built" >&2; exit 99; }
-done
+needs_built "$push" "$make_fixture"
 command -v python3 >/dev/null 2>&1 || skip "no python3"
 command -v unshare >/dev/null 2>&1 || skip "no unshare (util-linux)"
 id nobody >/dev/null 2>&1 || skip "no user nobody"
