@@ -11,7 +11,7 @@
 PUSH_TESTS = tests/test-push.sh tests/test-push-state-file.sh tests/test-push-retry.sh \
 	tests/test-push-state-lock.sh
 TESTS += $(PUSH_TESTS)
-EXTRA_DIST += $(PUSH_TESTS) tests/push-receiver.py
+EXTRA_DIST += $(PUSH_TESTS) tests/push-lib.sh tests/push-receiver.py
 
 # test-push-state: the state file, the credentials file, series names and
 # the command line, without a server; a capture of two events of one kind

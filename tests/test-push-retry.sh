@@ -19,24 +19,14 @@
 # or cut by a short --max-backoff.
 test_name=test-push-retry
 needs_root=no
-# report-lib.sh: lib.sh, and a sanitizer's report exits 86, not perfrec-push's 1.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
-
-push=$top_builddir/perfrec-push
-make_fixture=$top_builddir/tests/make-fixture
-needs_built "$push" "$make_fixture"
-command -v python3 >/dev/null 2>&1 || skip "no python3"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/push-lib.sh"
 
 mkdir "$work/captures"
 "$make_fixture" "$work/captures/perfrec-fixture-20231114T221320Z-0001.prf" ||
 	fail "make-fixture: status $?"
 
 mkdir "$work/rx"
-python3 "$top_srcdir/tests/push-receiver.py" "$work/rx" 2>"$work/receiver.err" &
-receiver_pid=$!
-at_exit 'kill "$receiver_pid" 2>/dev/null; wait "$receiver_pid" 2>/dev/null'
-wait_for "[ -s '$work/rx/port' ]" 10 || fail "the receiver did not start"
-port=$(cat "$work/rx/port")
+start_receiver "$work/rx"
 
 # answered MODE MAX-BACKOFF: perfrec-push --once against a receiver
 # answering as MODE says (tests/push-receiver.py), each time in a state of

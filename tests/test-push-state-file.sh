@@ -21,13 +21,7 @@
 #   - a state directory that is a symbolic link or another user's: refused,
 #     nothing sent.
 test_name=test-push-state-file
-# report-lib.sh: lib.sh, and a sanitizer's report exits 86, not perfrec-push's 1.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
-
-push=$top_builddir/perfrec-push
-make_fixture=$top_builddir/tests/make-fixture
-needs_built "$push" "$make_fixture"
-command -v python3 >/dev/null 2>&1 || skip "no python3"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/push-lib.sh"
 command -v unshare >/dev/null 2>&1 || skip "no unshare (util-linux)"
 id nobody >/dev/null 2>&1 || skip "no user nobody"
 
@@ -51,11 +45,7 @@ done
 
 # ---- the receiver ---------------------------------------------------------------
 mkdir "$work/rx"
-python3 "$top_srcdir/tests/push-receiver.py" "$work/rx" 2>"$work/receiver.err" &
-receiver_pid=$!
-at_exit 'kill "$receiver_pid" 2>/dev/null; wait "$receiver_pid" 2>/dev/null'
-wait_for "[ -s '$work/rx/port' ]" 10 || fail "the receiver did not start"
-port=$(cat "$work/rx/port")
+start_receiver "$work/rx"
 sent() {
 	ls "$work/rx" | grep -c '\.json$' || true
 }

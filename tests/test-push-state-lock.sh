@@ -12,13 +12,7 @@
 # each capture once; and once it has stopped, a run by hand goes ahead
 # (the lock file left behind holds nothing back).
 test_name=test-push-state-lock
-# report-lib.sh: lib.sh, and a sanitizer's report exits 86, not perfrec-push's 1.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
-
-push=$top_builddir/perfrec-push
-make_fixture=$top_builddir/tests/make-fixture
-needs_built "$push" "$make_fixture"
-command -v python3 >/dev/null 2>&1 || skip "no python3"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/push-lib.sh"
 
 mkdir "$work/captures" "$work/rx"
 "$make_fixture" "$work/fixture.prf" || fail "make-fixture: status $?"
@@ -26,11 +20,10 @@ for n in 1 2 3; do
 	cp "$work/fixture.prf" "$work/captures/perfrec-fixture-20231114T221320Z-000$n.prf"
 done
 echo 500 >"$work/rx/mode"
-python3 "$top_srcdir/tests/push-receiver.py" "$work/rx" 2>"$work/receiver.err" &
-receiver_pid=$!
-at_exit 'kill "$receiver_pid" "$first_pid" 2>/dev/null; wait "$receiver_pid" 2>/dev/null'
-wait_for "[ -s '$work/rx/port' ]" 10 || fail "the receiver did not start"
-url=http://127.0.0.1:$(cat "$work/rx/port")
+start_receiver "$work/rx"
+first_pid=
+at_exit '[ -z "$first_pid" ] || kill "$first_pid" 2>/dev/null'
+url=http://127.0.0.1:$port
 state=$work/state/state
 
 # Profiles the receiver took (200), of all it was sent.
