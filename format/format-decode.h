@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "perfrec-format.h"
 
 /* Decoding perf records                                                   */
@@ -222,6 +223,52 @@ static inline int prf_event_is_clock(const struct perf_event_attr *attr)
 	return attr->type == PERF_TYPE_SOFTWARE &&
 	       (attr->config == PERF_COUNT_SW_CPU_CLOCK || attr->config == PERF_COUNT_SW_TASK_CLOCK);
 }
+
+/* ---------------------------------------------------------------------- */
+/* perfrec's tracing records                                               */
+/* ---------------------------------------------------------------------- */
+
+/* A decoded TRACEPOINT_FORMAT: pointers into the record, NUL-terminated. */
+struct prf_tracepoint_format {
+	uint64_t config;		/* the event's perf_event_attr.config */
+	const char *name;		/* "sched:sched_switch" */
+	const char *text;		/* tracefs' format file as it was */
+	size_t text_size;		/* without the NUL */
+};
+
+/* 0, or -EBADMSG when a size is impossible or a string unterminated. */
+int prf_decode_tracepoint_format(const void *data, size_t size,
+				 struct prf_tracepoint_format *out);
+/* The record's size, -ENOSPC when out is too small, -E2BIG for a text past the bounds. */
+ssize_t prf_encode_tracepoint_format(uint64_t config, const char *name, const char *text,
+				     size_t text_size, void *out, size_t out_size);
+
+/* A decoded OFF_CPU record: pointers into the record (8-aligned, as in a chunk). */
+struct prf_off_cpu {
+	uint64_t time, duration;
+	uint32_t pid, tid, cpu;
+	uint32_t flags;			/* enum prf_off_cpu_flag */
+	uint64_t cgroup;
+	uint32_t waker_pid, waker_tid;	/* 0 without PRF_OFF_CPU_WAKER */
+	char waker_comm[17];		/* always NUL-terminated */
+	const uint64_t *callchain;	/* PERF_CONTEXT_* markers kept */
+	size_t callchain_nr;
+	const uint64_t *waker_callchain;
+	size_t waker_callchain_nr;
+	struct prf_regs user_regs;	/* abi 0: none */
+	const void *user_stack;
+	uint64_t user_stack_size;
+};
+
+/*
+ * 0, or -EBADMSG when a count passes the record's size or the bounds of
+ * perfrec-format.h, or the record is not 8-aligned.
+ */
+int prf_decode_off_cpu(const void *data, size_t size, struct prf_off_cpu *out);
+/* What prf_encode_off_cpu() will write for in. */
+size_t prf_off_cpu_record_size(const struct prf_off_cpu *in);
+/* The record's size; -ENOSPC when out is too small, -EINVAL past the bounds. */
+ssize_t prf_encode_off_cpu(const struct prf_off_cpu *in, void *out, size_t out_size);
 
 /* ---------------------------------------------------------------------- */
 /* Reading a callchain                                                     */

@@ -19,6 +19,7 @@ format_libperfrec_format_a_SOURCES = \
 	format/decode.c \
 	format/stack-trim.c \
 	format/encode.c \
+	format/tracing.c \
 	format/names.c
 format_libperfrec_format_a_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
 

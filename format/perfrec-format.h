@@ -23,7 +23,7 @@ extern "C" {
 
 #define PRF_FILE_MAGIC		"\x89PRFREC\n"	/* 8 bytes, no NUL */
 #define PRF_VERSION_MAJOR	1
-#define PRF_VERSION_MINOR	3
+#define PRF_VERSION_MINOR	4
 #define PRF_BYTE_ORDER_MARK	0x01020304u
 
 /* The fixed start of every file.  Followed by properties up to header_size. */
@@ -157,6 +157,9 @@ enum prf_record_type {
 	PRF_RECORD_NSPID = PRF_RECORD_BASE + 0x11,
 	PRF_RECORD_JIT_MAP = PRF_RECORD_BASE + 0x20,	/* 1.2 */
 	PRF_RECORD_JIT_DUMP = PRF_RECORD_BASE + 0x21,	/* 1.2 */
+	/* + 0x30 ... + 0x3f: tracing and scheduling (1.4) */
+	PRF_RECORD_TRACEPOINT_FORMAT = PRF_RECORD_BASE + 0x30,
+	PRF_RECORD_OFF_CPU = PRF_RECORD_BASE + 0x31,
 	/* PRF_RECORD_BASE + 0x100 ... + 0x1ff: compact samples (1.2, 1.3) */
 	PRF_RECORD_STACKS = PRF_RECORD_BASE + 0x100,
 	PRF_RECORD_COMPACT_SAMPLES = PRF_RECORD_BASE + 0x101,
@@ -318,6 +321,61 @@ struct prf_jit_map_record {
 };
 
 /*
+ * A tracepoint event's layout as the recording host's tracefs gave it
+ * (events/SUBSYSTEM/NAME/format), so that a reader anywhere can name the
+ * fields of its samples' PERF_SAMPLE_RAW data.  Written in every file,
+ * before the first sample of the event.  Followed by "subsystem:name"
+ * (name_size bytes, its NUL included) and the format text (text_size
+ * bytes, its NUL included), padded to 8.
+ */
+struct prf_tracepoint_format_record {
+	struct prf_record_header header;
+	uint64_t config;		/* perf_event_attr.config: the tracepoint's id there */
+	uint32_t name_size;
+	uint32_t text_size;
+};
+
+enum prf_off_cpu_flag {
+	PRF_OFF_CPU_WAKER = 1u << 0,	/* the waker's ids, name and callchain are known */
+	PRF_OFF_CPU_USER_LATE = 1u << 1,	/* user part read when it next returned to user space */
+};
+
+/* Bounds a reader enforces: the kernel's own callchain limit and its stack copy's. */
+#define PRF_OFF_CPU_CALLCHAIN_MAX	512u
+#define PRF_OFF_CPU_USER_STACK_MAX	65528u
+
+/*
+ * A thread that left a CPU without being runnable (a sleep, a lock, a
+ * pipe, I/O...) and stayed off at least the collector's threshold.  Its
+ * callchain says where it blocked and its waker's where the thread that
+ * woke it was at the wake-up, both in PERF_SAMPLE_CALLCHAIN's layout
+ * (PERF_CONTEXT_KERNEL, kernel frames, PERF_CONTEXT_USER, user frames).
+ * With user_regs_mask, the user registers and user_stack_size bytes of
+ * its user stack from the stack pointer follow, as PERF_SAMPLE_REGS_USER
+ * and PERF_SAMPLE_STACK_USER carry them, for dwarf unwinding.  Followed by
+ * u64 callchain[callchain_nr], u64 waker_callchain[waker_callchain_nr],
+ * u64 user_regs[popcount(user_regs_mask)], u8 user_stack[user_stack_size],
+ * padded to 8.
+ */
+struct prf_off_cpu_record {
+	struct prf_record_header header;
+	uint64_t time;			/* when it left the CPU, in the file's clock */
+	uint64_t duration;		/* nanoseconds until it ran again */
+	uint32_t pid, tid;
+	uint32_t cpu;			/* the CPU it left */
+	uint32_t flags;			/* enum prf_off_cpu_flag */
+	uint64_t cgroup;		/* its cgroup v2 id, as PERF_SAMPLE_CGROUP; 0: not known */
+	uint32_t waker_pid, waker_tid;
+	char waker_comm[16];		/* NUL-terminated unless 16 long */
+	uint32_t callchain_nr;
+	uint32_t waker_callchain_nr;
+	uint64_t user_regs_abi;		/* PERF_SAMPLE_REGS_ABI_*; 0: no registers */
+	uint64_t user_regs_mask;	/* perf_event_attr.sample_regs_user's bits */
+	uint32_t user_stack_size;
+	uint32_t reserved;
+};
+
+/*
  * Compact samples (perfrec-format(5), "Compact samples"): a samples chunk
  * holds one STACKS record, the callchains its samples use as a tree of
  * frames, then one COMPACT_SAMPLES record, its samples as columns of
@@ -392,6 +450,8 @@ PRF_STATIC_ASSERT_SIZE(struct prf_lost_note_record, 56);
 PRF_STATIC_ASSERT_SIZE(struct prf_task_cgroup_record, 32);
 PRF_STATIC_ASSERT_SIZE(struct prf_nspid_record, 48);
 PRF_STATIC_ASSERT_SIZE(struct prf_jit_map_record, 48);
+PRF_STATIC_ASSERT_SIZE(struct prf_tracepoint_format_record, 32);
+PRF_STATIC_ASSERT_SIZE(struct prf_off_cpu_record, 112);
 PRF_STATIC_ASSERT_SIZE(struct prf_stacks_record, 40);
 PRF_STATIC_ASSERT_SIZE(struct prf_compact_samples_record, 48);
 
