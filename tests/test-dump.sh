@@ -91,7 +91,7 @@ cp "$out" "$work/full.out"
 
 check "the header: host facts, clock, metadata"
 expect_line "FILE name=$fixture size=$(wc -c <"$fixture" | tr -d ' ')"
-expect_line 'HEADER version=1.3 hostname=fixture-host machine=x86_64 kernel_release=6.1.0-fixture kernel_version="#1 SMP PREEMPT_DYNAMIC fixture" boot_id=00000000-1111-2222-3333-444444444444 cpus_online=4 cpus_configured=4 page_size=4096'
+expect_line 'HEADER version=1.4 hostname=fixture-host machine=x86_64 kernel_release=6.1.0-fixture kernel_version="#1 SMP PREEMPT_DYNAMIC fixture" boot_id=00000000-1111-2222-3333-444444444444 cpus_online=4 cpus_configured=4 page_size=4096'
 expect_text 'CLOCK clock=CLOCK_MONOTONIC start_time=5000.000000000 '
 expect_text ' start_utc=2023-11-14T22:13:20.000000000Z'
 expect_line 'META key=collector value=make-fixture'

@@ -1066,6 +1066,124 @@ START_TEST(crc32c_known_answers)
 }
 END_TEST
 
+/* ---- the tracing records ------------------------------------------ */
+
+static uint64_t tracing_buffer[1024];
+
+START_TEST(off_cpu_round_trip)
+{
+	static const uint64_t chain[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ull,
+					  PERF_CONTEXT_USER, 0x401000, 0x401100 };
+	static const uint64_t waker[] = { PERF_CONTEXT_USER, 0x402000 };
+	static const uint64_t regs[] = { 7, 0x7ffe0000, 0x401000 };
+	static const char stack[13] = "stack bytes!";
+	struct prf_off_cpu in = {
+		.time = 123456789, .duration = 5000000, .pid = 10, .tid = 11, .cpu = 1,
+		.flags = PRF_OFF_CPU_WAKER, .cgroup = 77, .waker_pid = 20, .waker_tid = 21,
+		.waker_comm = "answerer-thread!",	/* 16 characters: no NUL on disk */
+		.callchain = chain, .callchain_nr = 5,
+		.waker_callchain = waker, .waker_callchain_nr = 2,
+		.user_regs = { .abi = PERF_SAMPLE_REGS_ABI_64, .mask = 0x10a, .regs = regs, .count = 3 },
+		.user_stack = stack, .user_stack_size = sizeof(stack),
+	}, out;
+	ssize_t size = prf_encode_off_cpu(&in, tracing_buffer, sizeof(tracing_buffer));
+
+	ck_assert_int_eq(size, (ssize_t)prf_off_cpu_record_size(&in));
+	ck_assert_int_eq(size, 112 + 8 * (5 + 2 + 3) + 16);
+	ck_assert_int_eq(prf_decode_off_cpu(tracing_buffer, (size_t)size, &out), 0);
+	ck_assert_uint_eq(out.time, in.time);
+	ck_assert_uint_eq(out.duration, in.duration);
+	ck_assert_uint_eq(out.tid, 11);
+	ck_assert_uint_eq(out.cgroup, 77);
+	ck_assert_str_eq(out.waker_comm, "answerer-thread!");
+	ck_assert_uint_eq(out.waker_tid, 21);
+	ck_assert_uint_eq(out.callchain_nr, 5);
+	ck_assert_mem_eq(out.callchain, chain, sizeof(chain));
+	ck_assert_mem_eq(out.waker_callchain, waker, sizeof(waker));
+	ck_assert_uint_eq(out.user_regs.count, 3);
+	ck_assert_mem_eq(out.user_regs.regs, regs, sizeof(regs));
+	ck_assert_uint_eq(out.user_stack_size, sizeof(stack));
+	ck_assert_mem_eq(out.user_stack, stack, sizeof(stack));
+	ck_assert_int_eq(prf_encode_off_cpu(&in, tracing_buffer, (size_t)size - 8), -ENOSPC);
+
+	/* Without the waker flag its fields mean nothing and read as zero. */
+	in.flags = 0;
+	size = prf_encode_off_cpu(&in, tracing_buffer, sizeof(tracing_buffer));
+	ck_assert_int_eq(prf_decode_off_cpu(tracing_buffer, (size_t)size, &out), 0);
+	ck_assert_uint_eq(out.waker_tid, 0);
+	ck_assert_str_eq(out.waker_comm, "");
+}
+END_TEST
+
+/* Every count that a hostile file can set is checked against the bytes there. */
+START_TEST(off_cpu_hostile_counts)
+{
+	static const uint64_t chain[] = { PERF_CONTEXT_USER, 0x401000 };
+	struct prf_off_cpu in = { .callchain = chain, .callchain_nr = 2 }, out;
+	struct prf_off_cpu_record *r = (void *)tracing_buffer;
+	ssize_t size = prf_encode_off_cpu(&in, tracing_buffer, sizeof(tracing_buffer));
+	const struct prf_off_cpu_record good = *r;
+
+	ck_assert_int_eq(prf_decode_off_cpu(tracing_buffer, (size_t)size, &out), 0);
+	r->callchain_nr = 3;
+	ck_assert_int_eq(prf_decode_off_cpu(tracing_buffer, (size_t)size, &out), -EBADMSG);
+	*r = good;
+	r->callchain_nr = UINT32_MAX;
+	ck_assert_int_eq(prf_decode_off_cpu(tracing_buffer, (size_t)size, &out), -EBADMSG);
+	*r = good;
+	r->waker_callchain_nr = 1;
+	ck_assert_int_eq(prf_decode_off_cpu(tracing_buffer, (size_t)size, &out), -EBADMSG);
+	*r = good;
+	r->user_regs_mask = 1;		/* registers without an ABI */
+	ck_assert_int_eq(prf_decode_off_cpu(tracing_buffer, (size_t)size, &out), -EBADMSG);
+	*r = good;
+	r->user_regs_abi = PERF_SAMPLE_REGS_ABI_64;
+	r->user_regs_mask = ~0ull;	/* 64 registers in 16 bytes */
+	ck_assert_int_eq(prf_decode_off_cpu(tracing_buffer, (size_t)size, &out), -EBADMSG);
+	*r = good;
+	r->user_regs_abi = PERF_SAMPLE_REGS_ABI_64;
+	r->user_stack_size = UINT32_MAX - 3;
+	ck_assert_int_eq(prf_decode_off_cpu(tracing_buffer, (size_t)size, &out), -EBADMSG);
+	*r = good;
+	ck_assert_int_eq(prf_decode_off_cpu(tracing_buffer, (size_t)size - 8, &out), -EBADMSG);
+	ck_assert_int_eq(prf_decode_off_cpu(tracing_buffer, 100, &out), -EBADMSG);
+	ck_assert_int_eq(prf_decode_off_cpu((char *)tracing_buffer + 4, (size_t)size, &out), -EBADMSG);
+	in.callchain_nr = PRF_OFF_CPU_CALLCHAIN_MAX + 1;
+	ck_assert_int_eq(prf_encode_off_cpu(&in, tracing_buffer, sizeof(tracing_buffer)), -EINVAL);
+}
+END_TEST
+
+START_TEST(tracepoint_format_round_trip_and_lies)
+{
+	static const char text[] = "name: sched_process_exec\nID: 312\nformat:\n"
+				   "\tfield:__data_loc char[] filename;\toffset:8;\tsize:4;\tsigned:0;\n";
+	struct prf_tracepoint_format_record *r = (void *)tracing_buffer;
+	struct prf_tracepoint_format out;
+	ssize_t size = prf_encode_tracepoint_format(312, "sched:sched_process_exec", text,
+						    strlen(text), tracing_buffer,
+						    sizeof(tracing_buffer));
+
+	ck_assert_int_gt(size, 0);
+	ck_assert_int_eq(size % 8, 0);
+	ck_assert_int_eq(prf_decode_tracepoint_format(tracing_buffer, (size_t)size, &out), 0);
+	ck_assert_uint_eq(out.config, 312);
+	ck_assert_str_eq(out.name, "sched:sched_process_exec");
+	ck_assert_str_eq(out.text, text);
+	ck_assert_uint_eq(out.text_size, strlen(text));
+	r->text_size += 64;
+	ck_assert_int_eq(prf_decode_tracepoint_format(tracing_buffer, (size_t)size, &out), -EBADMSG);
+	r->text_size -= 64;
+	r->name_size = UINT32_MAX;
+	ck_assert_int_eq(prf_decode_tracepoint_format(tracing_buffer, (size_t)size, &out), -EBADMSG);
+	r->name_size = 5;		/* "sched" with no NUL at its end */
+	ck_assert_int_eq(prf_decode_tracepoint_format(tracing_buffer, (size_t)size, &out), -EBADMSG);
+	r->name_size = 0;
+	ck_assert_int_eq(prf_decode_tracepoint_format(tracing_buffer, (size_t)size, &out), -EBADMSG);
+	ck_assert_int_eq(prf_encode_tracepoint_format(1, "a:b", text, strlen(text),
+						      tracing_buffer, 40), -ENOSPC);
+}
+END_TEST
+
 static Suite *format_suite(void)
 {
 	Suite *s = suite_create("format");
@@ -1093,6 +1211,9 @@ static Suite *format_suite(void)
 	tcase_add_test(tc, unknown_record_types_are_framed);
 	tcase_add_test(tc, write_error_keeps_the_file_whole);
 	tcase_add_test(tc, writer_rejects_malformed_records);
+	tcase_add_test(tc, off_cpu_round_trip);
+	tcase_add_test(tc, off_cpu_hostile_counts);
+	tcase_add_test(tc, tracepoint_format_round_trip_and_lies);
 	suite_add_tcase(s, tc);
 	return s;
 }
