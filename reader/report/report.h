@@ -78,8 +78,38 @@ struct call_node {
 	uint64_t base_total_period, base_self_period;
 };
 
+/*
+ * What a profile weighs: CPU samples by their periods (the event's
+ * counts, as before); off-CPU blocks by their durations; wall, per
+ * thread, on-CPU time (each sample's period: nanoseconds for a clock
+ * event such as cpu-clock) plus off-CPU time.  Off-CPU and wall weights
+ * are nanoseconds.
+ */
+enum report_profile_kind {
+	REPORT_PROFILE_CPU,
+	REPORT_PROFILE_OFF_CPU,
+	REPORT_PROFILE_WALL,
+};
+
+/* "cpu", "off-cpu", "wall"; and back: -EINVAL for another name. */
+const char *report_profile_kind_name(enum report_profile_kind kind);
+int report_profile_kind_parse(const char *name, enum report_profile_kind *kind);
+/* The session_filter kinds a profile reads. */
+unsigned report_profile_sample_kinds(enum report_profile_kind kind);
+
+/* The name of the frame between a blocked stack and its waker's (--waker). */
+#define REPORT_WAKER_SEPARATOR	"--"
+
 struct report_data {
 	struct session_summary header;
+	enum report_profile_kind kind;
+	/*
+	 * The unit of the periods below (total_period, the entries' and
+	 * nodes' *_period): NULL for a CPU profile (the event's counts, as
+	 * the header's event says), "nanoseconds" for off-CPU and wall.
+	 * The *_samples are samples and blocks counted.
+	 */
+	const char *weight_unit;
 	unsigned sort_keys;		/* enum sort_key bits of the flat entries */
 	struct flat_entry *flat;	/* sorted by self_period, descending */
 	size_t flat_count;
@@ -145,6 +175,14 @@ struct aggregate_options {
 	const char *focus;		/* only stacks through this function */
 	size_t max_frames;		/* per sample; longer chains are cut */
 	unsigned jobs;			/* threads: from 2 the tree builds on its own */
+	/*
+	 * Off-CPU blocks with a waker: above the blocked stack (root to
+	 * leaf), a frame REPORT_WAKER_SEPARATOR, the waker's stack leaf to
+	 * root, then a frame of the waker's name, as Brendan Gregg's
+	 * offwaketime folds them.  Tree and folded stacks; the flat view
+	 * charges the blocked leaf as without it.
+	 */
+	int waker;
 };
 
 struct aggregator *report_aggregator_new(struct session *session,
@@ -245,6 +283,12 @@ struct report_load_options {
 
 /* A set of inputs read: a profile, or the baseline's. */
 struct report_profile {
+	/*
+	 * Set by the caller before report_profile_load(): which profile;
+	 * it sets filter.kinds.  report_profile_aggregate() fails with
+	 * -ENOENT for off-CPU when the inputs hold no OFF_CPU record.
+	 */
+	enum report_profile_kind kind;
 	struct symbolizer_source *debuginfod;
 	struct symbolizer *symbolizer;
 	struct session *session;

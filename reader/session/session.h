@@ -8,6 +8,7 @@
 
 struct symbolizer;
 struct dso;
+struct prf_off_cpu;
 
 /*
  * A session replays one or more capture files: it rebuilds every
@@ -69,6 +70,16 @@ struct session_summary {
 	size_t incomplete_files;
 	const char *const *file_names;
 	int user_stacks;		/* samples with user stack copies (dwarf mode) */
+	uint64_t off_cpu_total;		/* OFF_CPU records in the files */
+};
+
+/*
+ * What session_for_each_sample() yields: CPU samples (PERF_RECORD_SAMPLE)
+ * and off-CPU blocks (PRF_RECORD_OFF_CPU), as bits of a filter's kinds.
+ */
+enum session_sample_kind {
+	SESSION_SAMPLE_CPU = 1u << 0,
+	SESSION_SAMPLE_OFF_CPU = 1u << 1,
 };
 
 struct session_filter {
@@ -88,6 +99,12 @@ struct session_filter {
 	size_t unit_count;
 	const char *const *cgroups;	/* its cgroup is one of these or below one */
 	size_t cgroup_count;
+	/*
+	 * enum session_sample_kind bits; 0: CPU samples only, as before
+	 * off-CPU records existed.  event filters CPU samples only: a block
+	 * is of no event.
+	 */
+	unsigned kinds;
 };
 
 struct session_options {
@@ -104,11 +121,18 @@ struct session_options {
 	unsigned jobs;
 };
 
-/* One sample as the views need it; valid during the callback only. */
+/*
+ * One sample as the views need it; valid during the callback only.  An
+ * off-CPU block (kind SESSION_SAMPLE_OFF_CPU) is one too: time is when
+ * the thread left the CPU, period its duration in nanoseconds (its weight
+ * as a sample's period is), callchain where it blocked, event NULL, and
+ * the waker's fields are set; record is NULL, off_cpu the decoded record.
+ */
 struct session_sample {
+	enum session_sample_kind kind;	/* SESSION_SAMPLE_CPU or SESSION_SAMPLE_OFF_CPU */
 	uint64_t time;
 	uint32_t pid, tid, cpu;
-	uint64_t period;
+	uint64_t period;		/* events; for a block, nanoseconds off the CPU */
 	const char *comm;		/* interned; the thread's name at that time */
 	const char *host;		/* interned; the capture's hostname */
 	const struct prf_event *event;
@@ -128,6 +152,18 @@ struct session_sample {
 	const char *cgroup, *unit, *container;
 	/* Its pid and tid in its own pid namespace, where that is not the host's; else 0. */
 	uint32_t ns_pid, ns_tid;
+	/*
+	 * Off-CPU blocks: the record, with the user registers and stack copy
+	 * the unwinder reads (dwarf mode); who woke the thread (waker_tid 0:
+	 * not known), its name at the block's time (interned) and its stack
+	 * at the wake-up, resolved with session_waker_sample().
+	 */
+	const struct prf_off_cpu *off_cpu;
+	uint32_t waker_pid, waker_tid;
+	const char *waker_comm;
+	const uint64_t *waker_callchain;	/* with PERF_CONTEXT_* markers */
+	size_t waker_callchain_nr;
+	const void *waker_process;
 };
 
 /* Where an address of a sample lives. */
@@ -183,6 +219,14 @@ int session_for_each_sample_parallel(struct session *session,
 
 void session_resolve(struct session *session, const struct session_sample *sample,
 		     uint64_t address, int kernel, struct resolved_address *out);
+
+/*
+ * The waker of an off-CPU block as a sample of its own (its pid, tid,
+ * name, process and callchain; the block's time, host and file), for
+ * session_resolve() of the waker's frames in the waker's maps.  0, or
+ * -ENOENT when block names no waker.
+ */
+int session_waker_sample(const struct session_sample *block, struct session_sample *waker);
 
 /*
  * For the unwinder: a number that differs between two samples of one
