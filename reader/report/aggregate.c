@@ -31,7 +31,7 @@ struct address_frames {
  * phase 1 counts samples by: two samples with the same resolved frames
  * get the same symbols, whatever process or time they are of.
  */
-enum frame_tag { FRAME_USER, FRAME_KERNEL, FRAME_MARKER };
+enum frame_tag { FRAME_USER, FRAME_KERNEL, FRAME_MARKER, FRAME_WAKER, FRAME_WAKER_NAME };
 #define FRAME_WORDS 3
 
 struct resolved_stack {
@@ -75,6 +75,7 @@ struct aggregator {
 	struct resolved_stack scratch;	/* phase 1: the current sample's */
 	const struct report_symbol **stack;	/* the current stack, leaf first */
 	size_t stack_capacity;
+	size_t blocked_from;		/* the stack's first frame below a waker's */
 	uint64_t sample_number;
 	uint64_t total_period, total_samples;
 	int out_of_memory;
@@ -351,6 +352,17 @@ static int add_frame(struct resolved_stack *r, uint64_t dso, uint64_t address,
 	return 0;
 }
 
+static void reverse_frames(struct resolved_stack *r, size_t from)
+{
+	for (size_t i = from, j = r->count - FRAME_WORDS; i < j; i += FRAME_WORDS, j -= FRAME_WORDS)
+		for (size_t k = 0; k < FRAME_WORDS; k++) {
+			uint64_t word = r->words[i + k];
+
+			r->words[i + k] = r->words[j + k];
+			r->words[j + k] = word;
+		}
+}
+
 static int add_address(const struct aggregator *a, struct resolved_stack *r,
 		       const struct session_sample *sample, uint64_t address, int kernel)
 {
@@ -375,7 +387,6 @@ static int resolve_stack(const struct aggregator *a, const struct session_sample
 	struct prf_frame frame;
 	size_t frames = 0;
 
-	r->count = 0;
 	prf_callchain_walk_start(&walk, sample->callchain, sample->callchain_nr,
 				 prf_misc_is_kernel(sample->misc));
 	if (!wants_chain(a) || !sample->callchain_nr)
@@ -397,19 +408,72 @@ static int resolve_stack(const struct aggregator *a, const struct session_sample
 	return 0;
 }
 
-/* Phase 2: a resolved stack's symbols, leaf first; the depth, and the flat view's leaf. */
+/*
+ * Above a blocked stack, leaf first as the stack is: the waker's name,
+ * its stack root to leaf (resolved in its own process), the separator.
+ * Walked root to leaf, a flame graph shows the blocked stack, "--", then
+ * the waker's from its leaf down to its name, as offwaketime folds it.
+ */
+static int resolve_waker(const struct aggregator *a, const struct session_sample *block,
+			 struct resolved_stack *r)
+{
+	struct session_sample waker;
+	struct prf_callchain_walk walk;
+	struct prf_frame frame;
+	size_t frames = 0, from;
+
+	if (!a->options.waker || !wants_chain(a) || session_waker_sample(block, &waker) < 0)
+		return 0;
+	if (add_frame(r, (uintptr_t)waker.comm, 0, FRAME_WAKER_NAME) < 0)
+		return -ENOMEM;
+	from = r->count;
+	prf_callchain_walk_start(&walk, waker.callchain, waker.callchain_nr, 1);
+	while (frames < a->options.max_frames && prf_callchain_next(&walk, &frame)) {
+		if (frame.marker)
+			continue;
+		if (add_address(a, r, &waker, frame.pc, frame.kernel) < 0)
+			return -ENOMEM;
+		frames++;
+	}
+	if (frames)
+		reverse_frames(r, from);
+	return add_frame(r, 0, 0, FRAME_WAKER);
+}
+
+static const struct report_symbol *waker_symbol(struct aggregator *a, const char *name)
+{
+	struct report_symbol s = {
+		.name = string_intern(a->strings, name ? name : "[unknown]"),
+		.dso = string_intern(a->strings, "[waker]"),
+		.resolved = 1,
+	};
+
+	return symbol_intern(a, &s);
+}
+
+/*
+ * Phase 2: a resolved stack's symbols, leaf first; the depth, and the
+ * flat view's leaf: the blocked stack's, below any waker's frames.
+ */
 static size_t build_stack(struct aggregator *a, const uint64_t *words, size_t count,
 			  const struct report_symbol **leaf)
 {
 	size_t depth = 0;
 
 	*leaf = NULL;
+	a->blocked_from = 0;
 	for (size_t i = 0; i + FRAME_WORDS <= count; i += FRAME_WORDS) {
 		struct dso *dso = (struct dso *)(uintptr_t)words[i];
 
-		if (words[i + 2] == FRAME_MARKER)
+		if (words[i + 2] == FRAME_MARKER) {
 			push(a, &depth, marker_symbol(a, words[i + 1]));
-		else
+		} else if (words[i + 2] == FRAME_WAKER_NAME) {
+			push(a, &depth, waker_symbol(a, (const char *)(uintptr_t)words[i]));
+		} else if (words[i + 2] == FRAME_WAKER) {
+			push(a, &depth, waker_symbol(a, REPORT_WAKER_SEPARATOR));
+			*leaf = NULL;
+			a->blocked_from = depth;
+		} else
 			push_address(a, dso, words[i + 1], words[i + 2] == FRAME_KERNEL, &depth,
 				     leaf);
 	}
@@ -501,8 +565,8 @@ static void count_flat(struct aggregator *a, const struct session_sample *sample
 	slot->entry.total_period += sample->period;
 	slot->entry.total_samples += samples;
 	slot->last_sample = a->sample_number;
-	/* Total: each function on the stack once, however often it recurs. */
-	for (size_t i = 0; i < depth && a->options.children; i++) {
+	/* Total: each function on the stack once, however often it recurs; not the waker's. */
+	for (size_t i = a->blocked_from; i < depth && a->options.children; i++) {
 		const struct report_symbol *s = a->stack[i];
 
 		if (s->inlined && !a->options.leaf_inline)
@@ -578,7 +642,8 @@ static int count_raw(const struct aggregator *a, struct stack_table *table,
 	};
 
 	scratch->count = 0;
-	if (wants_symbols(a) && resolve_stack(a, sample, scratch) < 0)
+	if (wants_symbols(a) && (resolve_waker(a, sample, scratch) < 0 ||
+				 resolve_stack(a, sample, scratch) < 0))
 		return -ENOMEM;
 	if (scratch->count > UINT32_MAX)
 		return -ENOMEM;
@@ -684,6 +749,7 @@ static void count_stack(struct aggregator *a, const struct raw_stack *raw,
 	const struct report_symbol *leaf = &no_symbol;
 	size_t depth = 1;
 
+	a->blocked_from = 0;
 	if (wants_symbols(a))
 		depth = build_stack(a, words, raw->chain_nr, &leaf);
 	if (!leaf || !depth)

@@ -127,6 +127,44 @@ static int wants_inlines(const struct report_options *o)
 	       o->focus;
 }
 
+/* "DIR" or "the 3 inputs", for a line about them. */
+static const char *inputs_name(const char **inputs, size_t input_count, char *buffer,
+			       size_t size)
+{
+	if (input_count == 1)
+		return inputs[0];
+	snprintf(buffer, size, "the %zu inputs", input_count);
+	return buffer;
+}
+
+/*
+ * What an off-CPU or wall profile needs of the inputs: blocks (without
+ * them an off-CPU profile is an error, a wall one the CPU time alone), and
+ * for wall a clock event, whose periods are nanoseconds.  0, or an exit
+ * status after a message.
+ */
+static int check_profile(const struct report_options *o, const char **inputs, size_t input_count,
+			 const struct report_profile *p)
+{
+	const struct session_summary *h = &p->data.header;
+	char name[64], message[PATH_MAX + 128];
+
+	if (o->profile == REPORT_PROFILE_CPU || h->off_cpu_total) {
+		if (o->profile == REPORT_PROFILE_WALL && h->samples_total && !h->sampling.clock)
+			note_line((void *)o, "--profile=wall: event %s is not a clock: its samples' periods are %s counts, not nanoseconds, and do not add up with the off-CPU time; record with -e cpu-clock",
+				  h->event ? h->event : "[unknown]", h->event ? h->event : "event");
+		return 0;
+	}
+	snprintf(message, sizeof(message), "no off-CPU records in %s: record with perfrecd --off-cpu",
+		 inputs_name(inputs, input_count, name, sizeof(name)));
+	if (o->profile == REPORT_PROFILE_OFF_CPU) {
+		say("", message);
+		return 1;
+	}
+	note_line((void *)o, "%s; the wall profile is the on-CPU time alone", message);
+	return 0;
+}
+
 /*
  * The first pass over inputs: symbols, the session, the event (event, or
  * NULL for the captures' own choice), the filter.  0, or an exit status
@@ -163,6 +201,7 @@ static int profile_load(struct report_options *o, const char **inputs, size_t in
 		.cgroups = o->cgroups, .cgroup_count = o->cgroup_count,
 		.cpus = o->cpus, .cpu_count = o->cpu_count,
 	};
+	p->kind = o->profile;
 	ret = report_profile_load(p, &load, inputs, input_count, &error);
 	if (ret < 0) {
 		say("", error.message);
@@ -175,6 +214,9 @@ static int profile_load(struct report_options *o, const char **inputs, size_t in
 	}
 	if (ret > 0)
 		note_line(o, "%s", error.message);
+	ret = check_profile(o, inputs, input_count, p);
+	if (ret)
+		return ret;
 	if ((o->since && options_parse_time("since", o->since, &p->data.header,
 					    &p->filter.since_ns) < 0) ||
 	    (o->until && options_parse_time("until", o->until, &p->data.header,
@@ -212,6 +254,7 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 		.focus = o->focus,
 		.max_frames = o->max_stack,
 		.jobs = o->jobs,
+		.waker = o->waker,
 	};
 	struct report_symbol_sources sources = {
 		.debug_dirs = o->debug_dirs, .debug_dir_count = o->debug_dir_count,
@@ -262,6 +305,7 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 			.focus = o->focus, .event_label = p->data.header.event_count > 1,
 			.inline_frames = 1,	/* profile_load() asks the symbolizer for them */
 			.since_ns = p->filter.since_ns, .until_ns = p->filter.until_ns,
+			.kind = o->profile,
 		};
 		struct pprof_builder *pprof = pprof_new(p->session, p->symbolizer, &pprof_options);
 		int read_error;

@@ -25,6 +25,13 @@ static void usage(FILE *out)
 "      --format=FORMAT           flat, tree, folded, samples, json (the views), or\n"
 "                                pprof (gzipped profile.proto), html (a flame graph\n"
 "                                to open in a browser), svg (a static flame graph)\n"
+"      --profile=cpu|off-cpu|wall  what the weights are: CPU samples (default),\n"
+"                                time blocked off the CPU (ns), or per thread\n"
+"                                on-CPU time (samples x period of a clock event)\n"
+"                                plus off-CPU time (ns)\n"
+"      --waker                   off-cpu, wall: the waker's stack above each\n"
+"                                blocked one after a frame \"--\" (tree, folded,\n"
+"                                html, svg)\n"
 "  -o, --output FILE             write to FILE, whole or not at all; its suffix\n"
 "                                picks the format: .pb.gz, .pprof, .html, .svg\n"
 "  -i, --input FILE              a capture file or directory (repeatable), as the\n"
@@ -235,11 +242,13 @@ enum {
 	OPT_TID, OPT_COMM, OPT_HOST, OPT_CPU, OPT_EVENT, OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_UNWIND,
 	OPT_SYMBOLS, OPT_NO_DEBUGINFOD, OPT_FORMAT, OPT_BASELINE, OPT_MAX_STACK, OPT_STDIO,
 	OPT_UNIT, OPT_CGROUP,
-	OPT_JOBS,
+	OPT_JOBS, OPT_PROFILE, OPT_WAKER,
 };
 
 static const struct option long_options[] = {
 	{ "view", required_argument, NULL, OPT_VIEW },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "waker", no_argument, NULL, OPT_WAKER },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "output", required_argument, NULL, 'o' },
@@ -371,6 +380,13 @@ static int parse_option(struct report_options *o, int c, const char *arg)
 			return -EINVAL;
 		}
 		return 0;
+	case OPT_PROFILE:
+		if (report_profile_kind_parse(arg, &o->profile) < 0) {
+			fprintf(stderr, "perfrec-report: --profile: '%s' is not one of cpu, off-cpu, wall\n", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_WAKER: o->waker = 1; return 0;
 	case OPT_JSON: o->json = 1; return 0;
 	case OPT_FORMAT: return parse_format(o, arg);
 	case 'o': o->output = arg; return 0;
@@ -527,6 +543,8 @@ int options_parse(struct report_options *o, int argc, char **argv)
 		return usage_error("--baseline goes with the flat and folded views and the html and svg formats");
 	if (o->format != FORMAT_TEXT && !o->output && isatty(STDOUT_FILENO))
 		return usage_error("pprof, html and svg are files for other tools: give -o FILE");
+	if (o->waker && o->profile == REPORT_PROFILE_CPU)
+		return usage_error("--waker goes with --profile=off-cpu or wall: a CPU sample has no waker");
 	if (o->json && (o->view == VIEW_FOLDED || o->view == VIEW_SAMPLES))
 		return usage_error("--json goes with the flat and tree views");
 	/* The flame graphs keep every node: narrow ones are just not drawn. */

@@ -55,6 +55,8 @@ struct report_options {
 	int quiet;
 	size_t max_stack;		/* frames a sample; 0: the aggregator's default */
 	unsigned jobs;			/* threads reading the files */
+	enum report_profile_kind profile;	/* --profile */
+	int waker;			/* --waker */
 };
 
 /*

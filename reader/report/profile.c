@@ -193,6 +193,39 @@ void report_profile_summary(struct report_profile *p)
 	summarize(p, p->filter.event, &ignored);
 }
 
+static const char *const kind_names[] = {
+	[REPORT_PROFILE_CPU] = "cpu",
+	[REPORT_PROFILE_OFF_CPU] = "off-cpu",
+	[REPORT_PROFILE_WALL] = "wall",
+};
+
+const char *report_profile_kind_name(enum report_profile_kind kind)
+{
+	return (unsigned)kind < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[kind] : "cpu";
+}
+
+int report_profile_kind_parse(const char *name, enum report_profile_kind *kind)
+{
+	for (size_t i = 0; i < sizeof(kind_names) / sizeof(kind_names[0]); i++)
+		if (strcmp(name, kind_names[i]) == 0) {
+			*kind = (enum report_profile_kind)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+unsigned report_profile_sample_kinds(enum report_profile_kind kind)
+{
+	switch (kind) {
+	case REPORT_PROFILE_OFF_CPU:
+		return SESSION_SAMPLE_OFF_CPU;
+	case REPORT_PROFILE_WALL:
+		return SESSION_SAMPLE_CPU | SESSION_SAMPLE_OFF_CPU;
+	default:
+		return SESSION_SAMPLE_CPU;
+	}
+}
+
 int report_profile_load(struct report_profile *p, const struct report_load_options *o,
 			const char *const *inputs, size_t input_count, struct prf_error *error)
 {
@@ -240,6 +273,9 @@ int report_profile_load(struct report_profile *p, const struct report_load_optio
 		return ret;
 	summarize(p, NULL, &message);
 	p->filter.event = NULL;
+	p->filter.kinds = report_profile_sample_kinds(p->kind);
+	p->data.kind = p->kind;
+	p->data.weight_unit = p->kind == REPORT_PROFILE_CPU ? NULL : "nanoseconds";
 	return 0;
 }
 
@@ -258,6 +294,8 @@ int report_for_each_sample(struct report_profile *p, session_sample_fn fn, void 
 
 int report_profile_aggregate(struct report_profile *p, const struct aggregate_options *options)
 {
+	if (p->kind == REPORT_PROFILE_OFF_CPU && !p->data.header.off_cpu_total)
+		return -ENOENT;
 	p->aggregator = report_aggregator_new(p->session, p->symbolizer, options);
 	if (!p->aggregator)
 		return -ENOMEM;

@@ -270,9 +270,19 @@ void session_sample_cgroup(struct session *s, struct session_sample *sample)
 	const struct process *p = sample->process;
 	const struct cgroup_names *names = NULL;
 
+	uint64_t id = 0;
+	int has_id = 0;
+
 	if (sample->record && (sample->record->sample_type & PERF_SAMPLE_CGROUP)) {
+		id = sample->record->cgroup;
+		has_id = 1;
+	} else if (sample->off_cpu && sample->off_cpu->cgroup) {
+		id = sample->off_cpu->cgroup;	/* 0: not known, as without the field */
+		has_id = 1;
+	}
+	if (has_id) {
 		const struct cgroup_entry *e =
-			cgroup_find(s, s->inputs[sample->file_index].host, sample->record->cgroup);
+			cgroup_find(s, s->inputs[sample->file_index].host, id);
 
 		if (e)
 			names = &e->names;

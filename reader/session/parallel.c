@@ -134,7 +134,7 @@ int session_for_each_sample_parallel(struct session *s, const struct session_fil
 				     unsigned jobs, session_sample_fn fn, void *const *contexts)
 {
 	struct samples_job job = { s, filter, fn, contexts, NULL };
-	uint64_t undecodable = 0;
+	uint64_t undecodable = 0, off_cpu = 0;
 	int status = 0;
 
 	if (jobs <= 1 || s->input_count <= 1)
@@ -148,10 +148,11 @@ int session_for_each_sample_parallel(struct session *s, const struct session_fil
 	string_table_shared(s->strings, 0);
 	for (size_t i = 0; i < s->input_count; i++) {
 		undecodable += job.results[i].undecodable;
+		off_cpu += job.results[i].undecodable_off_cpu;
 		if (session_samples_told(s, i, &job.results[i]) < 0)
 			status = -EIO;
 	}
-	session_undecodable_told(s, undecodable);
+	session_undecodable_told(s, undecodable, off_cpu);
 	free(job.results);
 	return status;
 }

@@ -62,7 +62,9 @@ static int passes(const struct session_filter *f, const struct session_sample *s
 		if (!found)
 			return 0;
 	}
-	if (f->event && (!sample->event || strcmp(sample->event->name, f->event) != 0))
+	/* A block is of no event: the event chooses among the CPU samples. */
+	if (f->event && sample->kind == SESSION_SAMPLE_CPU &&
+	    (!sample->event || strcmp(sample->event->name, f->event) != 0))
 		return 0;
 	if (f->host_count) {
 		int found = 0;
@@ -88,6 +90,27 @@ static int passes(const struct session_filter *f, const struct session_sample *s
 	return 1;
 }
 
+/* Its name at time; as perf names a thread no record names, else. */
+static const char *thread_name(struct session *s, const void *process, uint32_t pid,
+			       uint32_t tid, uint64_t time)
+{
+	const char *comm = session_comm_at(process, tid, time);
+	char name[16];
+
+	/* The idle task is in no /proc: perf calls it swapper, as the kernel does. */
+	if (!comm && pid == 0 && tid == 0)
+		comm = s->swapper;
+	/*
+	 * A task that ended between perfrecd's start and its snapshot left no
+	 * name anywhere: perf's ":TID", which says at least which one it was.
+	 */
+	if (!comm) {
+		snprintf(name, sizeof(name), ":%u", tid);
+		comm = string_intern(s->strings, name);
+	}
+	return comm;
+}
+
 static void sample_from_record(struct session *s, uint32_t host, const struct prf_event *event,
 			       const struct prf_sample *decoded,
 			       struct session_sample *out)
@@ -95,6 +118,7 @@ static void sample_from_record(struct session *s, uint32_t host, const struct pr
 	uint64_t type = decoded->sample_type;
 
 	memset(out, 0, sizeof(*out));
+	out->kind = SESSION_SAMPLE_CPU;
 	out->event = event;
 	out->time = type & PERF_SAMPLE_TIME ? decoded->time : 0;
 	out->pid = decoded->pid;
@@ -114,20 +138,74 @@ static void sample_from_record(struct session *s, uint32_t host, const struct pr
 	out->record = decoded;
 	out->process = session_process_at(s, host, out->pid, out->time);
 	out->host = s->hosts[host];
-	out->comm = session_comm_at(out->process, out->tid, out->time);
-	/* The idle task is in no /proc: perf calls it swapper, as the kernel does. */
-	if (!out->comm && out->pid == 0 && out->tid == 0)
-		out->comm = s->swapper;
-	/*
-	 * A task that ended between perfrecd's start and its snapshot left no
-	 * name anywhere: perf's ":TID", which says at least which one it was.
-	 */
-	if (!out->comm) {
-		char name[16];
+	out->comm = thread_name(s, out->process, out->pid, out->tid, out->time);
+}
 
-		snprintf(name, sizeof(name), ":%u", out->tid);
-		out->comm = string_intern(s->strings, name);
-	}
+/*
+ * An off-CPU block as a sample: its duration is its weight, where a
+ * sample's period is; the waker's process and name at the block's time
+ * (the waker ran then), the record's name where the replay has none.
+ */
+static void sample_from_off_cpu(struct session *s, uint32_t host, const struct prf_off_cpu *block,
+				struct session_sample *out)
+{
+	struct prf_callchain_walk walk;
+	struct prf_frame frame;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = SESSION_SAMPLE_OFF_CPU;
+	out->off_cpu = block;
+	out->time = block->time;
+	out->pid = block->pid;
+	out->tid = block->tid;
+	out->cpu = block->cpu;
+	out->period = block->duration;
+	out->callchain = block->callchain;
+	out->callchain_nr = block->callchain ? block->callchain_nr : 0;
+	/* A blocked thread is in the kernel: its chain says where it entered it. */
+	out->misc = PERF_RECORD_MISC_KERNEL;
+	prf_callchain_walk_start(&walk, out->callchain, out->callchain_nr, 1);
+	while (prf_callchain_next(&walk, &frame))
+		if (!frame.marker) {
+			out->ip = frame.address;
+			out->misc = frame.kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+			break;
+		}
+	out->process = session_process_at(s, host, out->pid, out->time);
+	out->host = s->hosts[host];
+	out->comm = thread_name(s, out->process, out->pid, out->tid, out->time);
+	if (!(block->flags & PRF_OFF_CPU_WAKER) || !block->waker_tid)
+		return;
+	out->waker_pid = block->waker_pid;
+	out->waker_tid = block->waker_tid;
+	out->waker_callchain = block->waker_callchain;
+	out->waker_callchain_nr = block->waker_callchain ? block->waker_callchain_nr : 0;
+	out->waker_process = session_process_at(s, host, out->waker_pid, out->time);
+	out->waker_comm = session_comm_at(out->waker_process, out->waker_tid, out->time);
+	if (!out->waker_comm && block->waker_comm[0])
+		out->waker_comm = string_intern(s->strings, block->waker_comm);
+	if (!out->waker_comm)
+		out->waker_comm = thread_name(s, out->waker_process, out->waker_pid,
+					      out->waker_tid, out->time);
+}
+
+int session_waker_sample(const struct session_sample *block, struct session_sample *waker)
+{
+	if (block->kind != SESSION_SAMPLE_OFF_CPU || !block->waker_tid)
+		return -ENOENT;
+	memset(waker, 0, sizeof(*waker));
+	waker->kind = SESSION_SAMPLE_OFF_CPU;
+	waker->time = block->time;
+	waker->pid = block->waker_pid;
+	waker->tid = block->waker_tid;
+	waker->comm = block->waker_comm;
+	waker->host = block->host;
+	waker->file_index = block->file_index;
+	waker->process = block->waker_process;
+	waker->callchain = block->waker_callchain;
+	waker->callchain_nr = block->waker_callchain_nr;
+	waker->misc = PERF_RECORD_MISC_KERNEL;
+	return 0;
 }
 
 /*
@@ -144,6 +222,7 @@ void session_read_samples(struct session *s, size_t i, const struct session_filt
 	struct prf_error error;
 	struct prf_chunk chunk;
 	struct prf_read_stats stats;
+	unsigned kinds = filter->kinds ? filter->kinds : SESSION_SAMPLE_CPU;
 	int ret;
 
 	memset(result, 0, sizeof(*result));
@@ -166,17 +245,29 @@ void session_read_samples(struct session *s, size_t i, const struct session_filt
 		while (prf_chunk_next_record(&chunk, &record) == 1) {
 			const struct prf_event *event;
 			struct prf_sample decoded;
+			struct prf_off_cpu block;
 			struct session_sample sample;
 
-			if (record.type != PERF_RECORD_SAMPLE)
+			if (record.type == PRF_RECORD_OFF_CPU) {
+				if (!(kinds & SESSION_SAMPLE_OFF_CPU))
+					continue;
+				if (prf_decode_off_cpu(record.data, record.size, &block) < 0) {
+					result->undecodable_off_cpu++;
+					continue;
+				}
+				result->off_cpu++;
+				sample_from_off_cpu(s, in->host, &block, &sample);
+			} else if (record.type != PERF_RECORD_SAMPLE || !(kinds & SESSION_SAMPLE_CPU)) {
 				continue;
-			event = prf_reader_event_for(reader, record.data, record.size);
-			if (!event || prf_decode_sample(&event->attr, record.data,
-							record.size, &decoded) < 0) {
-				result->undecodable++;
-				continue;
+			} else {
+				event = prf_reader_event_for(reader, record.data, record.size);
+				if (!event || prf_decode_sample(&event->attr, record.data,
+								record.size, &decoded) < 0) {
+					result->undecodable++;
+					continue;
+				}
+				sample_from_record(s, in->host, event, &decoded, &sample);
 			}
-			sample_from_record(s, in->host, event, &decoded, &sample);
 			sample.file_index = i;
 			session_sample_cgroup(s, &sample);
 			if (!passes(filter, &sample))
@@ -225,17 +316,20 @@ int session_samples_told(struct session *s, size_t i, const struct samples_resul
 	return result->unread ? -EIO : 0;
 }
 
-void session_undecodable_told(struct session *s, uint64_t undecodable)
+void session_undecodable_told(struct session *s, uint64_t undecodable, uint64_t off_cpu)
 {
 	if (undecodable)
 		session_warn(s, "%llu samples could not be decoded (malformed records) and were skipped",
 		     (unsigned long long)undecodable);
+	if (off_cpu)
+		session_warn(s, "%llu off-CPU records could not be decoded (malformed) and were skipped",
+		     (unsigned long long)off_cpu);
 }
 
 int session_for_each_sample(struct session *s, const struct session_filter *filter,
 			    session_sample_fn fn, void *context)
 {
-	uint64_t undecodable = 0;
+	uint64_t undecodable = 0, off_cpu = 0;
 	int status = 0;
 
 	for (size_t i = 0; i < s->input_count; i++) {
@@ -243,10 +337,11 @@ int session_for_each_sample(struct session *s, const struct session_filter *filt
 
 		session_read_samples(s, i, filter, 1, fn, context, &result);
 		undecodable += result.undecodable;
+		off_cpu += result.undecodable_off_cpu;
 		if (session_samples_told(s, i, &result) < 0)
 			status = -EIO;
 	}
-	session_undecodable_told(s, undecodable);
+	session_undecodable_told(s, undecodable, off_cpu);
 	return status;
 }
 

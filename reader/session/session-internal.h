@@ -189,6 +189,8 @@ struct sideband_part {
 	char *kallsyms;			/* the file's first kernel symbol table */
 	size_t kallsyms_size;
 	uint64_t samples_total, lost, dropped, start_ns, end_ns;
+	uint64_t off_cpu_total;
+	int off_cpu_stacks;		/* an OFF_CPU record has a user stack copy */
 	char warnings[SIDEBAND_PART_WARNINGS][1024];
 	size_t warning_count;
 	struct prf_error error;		/* error.code < 0: the file is unreadable */
@@ -211,6 +213,8 @@ struct samples_result {
 	int unread;			/* not read to its end: cause says why */
 	char cause[sizeof(((struct prf_error *)0)->message)];
 	uint64_t undecodable;
+	uint64_t undecodable_off_cpu;	/* OFF_CPU records past their bounds */
+	uint64_t off_cpu;		/* OFF_CPU records read */
 	uint64_t damaged_chunks;
 };
 
@@ -219,7 +223,7 @@ void session_read_samples(struct session *s, size_t index, const struct session_
 			  int read_ahead, session_sample_fn fn, void *context,
 			  struct samples_result *result);
 int session_samples_told(struct session *s, size_t index, const struct samples_result *result);
-void session_undecodable_told(struct session *s, uint64_t undecodable);
+void session_undecodable_told(struct session *s, uint64_t undecodable, uint64_t off_cpu);
 /* Sorts the build-ids the files recorded, for session_mapping_dso(). */
 void session_sort_build_ids(struct session *s);
 /* The symbolizer's DSO of a mapping, with the build-id the file recorded for it. */

@@ -356,6 +356,17 @@ static void take_perfrec_record(struct pass_one *p, const struct prf_record *rec
 	case PRF_RECORD_JIT_DUMP:
 		take_jit(p, record);
 		break;
+	case PRF_RECORD_OFF_CPU:
+		/* Pass 2 reads them as samples; counted here for the summary. */
+		p->part->off_cpu_total++;
+		if (record->size >= sizeof(struct prf_off_cpu_record)) {
+			struct prf_off_cpu_record r;
+
+			memcpy(&r, record->data, sizeof(r));
+			if (r.user_stack_size && r.user_regs_abi)
+				p->part->off_cpu_stacks = 1;
+		}
+		break;
 	case PRF_RECORD_STATS:
 		if (record->size >= sizeof(struct prf_stats_record)) {
 			struct prf_stats_record r;
@@ -509,6 +520,8 @@ int session_sideband_merge(struct session *s, size_t index, struct sideband_part
 		       part->build_id_count * sizeof(*part->build_ids));
 	s->build_id_count += part->build_id_count;
 	s->facts.samples_total += part->samples_total;
+	s->facts.off_cpu_total += part->off_cpu_total;
+	s->facts.user_stacks |= part->off_cpu_stacks;
 	s->facts.lost += part->lost;
 	s->facts.dropped += part->dropped;
 	if (part->start_ns && (!s->facts.start_ns || part->start_ns < s->facts.start_ns))

@@ -892,14 +892,39 @@ static int machine_supported(struct unwinder *u)
 	return !u->machine_unsupported;
 }
 
+/*
+ * An off-CPU block's registers and stack copy as a sample's, which the
+ * unwinder reads: taken where the blocked thread entered the kernel, its
+ * whole copy live (the collector copies what is).
+ */
+static const struct prf_sample *off_cpu_as_record(const struct prf_off_cpu *block,
+						  struct prf_sample *shim)
+{
+	memset(shim, 0, sizeof(*shim));
+	if (!block->user_regs.abi || !block->user_stack)
+		return shim;
+	shim->sample_type = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	shim->pid = block->pid;
+	shim->tid = block->tid;
+	shim->time = block->time;
+	shim->regs_user = block->user_regs;
+	shim->stack_user = block->user_stack;
+	shim->stack_user_size = block->user_stack_size;
+	shim->stack_user_dyn_size = block->user_stack_size;
+	return shim;
+}
+
 /* The callchain unwinder_for_each_sample() promises, in u->chain. */
 static void unwind_sample(struct unwinder *u, struct session_sample *sample)
 {
 	size_t kernel_part = 0, at = 0, count, need;
+	const struct prf_sample *record = sample->record;
+	struct prf_sample shim;
 	enum unwind_end end;
 
-	if (!sample->process || !sample->record || !unwind_possible(sample->record) ||
-	    !machine_supported(u))
+	if (!record && sample->off_cpu)
+		record = off_cpu_as_record(sample->off_cpu, &shim);
+	if (!sample->process || !record || !unwind_possible(record) || !machine_supported(u))
 		return;
 	while (kernel_part < sample->callchain_nr &&
 	       sample->callchain[kernel_part] != PERF_CONTEXT_USER)
@@ -914,7 +939,7 @@ static void unwind_sample(struct unwinder *u, struct session_sample *sample)
 	memcpy(u->chain + at, sample->callchain, kernel_part * sizeof(*u->chain));
 	at += kernel_part;
 	u->chain[at++] = PERF_CONTEXT_USER;
-	count = unwind_user_stack(u, sample, sample->record, u->chain + at, UNWIND_MAX_FRAMES, &end);
+	count = unwind_user_stack(u, sample, record, u->chain + at, UNWIND_MAX_FRAMES, &end);
 	if (!count)
 		return;
 	at += count;

@@ -110,16 +110,23 @@ static void write_title(struct svg_writer *w, const struct call_node *node, int 
 		fputs("\nSource: ", out);
 		xml_put(out, s->srcline, 0);
 	}
+	/* A time profile's frames are worth their time. */
+	fprintf(out, "\n%" PRIu64 " samples, ", node->total_samples);
+	if (w->data->weight_unit) {
+		char ms[32];
+
+		fprintf(out, "%s ms, ", view_milliseconds(ms, sizeof(ms), node->total_period));
+	}
 	if (w->data->baseline) {
 		char text[96];
 
 		flame_diff_text(text, sizeof(text), node->total_period, w->data->total_period,
 				node->base_total_period, w->data->baseline->total_period);
-		fprintf(out, "\n%" PRIu64 " samples, %s</title>", node->total_samples, text);
+		fprintf(out, "%s</title>", text);
 		return;
 	}
-	fprintf(out, "\n%" PRIu64 " samples, %s</title>", node->total_samples,
-		view_percent(percent, sizeof(percent), node->total_period, w->data->total_period));
+	fprintf(out, "%s</title>", view_percent(percent, sizeof(percent), node->total_period,
+						w->data->total_period));
 }
 
 static void write_frame(struct svg_writer *w, const struct call_node *node, int root,
@@ -234,8 +241,23 @@ static void write_legend(FILE *out, double y)
 		"</text>\n", PAD, y, FLAME_DIFF_SCALE, grew, shrank);
 }
 
+/* "off-CPU (1234.567 ms blocked) ", "wall (... ms) "; nothing for CPU. */
+static const char *profile_title(const struct report_data *data, char *text, size_t size)
+{
+	char ms[32];
+
+	if (data->kind == REPORT_PROFILE_CPU)
+		return "";
+	view_milliseconds(ms, sizeof(ms), data->total_period);
+	snprintf(text, size, "%s (%s ms%s) ", data->kind == REPORT_PROFILE_OFF_CPU ?
+		 "off-CPU" : "wall-clock", ms, data->kind == REPORT_PROFILE_OFF_CPU ?
+		 " blocked" : " on and off the CPU");
+	return text;
+}
+
 int flame_svg(const struct report_data *data, const struct view_options *options, FILE *out)
 {
+	char kind[96];
 	struct svg_writer w = { .out = out, .data = data, .limit = options->percent_limit };
 	struct flame_fact facts[FLAME_MAX_FACTS];
 	int fact_count;
@@ -259,7 +281,8 @@ int flame_svg(const struct report_data *data, const struct view_options *options
 	      "pointer-events:none}.frame:hover rect{stroke:#000}</style>\n", out);
 	fprintf(out, "<rect class=\"background\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f6\"/>\n"
 		"<text x=\"%.0f\" y=\"24\" font-size=\"17\" font-family=\"sans-serif\">"
-		"perfrec %sflame graph%s</text>\n", PAD, data->baseline ? "differential " : "",
+		"perfrec %s%sflame graph%s</text>\n", PAD, data->baseline ? "differential " : "",
+		profile_title(data, kind, sizeof(kind)),
 		data->tree_callee ? " (inverted: callees first)" : "");
 	write_facts(out, facts, fact_count, data->baseline ? 4 : 2);
 	flame_facts_free(facts, fact_count);

@@ -7,8 +7,9 @@
  * the text views count it (so pprof's percentages are the flat view's):
  * "cpu/nanoseconds" for the clock events (cpu-clock, task-clock), whose
  * periods are nanoseconds; for others the event's name and "count"
- * ("page_faults/count", "cycles/count").  Names have no '-', which
- * Pyroscope refuses in sample types.
+ * ("page_faults/count", "cycles/count").  Off-CPU and wall profiles
+ * weigh time: "off_cpu/nanoseconds", "wall/nanoseconds".  Names have no
+ * '-', which Pyroscope refuses in sample types.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -41,7 +42,7 @@ struct profile_strings {
 	uint32_t samples, count, type, unit;
 	uint32_t comm, pid, tid, event;
 	uint32_t unit_label, container, ns_pid, ns_tid;
-	uint32_t comments[4];
+	uint32_t comments[5];
 	size_t comment_count;
 };
 
@@ -126,14 +127,20 @@ static int intern_strings(struct pprof_builder *b, const struct session_summary 
 	char name[128], text[512];
 	int ret = 0;
 
-	if (is_clock(event))
+	int time = b->options.kind != REPORT_PROFILE_CPU;
+
+	if (b->options.kind == REPORT_PROFILE_OFF_CPU)
+		snprintf(name, sizeof(name), "off_cpu");
+	else if (b->options.kind == REPORT_PROFILE_WALL)
+		snprintf(name, sizeof(name), "wall");
+	else if (is_clock(event))
 		snprintf(name, sizeof(name), "cpu");
 	else
 		type_name(event ? event->name : h->event, name, sizeof(name));
 	ret |= pprof_string(b, "samples", &s->samples);
 	ret |= pprof_string(b, "count", &s->count);
 	ret |= pprof_string(b, name, &s->type);
-	ret |= pprof_string(b, is_clock(event) ? "nanoseconds" : "count", &s->unit);
+	ret |= pprof_string(b, time || is_clock(event) ? "nanoseconds" : "count", &s->unit);
 	ret |= pprof_string(b, "comm", &s->comm);
 	ret |= pprof_string(b, "pid", &s->pid);
 	ret |= pprof_string(b, "tid", &s->tid);
@@ -152,6 +159,13 @@ static int intern_strings(struct pprof_builder *b, const struct session_summary 
 
 		snprintf(text, sizeof(text), "event %s, %s", event->name,
 			 report_sampling_text(&event->sampling, sampling, sizeof(sampling)) ?: "");
+		ret |= pprof_string(b, text, &s->comments[s->comment_count++]);
+	}
+	if (time) {
+		snprintf(text, sizeof(text), "%s profile: %s", name,
+			 b->options.kind == REPORT_PROFILE_OFF_CPU ?
+			 "time blocked off the CPU, in nanoseconds" :
+			 "on-CPU time (samples x period) plus off-CPU time, in nanoseconds");
 		ret |= pprof_string(b, text, &s->comments[s->comment_count++]);
 	}
 	if (h->lost || h->dropped) {
@@ -192,7 +206,7 @@ static void encode_header(struct pprof_buffer *out, struct pprof_buffer *m,
 			  const struct pprof_options *o, int64_t period)
 {
 	uint64_t start = h->start_ns, end = h->end_ns;
-	uint64_t comments[4];
+	uint64_t comments[5];
 
 	put_value_type(out, m, PROFILE_SAMPLE_TYPE, s->samples, s->count);
 	put_value_type(out, m, PROFILE_SAMPLE_TYPE, s->type, s->unit);
@@ -405,8 +419,10 @@ int pprof_write(struct pprof_builder *b, const struct session_summary *h, FILE *
 	if (ret == 0)
 		ret = pprof_stream_open(&stream, file);
 	if (ret == 0) {
+		/* Blocks are not sampled: no period to them. */
 		encode_header(&item, &m, &s, h, &b->options,
-			      profile_period(report_event(h), t));
+			      b->options.kind == REPORT_PROFILE_CPU ?
+			      profile_period(report_event(h), t) : 0);
 		ret = item.error ? item.error : pprof_stream_write(stream, item.data, item.size);
 	}
 	if (ret == 0)

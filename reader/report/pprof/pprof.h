@@ -22,6 +22,11 @@ struct pprof_options {
 	int event_label;		/* label each sample with its event's name */
 	int inline_frames;		/* the symbolizer gives inlined frames */
 	uint64_t since_ns, until_ns;	/* the filter's, for the profile's time span */
+	/*
+	 * Off-CPU: the weight is "off_cpu/nanoseconds", blocked time; wall:
+	 * "wall/nanoseconds"; no sampling period then.
+	 */
+	enum report_profile_kind kind;
 };
 
 /* NULL without memory. */

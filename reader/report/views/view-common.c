@@ -278,11 +278,34 @@ static void print_time(const struct session_summary *header, FILE *out)
 		span % 1000000000 / 1000000);
 }
 
-static void print_counts(const struct session_summary *header, FILE *out)
+const char *view_milliseconds(char *buffer, size_t size, uint64_t ns)
 {
-	fprintf(out, "# samples: %" PRIu64, header->samples);
-	if (header->samples != header->samples_total)
-		fprintf(out, " of %" PRIu64 " (filtered)", header->samples_total);
+	uint64_t us = ns / 1000 + (ns % 1000 >= 500);
+
+	snprintf(buffer, size, "%" PRIu64 ".%03" PRIu64, us / 1000, us % 1000);
+	return buffer;
+}
+
+/*
+ * What an off-CPU profile counts are blocks, of the files' OFF_CPU
+ * records; a wall profile's both samples and blocks.
+ */
+static void print_counts(const struct report_data *data, FILE *out)
+{
+	const struct session_summary *header = &data->header;
+	uint64_t in_files = header->samples_total;
+	const char *what = "samples";
+
+	if (data->kind == REPORT_PROFILE_OFF_CPU) {
+		in_files = header->off_cpu_total;
+		what = "off-CPU blocks";
+	} else if (data->kind == REPORT_PROFILE_WALL) {
+		in_files += header->off_cpu_total;
+		what = "samples and off-CPU blocks";
+	}
+	fprintf(out, "# %s: %" PRIu64, what, header->samples);
+	if (header->samples != in_files)
+		fprintf(out, " of %" PRIu64 " (filtered)", in_files);
 	fprintf(out, "\n# lost: %" PRIu64 " samples, %" PRIu64 " records dropped\n",
 		header->lost, header->dropped);
 	fprintf(out, "# files: %zu", header->files);
@@ -326,8 +349,24 @@ static void print_warnings(const struct session_summary *header, FILE *out)
 			header->damaged_files, header->files);
 }
 
-void view_print_header(const struct session_summary *header, FILE *out)
+/* Off-CPU and wall: what the weights are, and their total. */
+static void print_profile(const struct report_data *data, FILE *out)
 {
+	char ms[32];
+
+	if (data->kind == REPORT_PROFILE_CPU)
+		return;
+	fprintf(out, "# profile: %s, weights in nanoseconds\n", report_profile_kind_name(data->kind));
+	view_milliseconds(ms, sizeof(ms), data->total_period);
+	if (data->kind == REPORT_PROFILE_OFF_CPU)
+		fprintf(out, "# blocked: %s ms in %" PRIu64 " blocks\n", ms, data->total_samples);
+	else
+		fprintf(out, "# wall time: %s ms, on-CPU (samples x period) and off-CPU\n", ms);
+}
+
+void view_print_header(const struct report_data *data, FILE *out)
+{
+	const struct session_summary *header = &data->header;
 	char buffer[REPORT_SAMPLING_TEXT_MAX];
 	const char *sampling = report_sampling_text(&header->sampling, buffer, sizeof(buffer));
 
@@ -345,7 +384,8 @@ void view_print_header(const struct session_summary *header, FILE *out)
 	}
 	fputc('\n', out);
 	print_time(header, out);
-	print_counts(header, out);
+	print_profile(data, out);
+	print_counts(data, out);
 	print_warnings(header, out);
 	fputs("#\n", out);
 }

@@ -214,7 +214,7 @@ int view_flat_diff(const struct report_data *base, const struct report_data *dat
 	struct diff_row *rows;
 	char limit[32];
 
-	view_print_header(&data->header, out);
+	view_print_header(data, out);
 	print_baseline_line(&base->header, out);
 	if (!data->total_period && !base->total_period) {
 		fputs("# no samples\n", out);
@@ -344,7 +344,12 @@ int view_folded_diff(const struct report_data *base, const struct report_data *d
 		ret = side_stacks(data, &text, &n, &nn);
 	if (ret < 0)
 		goto out;
-	scale = base->total_samples ? (double)data->total_samples / (double)base->total_samples : 0;
+	/* Time profiles fold nanoseconds: scaled by their totals of time. */
+	if (data->weight_unit)
+		scale = base->total_period ? (double)data->total_period / (double)base->total_period : 0;
+	else
+		scale = base->total_samples ? (double)data->total_samples /
+					      (double)base->total_samples : 0;
 	while (i < bn || j < nn) {
 		int order = i == bn ? 1 : j == nn ? -1 : strcmp(b[i].stack, n[j].stack);
 		const char *stack = order <= 0 ? b[i].stack : n[j].stack;

@@ -20,12 +20,12 @@
 #define ALIGN_MAX	60	/* longer symbols push their DSO right */
 
 enum column {
-	COL_SELF, COL_TOTAL, COL_SAMPLES, COL_HOST, COL_UNIT, COL_CONTAINER, COL_CGROUP,
+	COL_SELF, COL_TOTAL, COL_MS, COL_SAMPLES, COL_HOST, COL_UNIT, COL_CONTAINER, COL_CGROUP,
 	COL_COMM, COL_PID, COL_TID, COL_SYMBOL, COL_DSO, COL_SOURCE, COL_COUNT
 };
 
 static const char *const titles[COL_COUNT] = {
-	"Self%", "Total%", "Samples", "Host", "Unit", "Container", "Cgroup", "Command", "Pid", "Tid",
+	"Self%", "Total%", "ms", "Samples", "Host", "Unit", "Container", "Cgroup", "Command", "Pid", "Tid",
 	"Symbol", "DSO", "Source",
 };
 
@@ -35,7 +35,13 @@ struct layout {
 	int last;			/* printed without padding */
 	size_t fit;			/* the width to fit, 0 for none */
 	uint64_t total;			/* what percentages are of */
+	int blocks;			/* an off-CPU profile counts blocks */
 };
+
+static const char *title(const struct layout *layout, enum column column)
+{
+	return column == COL_SAMPLES && layout->blocks ? "Blocks" : titles[column];
+}
 
 /* Rows in order, without those below the limit or past the top N. */
 struct rows {
@@ -131,7 +137,10 @@ static size_t percent_columns(const struct layout *layout, const struct flat_ent
 static size_t cell_columns(const struct layout *layout, const struct flat_entry *e,
 			   enum column column)
 {
+	char text[32];
+
 	switch (column) {
+	case COL_MS:		return strlen(view_milliseconds(text, sizeof(text), e->self_period));
 	case COL_SAMPLES:	return digits(e->self_samples);
 	case COL_HOST:		return view_columns(entry_host(e));
 	case COL_COMM:
@@ -156,7 +165,10 @@ static void choose_columns(struct layout *layout, const struct report_data *data
 	layout->fit = options->width > 0 ? (size_t)options->width : 0;
 	layout->present[COL_SELF] = 1;
 	layout->present[COL_TOTAL] = options->show_children;
+	/* Time profiles: the milliseconds of self time beside each share. */
+	layout->present[COL_MS] = data->weight_unit != NULL;
 	layout->present[COL_SAMPLES] = 1;
+	layout->blocks = data->kind == REPORT_PROFILE_OFF_CPU;
 	layout->present[COL_HOST] = !!(keys & SORT_HOST);
 	layout->present[COL_COMM] = !!(keys & SORT_COMM);
 	layout->present[COL_UNIT] = !!(keys & SORT_UNIT);
@@ -168,7 +180,7 @@ static void choose_columns(struct layout *layout, const struct report_data *data
 	layout->present[COL_DSO] = !!(keys & (SORT_SYM | SORT_DSO));
 	layout->present[COL_SOURCE] = !!(keys & SORT_SRCLINE);
 	for (int c = 0; c < COL_COUNT; c++) {
-		layout->width[c] = strlen(titles[c]);
+		layout->width[c] = strlen(title(layout, c));
 		if (layout->present[c])
 			layout->last = c;
 	}
@@ -265,6 +277,9 @@ static size_t print_cell(FILE *out, const struct layout *layout,
 		view_percent(text, sizeof(text), column == COL_SELF ? e->self_period :
 			     e->total_period, layout->total);
 		return fprintf(out, "%*s", width, text);
+	case COL_MS:
+		return fprintf(out, "%*s", width, view_milliseconds(text, sizeof(text),
+								    e->self_period));
 	case COL_SAMPLES:
 		return fprintf(out, "%*" PRIu64, width, e->self_samples);
 	case COL_PID:
@@ -322,11 +337,11 @@ static void print_titles(FILE *out, const struct layout *layout)
 		if (!layout->present[c])
 			continue;
 		if (c == COL_SELF)
-			fprintf(out, "#%*s", width - 1, titles[c]);
+			fprintf(out, "#%*s", width - 1, title(layout, c));
 		else if (right_aligned(c) || c == layout->last)
-			fprintf(out, "%*s", right_aligned(c) ? width : 0, titles[c]);
+			fprintf(out, "%*s", right_aligned(c) ? width : 0, title(layout, c));
 		else
-			fprintf(out, "%-*s", width, titles[c]);
+			fprintf(out, "%-*s", width, title(layout, c));
 		if (c != layout->last)
 			view_pad(out, GAP);
 	}
@@ -352,7 +367,7 @@ int view_flat(const struct report_data *data, const struct view_options *options
 	struct layout layout = { 0 };
 	const struct flat_entry *e;
 
-	view_print_header(&data->header, out);
+	view_print_header(data, out);
 	if (!data->total_period) {
 		fputs("# no samples\n", out);
 		return view_finish(out);

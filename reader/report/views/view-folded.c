@@ -7,7 +7,8 @@
  *
  * the process name first, then the frames from the outermost caller to
  * the node, then its self sample count (samples, not periods, as the
- * stackcollapse scripts count).  The names follow stackcollapse-perf.pl:
+ * stackcollapse scripts count); for an off-CPU or wall profile its self
+ * time in nanoseconds, as offcputime -f folds blocked time.  The names follow stackcollapse-perf.pl:
  * kernel frames end in "_[k]", inlined ones in "_[i]", an unresolved
  * address is its DSO in brackets ("[libc.so.6]", "[unknown]" without
  * one).  Since ';' separates frames it becomes ':' in names; control
@@ -67,8 +68,10 @@ static void put_node(FILE *out, const struct call_node *node)
  * path[1..count) is the node's path below the root.  A callee tree has
  * the leaf first under the comm: its frames are put back in caller order.
  */
-static void print_stack(FILE *out, const struct frame *path, size_t count, int callee)
+static void print_stack(FILE *out, const struct frame *path, size_t count, int callee,
+			int time)
 {
+	const struct call_node *node = path[count - 1].node;
 	size_t comms = 1;
 
 	if (callee)
@@ -81,7 +84,7 @@ static void print_stack(FILE *out, const struct frame *path, size_t count, int c
 			fputc(';', out);
 		put_node(out, path[at].node);
 	}
-	fprintf(out, " %" PRIu64 "\n", path[count - 1].node->self_samples);
+	fprintf(out, " %" PRIu64 "\n", time ? node->self_period : node->self_samples);
 }
 
 int view_folded(const struct report_data *data, FILE *out)
@@ -98,7 +101,7 @@ int view_folded(const struct report_data *data, FILE *out)
 		}
 		path[depth++] = (struct frame){ .node = node };
 		if (depth > 1 && node->self_samples)
-			print_stack(out, path, depth, data->tree_callee);
+			print_stack(out, path, depth, data->tree_callee, data->weight_unit != NULL);
 		/* The next node: a child of the deepest node with one left. */
 		node = NULL;
 		while (depth && !node) {

@@ -29,6 +29,12 @@
  *     "file_names":  [string, ...]
  *   }
  *   "total_period", "total_samples":    what percentages are of
+ *   "profile":       "off-cpu" | "wall" only in those profiles (the one
+ *                                       exception to keys always present:
+ *                                       a CPU profile's JSON is as before)
+ *   "weight_unit":   "nanoseconds"      with "profile": every *_period and
+ *                                       period is time, *_samples count
+ *                                       samples and off-CPU blocks
  *   "percent_limit": number             entries/nodes below it are left out
  *
  * Flat (view_flat_json), heaviest self first, limited like the text view:
@@ -231,6 +237,9 @@ static void json_begin(FILE *out, const char *view, const struct report_data *da
 	fprintf(out, ",\n\"total_period\":%" PRIu64 ",\"total_samples\":%" PRIu64
 		",\"percent_limit\":%" PRIu64 ".%02" PRIu64 ",\n", data->total_period,
 		data->total_samples, hundredths / 100, hundredths % 100);
+	if (data->kind != REPORT_PROFILE_CPU)
+		fprintf(out, "\"profile\":\"%s\",\"weight_unit\":\"%s\",\n",
+			report_profile_kind_name(data->kind), data->weight_unit);
 }
 
 /* The symbol's fields, "dso" to "unknown_offset"; all null for a comm. */

@@ -2,6 +2,8 @@
 /*
  * The samples view: every sample as it comes, its frames symbolized, one
  * block a sample as perf script prints them.  It streams: no aggregation.
+ * An off-CPU block is one too: "off-cpu NS ns" where a sample's period
+ * is, its waker, its blocked stack, then "-- waker" and the waker's.
  */
 #include <inttypes.h>
 #include "symbolize.h"
@@ -46,31 +48,11 @@ static void print_frame(struct view_samples *v, const struct session_sample *sam
 }
 
 /* Lookups at address - 1 for return addresses, as for the other views. */
-void view_sample(void *context, const struct session_sample *sample)
+static void print_chain(struct view_samples *v, const struct session_sample *sample)
 {
-	struct view_samples *v = context;
 	struct prf_callchain_walk walk;
 	struct prf_frame frame;
 
-	/* Names come from the capture: printed safely, like every view's. */
-	view_put(v->out, sample->comm ? sample->comm : "[unknown]", 0);
-	fprintf(v->out, " %u/%u", sample->pid, sample->tid);
-	/* In a container: its own pid too, as its logs and its people know it. */
-	if (sample->ns_pid)
-		fprintf(v->out, " (ns %u/%u)", sample->ns_pid, sample->ns_tid);
-	fprintf(v->out, " [%03u] %llu.%09llu: %llu",
-		sample->cpu, (unsigned long long)(sample->time / 1000000000u),
-		(unsigned long long)(sample->time % 1000000000u),
-		(unsigned long long)sample->period);
-	if (sample->unit) {
-		fputs(" unit=", v->out);
-		view_put(v->out, sample->unit, 0);
-	}
-	if (sample->container) {
-		fputs(" container=", v->out);
-		view_put(v->out, sample->container, 0);
-	}
-	fputc('\n', v->out);
 	prf_callchain_walk_start(&walk, sample->callchain, sample->callchain_nr,
 				 prf_misc_is_kernel(sample->misc));
 	if (!sample->callchain_nr)
@@ -82,5 +64,53 @@ void view_sample(void *context, const struct session_sample *sample)
 			fprintf(v->out, "\t%16s %s (unwinding stopped)\n", "",
 				frame.address == UNWIND_FRAME_TRUNCATED ? "[truncated]" : "[unknown]");
 	}
+}
+
+/* The waker's name and ids; "-- waker ..." and its stack, in its own maps. */
+static void print_waker(struct view_samples *v, const struct session_sample *block, int stack)
+{
+	struct session_sample waker;
+
+	if (session_waker_sample(block, &waker) < 0)
+		return;
+	fputs(stack ? "\t-- waker " : " waker=", v->out);
+	view_put(v->out, waker.comm ? waker.comm : "[unknown]", 0);
+	fprintf(v->out, " %u/%u", waker.pid, waker.tid);
+	if (!stack)
+		return;
+	fputc('\n', v->out);
+	if (waker.callchain_nr)
+		print_chain(v, &waker);
+}
+
+void view_sample(void *context, const struct session_sample *sample)
+{
+	struct view_samples *v = context;
+	int block = sample->kind == SESSION_SAMPLE_OFF_CPU;
+
+	/* Names come from the capture: printed safely, like every view's. */
+	view_put(v->out, sample->comm ? sample->comm : "[unknown]", 0);
+	fprintf(v->out, " %u/%u", sample->pid, sample->tid);
+	/* In a container: its own pid too, as its logs and its people know it. */
+	if (sample->ns_pid)
+		fprintf(v->out, " (ns %u/%u)", sample->ns_pid, sample->ns_tid);
+	fprintf(v->out, " [%03u] %llu.%09llu: %s%llu%s",
+		sample->cpu, (unsigned long long)(sample->time / 1000000000u),
+		(unsigned long long)(sample->time % 1000000000u), block ? "off-cpu " : "",
+		(unsigned long long)sample->period, block ? " ns" : "");
+	if (block)
+		print_waker(v, sample, 0);
+	if (sample->unit) {
+		fputs(" unit=", v->out);
+		view_put(v->out, sample->unit, 0);
+	}
+	if (sample->container) {
+		fputs(" container=", v->out);
+		view_put(v->out, sample->container, 0);
+	}
+	fputc('\n', v->out);
+	print_chain(v, sample);
+	if (block)
+		print_waker(v, sample, 1);
 	fputc('\n', v->out);
 }

@@ -257,7 +257,7 @@ int view_tree(const struct report_data *data, const struct view_options *options
 	struct walk w = { .data = data, .options = options, .out = out };
 	int err;
 
-	view_print_header(&data->header, out);
+	view_print_header(data, out);
 	if (!data->tree || !data->total_period) {
 		fputs("# no samples\n", out);
 		return view_finish(out);

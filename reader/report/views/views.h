@@ -77,9 +77,13 @@ int view_tree_json(const struct report_data *data, const struct view_options *op
 
 /*
  * The header lines every text view starts with ("# host: ..."; with more
- * than one host, "# hosts: N: a, b, ..." lists them all), then "#".
+ * than one host, "# hosts: N: a, b, ..." lists them all), then "#".  An
+ * off-CPU or wall profile says so, its blocks and its total time.
  */
-void view_print_header(const struct session_summary *header, FILE *out);
+void view_print_header(const struct report_data *data, FILE *out);
+
+/* Nanoseconds as milliseconds, "1234.567" (rounded to the microsecond), locale-free. */
+const char *view_milliseconds(char *buffer, size_t size, uint64_t ns);
 
 /*
  * Fits s into width columns by eliding its middle with "..", keeping more
