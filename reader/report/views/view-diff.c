@@ -194,9 +194,16 @@ static void put_label(FILE *out, const struct diff_row *row, unsigned keys, size
 	fputc('\n', out);
 }
 
-static void print_baseline_line(const struct session_summary *h, FILE *out)
+static void print_baseline_line(const struct report_data *base, FILE *out)
 {
-	fprintf(out, "# baseline: %" PRIu64 " samples", h->samples);
+	const struct session_summary *h = &base->header;
+	char ms[32];
+
+	fprintf(out, "# baseline: %" PRIu64 " %s", h->samples,
+		base->kind == REPORT_PROFILE_OFF_CPU ? "off-CPU blocks" :
+		base->kind == REPORT_PROFILE_WALL ? "samples and off-CPU blocks" : "samples");
+	if (base->weight_unit)
+		fprintf(out, ", %s ms", view_milliseconds(ms, sizeof(ms), base->total_period));
 	if (h->hostname)
 		fputs(" of ", out), view_put(out, h->hostname, 0);
 	fprintf(out, ", %zu file%s", h->files, h->files == 1 ? "" : "s");
@@ -215,7 +222,7 @@ int view_flat_diff(const struct report_data *base, const struct report_data *dat
 	char limit[32];
 
 	view_print_header(data, out);
-	print_baseline_line(&base->header, out);
+	print_baseline_line(base, out);
 	if (!data->total_period && !base->total_period) {
 		fputs("# no samples\n", out);
 		return view_finish(out);

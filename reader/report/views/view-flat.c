@@ -20,12 +20,12 @@
 #define ALIGN_MAX	60	/* longer symbols push their DSO right */
 
 enum column {
-	COL_SELF, COL_TOTAL, COL_MS, COL_SAMPLES, COL_HOST, COL_UNIT, COL_CONTAINER, COL_CGROUP,
+	COL_SELF, COL_TOTAL, COL_MS, COL_TOTAL_MS, COL_SAMPLES, COL_HOST, COL_UNIT, COL_CONTAINER, COL_CGROUP,
 	COL_COMM, COL_PID, COL_TID, COL_SYMBOL, COL_DSO, COL_SOURCE, COL_COUNT
 };
 
 static const char *const titles[COL_COUNT] = {
-	"Self%", "Total%", "ms", "Samples", "Host", "Unit", "Container", "Cgroup", "Command", "Pid", "Tid",
+	"Self%", "Total%", "ms", "Total ms", "Samples", "Host", "Unit", "Container", "Cgroup", "Command", "Pid", "Tid",
 	"Symbol", "DSO", "Source",
 };
 
@@ -141,6 +141,7 @@ static size_t cell_columns(const struct layout *layout, const struct flat_entry 
 
 	switch (column) {
 	case COL_MS:		return strlen(view_milliseconds(text, sizeof(text), e->self_period));
+	case COL_TOTAL_MS:	return strlen(view_milliseconds(text, sizeof(text), e->total_period));
 	case COL_SAMPLES:	return digits(e->self_samples);
 	case COL_HOST:		return view_columns(entry_host(e));
 	case COL_COMM:
@@ -167,6 +168,7 @@ static void choose_columns(struct layout *layout, const struct report_data *data
 	layout->present[COL_TOTAL] = options->show_children;
 	/* Time profiles: the milliseconds of self time beside each share. */
 	layout->present[COL_MS] = data->weight_unit != NULL;
+	layout->present[COL_TOTAL_MS] = data->weight_unit && options->show_children;
 	layout->present[COL_SAMPLES] = 1;
 	layout->blocks = data->kind == REPORT_PROFILE_OFF_CPU;
 	layout->present[COL_HOST] = !!(keys & SORT_HOST);
@@ -278,8 +280,9 @@ static size_t print_cell(FILE *out, const struct layout *layout,
 			     e->total_period, layout->total);
 		return fprintf(out, "%*s", width, text);
 	case COL_MS:
+	case COL_TOTAL_MS:
 		return fprintf(out, "%*s", width, view_milliseconds(text, sizeof(text),
-								    e->self_period));
+			column == COL_MS ? e->self_period : e->total_period));
 	case COL_SAMPLES:
 		return fprintf(out, "%*" PRIu64, width, e->self_samples);
 	case COL_PID:

@@ -33,10 +33,12 @@ struct view_options {
  * line that is not data with "# ".  Names from the capture are printed
  * safely: control characters and bytes that are not UTF-8 become '?'.
  *
- * Flat columns: Self% [Total%] Samples [Command] [Pid] [Tid] [Symbol]
- * [DSO] [Source], by data->sort_keys (0 stands for SORT_SYM | SORT_DSO):
- * Symbol with SORT_SYM, DSO with SORT_SYM or SORT_DSO, Source with
- * SORT_SRCLINE.  width elides Source, then Symbol, never the DSO.
+ * Flat columns: Self% [Total%] [ms] [Total ms] Samples|Blocks [Command]
+ * [Pid] [Tid] [Symbol] [DSO] [Source], by data->sort_keys (0 stands for
+ * SORT_SYM | SORT_DSO): the milliseconds for time profiles (off-CPU,
+ * wall), Blocks as an off-CPU profile's count, Symbol with SORT_SYM, DSO
+ * with SORT_SYM or SORT_DSO, Source with SORT_SRCLINE.  width elides
+ * Source, then Symbol, never the DSO.
  *
  * Tree: one line per node, total % and self % (blank when 0), ASCII
  * guides; an only child continues its parent's column instead of
