@@ -24,6 +24,14 @@ tests_unwind_fixture_SOURCES = tests/unwind-fixture.c
 tests_unwind_fixture_CFLAGS = -O1 -g -fno-omit-frame-pointer
 tests_unwind_fixture_LDADD = $(FORMAT_LIBS)
 
+# Off-CPU blocks and CPU samples with known stacks, durations and wakers,
+# in its own functions (test-report-offcpu).  Frame pointers or not, only
+# the addresses of its functions are used.
+check_PROGRAMS += tests/offcpu-fixture
+tests_offcpu_fixture_SOURCES = tests/offcpu-fixture.c
+tests_offcpu_fixture_CFLAGS = -O1 -g
+tests_offcpu_fixture_LDADD = $(FORMAT_LIBS)
+
 # Code whose DWARF names its source file with C1 controls and bytes that
 # are not UTF-8 (test-report-c1).  Not instrumented: only its DWARF and
 # the offset it prints matter.
@@ -50,6 +58,7 @@ REPORT_TESTS = \
 	tests/test-report-hostile.sh \
 	tests/test-report-dwarf.sh \
 	tests/test-report-unwind.sh \
+	tests/test-report-offcpu.sh \
 	tests/test-report-baseline.sh \
 	tests/test-report-hosts.sh \
 	tests/test-report-jit-node.sh \
