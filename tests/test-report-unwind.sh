@@ -10,6 +10,8 @@
 #   cycle   a frame that returns into itself: stopped, [unknown], 3 frames
 #   kernel  the kernel callchain on top of the unwound user stack
 #   lying   dyn_size past the copy: refused by the decoder, with a warning
+#   off-cpu an off-CPU block with the good registers and copy: its
+#           blocked stack unwinds the same (--profile=off-cpu)
 #   the rest (SP 0, 2^64 - 8 or odd, IP 0 or in no map, garbage registers
 #   or stack, masks without SP or IP, no registers, an empty copy): one
 #   stack each, none longer than the depth limit, and every view (and
@@ -46,6 +48,16 @@ line cycle | grep -q '^cycle;\[unknown\];inner\(;inner\)\{0,2\}$' || fail "cycle
 
 check "kernel: the kernel frames on top of the unwound user stack"
 line kernel | grep -q ';main;outer;middle;inner;\[kernel.kallsyms\]_\[k\];' || fail "kernel: $(line kernel)"
+
+check "off-cpu: a block's user stack unwinds from its registers and copy, as a sample's"
+report_ok "$work/off" --profile=off-cpu --view=folded "$work/fixture.prf"
+cat "$work/off"
+grep -q '^off-cpu;_start;.*;main;outer;middle;inner;\[kernel.kallsyms\]_\[k\];\[kernel.kallsyms\]_\[k\] 3000000$' "$work/off" ||
+	fail "off-cpu: $(cat "$work/off")"
+report_ok "$work/off-raw" --profile=off-cpu --view=folded --no-unwind "$work/fixture.prf"
+[ "$(cat "$work/off-raw")" = "off-cpu;[kernel.kallsyms]_[k];[kernel.kallsyms]_[k] 3000000" ] ||
+	fail "off-cpu --no-unwind: $(cat "$work/off-raw")"
+line off-cpu | grep -q . && fail "the block is in the CPU profile"
 
 check "lying: refused by the decoder with a warning; every other variant has one stack"
 line lying | grep -q . && fail "lying: a sample with dyn_size > size was used"

@@ -25,6 +25,9 @@
  *   zero-stack  a stack copy of size 0
  *   kernel      a kernel-mode sample: kernel callchain, then the user stack
  *   lying       dyn_size larger than the copy: the decoder refuses it
+ * and an off-CPU block (PRF_RECORD_OFF_CPU) of process "off-cpu", 3 ms in
+ * the kernel with the good registers and stack copy: its blocked stack
+ * unwinds as a sample's does.
  */
 #if defined(__x86_64__)
 #include <errno.h>
@@ -284,6 +287,27 @@ static void write_sample(uint32_t pid, const struct variant *v, uint64_t time)
 	finish(&r, PERF_RECORD_SAMPLE, v->misc, time);
 }
 
+/* Blocked in the kernel: its callchain the kernel part only, the user part to unwind. */
+static void write_off_cpu(uint32_t pid, uint64_t time)
+{
+	static uint64_t record[(STACK_MAX + 1024) / 8];
+	const uint64_t chain[] = { PERF_CONTEXT_KERNEL, KERNEL_TEXT + 0x100, KERNEL_TEXT + 0x200 };
+	struct prf_off_cpu block = {
+		.time = time, .duration = 3 * PERIOD, .pid = pid, .tid = pid,
+		.callchain = chain, .callchain_nr = 3,
+		.user_regs = { .abi = PERF_SAMPLE_REGS_ABI_64, .mask = MASK_ALL, .regs = regs,
+			       .count = REGS },
+		.user_stack = stack_copy, .user_stack_size = stack_size,
+	};
+	ssize_t size = prf_encode_off_cpu(&block, record, sizeof(record));
+
+	if (size < 0 || prf_writer_append(writer, record, (size_t)size, time) < 0) {
+		fprintf(stderr, "unwind-fixture: the off-CPU block: %s\n",
+			size < 0 ? strerror((int)-size) : prf_writer_last_error(writer));
+		exit(1);
+	}
+}
+
 static int write_file(const char *path)
 {
 	static const uint64_t ids_all[] = { ID_ALL }, ids_no_sp[] = { ID_NO_SP },
@@ -380,6 +404,8 @@ static int write_file(const char *path)
 		write_process(pid, variants[i].name, BASE_NS);
 		write_sample(pid, &variants[i], BASE_NS + (i + 1) * PERIOD);
 	}
+	write_process(1100, "off-cpu", BASE_NS);
+	write_off_cpu(1100, BASE_NS + 100 * PERIOD);
 	if (prf_writer_finish(writer) < 0) {
 		fprintf(stderr, "unwind-fixture: %s\n", prf_writer_last_error(writer));
 		return 1;
