@@ -48,6 +48,14 @@
  *                    UTF-8, empty
  *   events           two events; samples of an unknown identifier
  *   numbers          periods of 2^64 - 1, cpu and pid -1, LOST of 2^63
+ *   off-cpu          OFF_CPU records: good ones, then counts past the
+ *                    record and past the bounds (callchain, waker chain,
+ *                    stack size), registers without an ABI, records cut
+ *                    short; durations of 0 and 2^64 - 1, times 0 and
+ *                    2^64 - 1, 512-entry chains of markers and zeros,
+ *                    wakers of no known process or with no tid, waker
+ *                    names of 16 bytes without a NUL and with escapes,
+ *                    registers and stack copies that are garbage
  *   empty            a header and a trailer, no records
  *   header-only      a header, not even a trailer
  *   many-addresses   6000 distinct addresses in 400 maps
@@ -742,6 +750,111 @@ static void odd_callchain_lies(struct out *o, uint64_t t)
 	user_sample(o, pid, t + 100, 0x401000, 0x402000);
 }
 
+/* An OFF_CPU record as laid out, its fixed part from r, then words, then bytes. */
+static void off_cpu_raw(struct out *o, const struct prf_off_cpu_record *r, const uint64_t *words,
+			size_t word_count, const void *bytes, size_t byte_count)
+{
+	begin_perfrec(&o->r, PRF_RECORD_OFF_CPU);
+	put(&o->r, (const uint8_t *)r + sizeof(r->header), sizeof(*r) - sizeof(r->header));
+	if (word_count)
+		put(&o->r, words, word_count * 8);
+	if (byte_count)
+		put(&o->r, bytes, byte_count);
+	o->r.time = r->time;
+	finish(&o->r);
+	emit(o);
+}
+
+static void odd_off_cpu(struct out *o, uint64_t t)
+{
+	const uint32_t pid = 9101, waker = 9102;
+	/* The blocked chain, then the waker's. */
+	const uint64_t both[8] = { PERF_CONTEXT_KERNEL, KERNEL_TEXT + 0x100, PERF_CONTEXT_USER, 0x401000,
+				   PERF_CONTEXT_KERNEL, KERNEL_TEXT + 0x200, PERF_CONTEXT_USER, 0x401100 };
+	static uint64_t long_chain[2 * PRF_OFF_CPU_CALLCHAIN_MAX], garbage[8 + 17 + 512];
+	const uint32_t lies[] = { 9, 513, 1u << 16, UINT32_MAX };
+	struct prf_off_cpu_record r = {
+		.time = t + 1, .duration = 1000000, .pid = pid, .tid = pid,
+		.flags = PRF_OFF_CPU_WAKER, .waker_pid = waker, .waker_tid = waker,
+		.waker_comm = "waker", .callchain_nr = 4, .waker_callchain_nr = 4,
+	};
+
+	process(o, pid, "blocked", "/usr/bin/blocked", 0x400000, t);
+	process(o, waker, "waker", "/usr/bin/waker", 0x400000, t);
+	off_cpu_raw(o, &r, both, 8, NULL, 0);		/* good ones */
+	off_cpu_raw(o, &(struct prf_off_cpu_record){ .time = t + 2, .duration = 500000, .pid = pid,
+						     .tid = pid, .callchain_nr = 4 }, both, 4, NULL, 0);
+	/* Counts that lie: past the record, past the bounds. */
+	for (size_t i = 0; i < sizeof(lies) / sizeof(lies[0]); i++) {
+		struct prf_off_cpu_record l = r;
+
+		l.time = t + 10 + i;
+		l.callchain_nr = lies[i];
+		off_cpu_raw(o, &l, both, 8, NULL, 0);
+		l.callchain_nr = 4;
+		l.waker_callchain_nr = lies[i];
+		off_cpu_raw(o, &l, both, 8, NULL, 0);
+		l.waker_callchain_nr = 0;
+		l.user_regs_abi = PERF_SAMPLE_REGS_ABI_64;
+		l.user_regs_mask = 0xff01ff;
+		l.user_stack_size = lies[i] * 64;
+		off_cpu_raw(o, &l, garbage, 4 + 17, NULL, 0);
+	}
+	/* Registers or a stack without an ABI. */
+	r.user_regs_mask = 0xff01ff;
+	off_cpu_raw(o, &r, garbage, 4 + 4 + 17, NULL, 0);
+	r.user_regs_mask = 0;
+	r.user_stack_size = 64;
+	off_cpu_raw(o, &r, garbage, 4 + 4 + 8, NULL, 0);
+	r.user_stack_size = 0;
+	/* Cut short: the header alone, half the fixed part. */
+	begin_perfrec(&o->r, PRF_RECORD_OFF_CPU);
+	finish(&o->r);
+	emit(o);
+	begin_perfrec(&o->r, PRF_RECORD_OFF_CPU);
+	put(&o->r, (const uint8_t *)&r + sizeof(r.header), 40);
+	finish(&o->r);
+	emit(o);
+	/* Valid but extreme: durations, times, chains, wakers, names, registers. */
+	for (size_t i = 0; i < 2 * PRF_OFF_CPU_CALLCHAIN_MAX; i++)
+		long_chain[i] = i % 5 == 0 ? PERF_CONTEXT_USER : i % 5 == 1 ? PERF_CONTEXT_KERNEL :
+				i % 5 == 2 ? 0 : i % 5 == 3 ? ~0ull - i : 0x401000 + i;
+	for (size_t i = 0; i < sizeof(garbage) / 8; i++)
+		garbage[i] = 0x4141414141414141ull;
+	r.duration = ~0ull;
+	r.time = ~0ull;
+	off_cpu_raw(o, &r, both, 8, NULL, 0);
+	r.duration = 0;
+	r.time = 0;
+	off_cpu_raw(o, &r, both, 8, NULL, 0);
+	r.time = t + 100;
+	r.duration = 7;
+	r.callchain_nr = r.waker_callchain_nr = PRF_OFF_CPU_CALLCHAIN_MAX;
+	off_cpu_raw(o, &r, long_chain, 2 * PRF_OFF_CPU_CALLCHAIN_MAX, NULL, 0);
+	r.callchain_nr = r.waker_callchain_nr = 4;
+	{
+		r.waker_pid = UINT32_MAX;
+		r.waker_tid = 4242;
+		memcpy(r.waker_comm, "\x1b[31mred\nXXXXXXXX", 16);
+		off_cpu_raw(o, &r, both, 8, NULL, 0);
+		r.waker_tid = 0;
+		off_cpu_raw(o, &r, both, 8, NULL, 0);
+		r.flags = ~0u;
+		r.waker_tid = waker;
+		r.cgroup = ~0ull;
+		r.cpu = UINT32_MAX;
+		r.pid = r.tid = UINT32_MAX;
+		off_cpu_raw(o, &r, both, 8, NULL, 0);
+		/* Garbage registers and a stack copy of garbage, as for dwarf unwinding. */
+		r.pid = r.tid = pid;
+		r.user_regs_abi = PERF_SAMPLE_REGS_ABI_64;
+		r.user_regs_mask = 0xff01ff;
+		r.user_stack_size = 512 * 8;
+		memcpy(garbage, both, sizeof(both));
+		off_cpu_raw(o, &r, garbage, 8 + 17 + 512, NULL, 0);
+	}
+}
+
 static void odd_unknown_types(struct out *o, uint64_t t)
 {
 	static const uint32_t kernel_types[] = {
@@ -1273,6 +1386,7 @@ static const struct {
 	{ "kernel-symbols", odd_kernel_symbols },
 	{ "names", odd_names },
 	{ "numbers", odd_numbers },
+	{ "off-cpu", odd_off_cpu },
 	{ "many-addresses", odd_many_addresses },
 	{ "jit", odd_jit },
 };

@@ -6,6 +6,7 @@
 # reads:
 #   - the odd captures of tests/report-hostile (overlapping maps, samples
 #     before any mmap, reused pids, 8000-frame and lying callchains,
+#     OFF_CPU records that lie (read with --profile=off-cpu and wall too),
 #     unknown record types, time going backwards, garbage KALLSYMS, odd
 #     BUILD_ID paths, kernel addresses in user context, hostile names, JIT
 #     symbols that lie, ...:
@@ -191,6 +192,33 @@ for file in "$work/hostile"/*.prf; do
 done
 check_failures "odd captures"
 check_json "odd captures"
+
+check "off-CPU records that lie or are extreme: every view and format of the off-CPU and wall profiles, one warning"
+# everything.prf loses its OFF_CPU records with the chunk its lying
+# compact stacks make unreadable: "no off-CPU records", exit 1, is right.
+for file in "$work/hostile/off-cpu.prf" "$work/hostile/everything.prf" "$work/hostile"; do
+	expect=0
+	[ "$file" = "$work/hostile/everything.prf" ] && expect=01
+	for profile in off-cpu wall; do
+		{ views; printf '%s\n' "--waker --view=folded" "--waker --view=tree --percent-limit 0" \
+			"--waker --json --view=tree" "--children --sort comm,tid,sym" "--tid 9101 --since 1s" \
+			"--format=pprof -o $work/off.pb.gz" "--waker --format=svg -o $work/off.svg" \
+			"--waker --format=html -o $work/off.html"; } >"$work/option-sets"
+		while read -r options; do
+			# shellcheck disable=SC2086
+			run_case $expect "$file" --profile=$profile $options
+		done <"$work/option-sets"
+	done
+done
+check_failures "off-CPU records"
+check_json "off-CPU records"
+report_ok "$work/off-cpu" --profile=off-cpu --view=folded "$work/hostile/off-cpu.prf"
+[ "$(grep -c 'off-CPU records could not be decoded' "$work/off-cpu.err")" -eq 1 ] &&
+	grep -q '^perfrec-report: warning: 16 off-CPU records could not be decoded (malformed) and were skipped$' "$work/off-cpu.err" ||
+	{ cat "$work/off-cpu.err" >&2; fail "not one warning of the 16 malformed OFF_CPU records"; }
+# The two good blocks (1 ms, 0.5 ms), and those of 0 and 7 ns of the same stack.
+grep -q '^blocked;\[blocked\];hostile_entry_\[k\] 1500014$' "$work/off-cpu" ||
+	fail "the good blocks are not all there: $(cat "$work/off-cpu")"
 
 check "a samples chunk that passes its checksums but does not decompress: one warning, the other samples kept"
 report_ok "$work/undecodable" --view=folded "$work/hostile/samples-undecodable.prf"
