@@ -5,8 +5,9 @@
  *
  *   make-corpus DIR
  *
- * The valid files hold every record type the decoders know, in the
- * layouts of the collector and of events that ask for every sample field.
+ * The valid files hold every record type the decoders know (OFF_CPU
+ * blocks with and without a user stack copy among them), in the layouts
+ * of the collector and of events that ask for every sample field.
  * The damaged ones are of three kinds: cut short, with a byte flipped (so
  * a checksum no longer matches), and forged: a length, count or field set
  * to an impossible value with the checksums recomputed, so that the reader
@@ -600,6 +601,44 @@ static void make_jit_map(struct rec *r, uint32_t type, uint32_t pid, uint64_t ti
 	r->time = time;
 }
 
+/*
+ * An off-CPU block of who (perfrec 1.4), woken by waker, with the blocked
+ * and the waker's callchains; with regs, user registers and a stack copy
+ * as for dwarf unwinding.
+ */
+static void make_off_cpu(struct rec *r, const struct who *who, const struct who *waker, int regs)
+{
+	uint64_t chain[] = { PERF_CONTEXT_KERNEL, 0xffffffff81001010ULL, 0xffffffff81c00020ULL,
+			     PERF_CONTEXT_USER, 0x401010, 0x401377 };
+	uint64_t waker_chain[] = { PERF_CONTEXT_KERNEL, 0xffffffff81001020ULL,
+				   PERF_CONTEXT_USER, 0x401080 };
+	uint64_t values[3] = { 0x401010, 0x7ffc00001000ULL, 0x7ffc00001010ULL };
+	uint8_t stack[64];
+	struct prf_off_cpu block = {
+		.time = who->time, .duration = 12345678, .pid = who->pid, .tid = who->tid,
+		.cpu = who->cpu, .flags = PRF_OFF_CPU_WAKER, .cgroup = 77,
+		.waker_pid = waker->pid, .waker_tid = waker->tid, .waker_comm = "sha256sum",
+		.callchain = chain, .callchain_nr = FUZZ_ARRAY_SIZE(chain),
+		.waker_callchain = waker_chain, .waker_callchain_nr = FUZZ_ARRAY_SIZE(waker_chain),
+	};
+	ssize_t size;
+
+	if (regs) {
+		/* IP, SP, BP: perf's x86_64 bits 8, 7, 6. */
+		block.user_regs = (struct prf_regs){ .abi = PERF_SAMPLE_REGS_ABI_64,
+						     .mask = 7ULL << 6, .regs = values, .count = 3 };
+		memset(stack, 0x5a, sizeof(stack));
+		block.user_stack = stack;
+		block.user_stack_size = sizeof(stack);
+		block.callchain_nr = 3;		/* the kernel part: the user one is unwound */
+	}
+	size = prf_encode_off_cpu(&block, r->data, sizeof(r->data));
+	if (size < 0)
+		die("encoding an OFF_CPU record: %s", strerror((int)-size));
+	r->size = (size_t)size;
+	r->time = who->time;
+}
+
 /* A type of a later minor version: readers must skip it. */
 static void make_unknown_perfrec(struct rec *r)
 {
@@ -825,6 +864,14 @@ static void emit_snapshot(struct stream *s, uint64_t *time)
 	emit(s, &r);
 	++*time;
 	make_jit_map(&r, PRF_RECORD_JIT_DUMP, who_at(s, 1, *time).pid, *time, PRF_JIT_CUT);
+	emit(s, &r);
+	/* In the first chunk, where save_forged_records() makes each word a lie. */
+	++*time;
+	make_off_cpu(&r, &(struct who){ .pid = 107, .tid = 108, .cpu = 1, .time = *time },
+		     &(struct who){ .pid = 114, .tid = 114 }, 0);
+	emit(s, &r);
+	make_off_cpu(&r, &(struct who){ .pid = 100, .tid = 100, .time = *time },
+		     &(struct who){ .pid = 107, .tid = 107 }, 1);
 	emit(s, &r);
 }
 
