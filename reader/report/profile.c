@@ -214,7 +214,8 @@ int report_profile_kind_parse(const char *name, enum report_profile_kind *kind)
 	return -EINVAL;
 }
 
-unsigned report_profile_sample_kinds(enum report_profile_kind kind)
+/* The session_filter kinds a profile reads. */
+static unsigned sample_kinds(enum report_profile_kind kind)
 {
 	switch (kind) {
 	case REPORT_PROFILE_OFF_CPU:
@@ -273,7 +274,7 @@ int report_profile_load(struct report_profile *p, const struct report_load_optio
 		return ret;
 	summarize(p, NULL, &message);
 	p->filter.event = NULL;
-	p->filter.kinds = report_profile_sample_kinds(p->kind);
+	p->filter.kinds = sample_kinds(p->kind);
 	p->data.kind = p->kind;
 	p->data.weight_unit = p->kind == REPORT_PROFILE_CPU ? NULL : "nanoseconds";
 	return 0;

@@ -94,8 +94,6 @@ enum report_profile_kind {
 /* "cpu", "off-cpu", "wall"; and back: -EINVAL for another name. */
 const char *report_profile_kind_name(enum report_profile_kind kind);
 int report_profile_kind_parse(const char *name, enum report_profile_kind *kind);
-/* The session_filter kinds a profile reads. */
-unsigned report_profile_sample_kinds(enum report_profile_kind kind);
 
 /* The name of the frame between a blocked stack and its waker's (--waker). */
 #define REPORT_WAKER_SEPARATOR	"--"
