@@ -18,7 +18,11 @@
  *                                                         unlock_mutex (futex_wake)
  * and cpu-clock samples by period 1 ms: 20 of 2000 in app_main, 10 of
  * 2001 in worker_main, 5 of 3000 in waker_main.  --scale-pipe N makes the
- * pipe blocks N times as long (a second profile for --baseline);
+ * pipe blocks N times as long (a second profile for --baseline).
+ * Process waker maps this program 4 GiB above where app does (and its
+ * addresses are there), so that its frames resolve only in its own maps.
+ * Thread app's blocks name cgroup 4711, which a PERF_RECORD_CGROUP calls
+ * /system.slice/app.service; worker's name none (0);
  * --no-off-cpu writes the CPU samples alone.  The figures are repeated in
  * test-report-offcpu.sh: change both together.
  */
@@ -37,6 +41,8 @@
 #define WORKER		2001u
 #define WAKER		3000u
 #define SAMPLE_ID	7
+#define APP_CGROUP	4711
+#define WAKER_SHIFT	0x100000000ull	/* waker's maps and addresses, above app's */
 #define KERNEL_TEXT	0xffffffff81000000ull
 
 static const char kallsyms[] =
@@ -68,10 +74,10 @@ USER_FUNCTION(wait_lock)
 USER_FUNCTION(answer_pipe)
 USER_FUNCTION(unlock_mutex)
 
-/* Inside the function, and so is the return address less one. */
-static uint64_t at(void (*fn)(void))
+/* Inside the function, and so is the return address less one; in pid's maps. */
+static uint64_t at_in(uint32_t pid, void (*fn)(void))
 {
-	return (uint64_t)(uintptr_t)fn + 2;
+	return (uint64_t)(uintptr_t)fn + 2 + (pid == WAKER ? WAKER_SHIFT : 0);
 }
 
 static uint64_t kernel_at(enum kernel_fn fn)
@@ -155,7 +161,7 @@ static void write_comm(uint32_t pid, uint32_t tid, const char *name)
 	finish(&r, PERF_RECORD_COMM, PERF_RECORD_MISC_USER, BASE_NS, pid, tid);
 }
 
-/* This program's executable maps, as the process pid's. */
+/* This program's executable maps, as the process pid's (waker's shifted). */
 static void write_maps(uint32_t pid)
 {
 	FILE *maps = fopen("/proc/self/maps", "r");
@@ -173,7 +179,7 @@ static void write_maps(uint32_t pid)
 			continue;
 		begin(&r);
 		put_u32s(&r, pid, pid);
-		put_u64(&r, start);
+		put_u64(&r, start + (pid == WAKER ? WAKER_SHIFT : 0));
 		put_u64(&r, end - start);
 		put_u64(&r, pgoff);
 		put_u32s(&r, major, minor);
@@ -185,6 +191,16 @@ static void write_maps(uint32_t pid)
 	}
 	if (maps)
 		fclose(maps);
+}
+
+static void write_cgroup(uint64_t id, const char *path)
+{
+	struct rec r;
+
+	begin(&r);
+	put_u64(&r, id);
+	put_string(&r, path);
+	finish(&r, PERF_RECORD_CGROUP, 0, BASE_NS, 0, 0);
 }
 
 static void write_kallsyms(void)
@@ -208,13 +224,13 @@ static void write_sample(uint32_t pid, uint32_t tid, void (*fn)(void), uint64_t 
 
 	begin(&r);
 	put_u64(&r, SAMPLE_ID);
-	put_u64(&r, at(fn));
+	put_u64(&r, at_in(pid, fn));
 	put_u32s(&r, pid, tid);
 	put_u64(&r, time);
 	put_u32s(&r, 0, 0);
 	put_u64(&r, 2);
 	put_u64(&r, PERF_CONTEXT_USER);
-	put_u64(&r, at(fn));
+	put_u64(&r, at_in(pid, fn));
 	finish(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, time, pid, tid);
 }
 
@@ -233,12 +249,13 @@ static void write_block(const struct block *b, uint64_t time)
 {
 	uint64_t chain[] = {
 		PERF_CONTEXT_KERNEL, kernel_at(K_SCHEDULE), kernel_at(b->wait),
-		PERF_CONTEXT_USER, at(b->blocked), at(b->blocked_main),
+		PERF_CONTEXT_USER, at_in(b->pid, b->blocked), at_in(b->pid, b->blocked_main),
 	};
 	uint64_t waker_chain[6];
 	struct prf_off_cpu block = {
 		.time = time, .duration = b->duration, .pid = b->pid, .tid = b->tid,
 		.cpu = 1, .callchain = chain, .callchain_nr = 6,
+		.cgroup = b->tid == APP ? APP_CGROUP : 0,
 	};
 	uint64_t record[64];
 	ssize_t size;
@@ -248,8 +265,8 @@ static void write_block(const struct block *b, uint64_t time)
 		waker_chain[1] = kernel_at(K_WAKE_UP);
 		waker_chain[2] = kernel_at(b->wake);
 		waker_chain[3] = PERF_CONTEXT_USER;
-		waker_chain[4] = at(b->waker);
-		waker_chain[5] = at(b->waker_main);
+		waker_chain[4] = at_in(b->waker_pid, b->waker);
+		waker_chain[5] = at_in(b->waker_pid, b->waker_main);
 		block.flags = PRF_OFF_CPU_WAKER;
 		block.waker_pid = b->waker_pid;
 		block.waker_tid = b->waker_tid;
@@ -305,6 +322,7 @@ static int write_file(const char *path, uint64_t scale_pipe, int off_cpu)
 		return 1;
 	}
 	write_kallsyms();
+	write_cgroup(APP_CGROUP, "/system.slice/app.service");
 	write_comm(APP, APP, "app");
 	write_comm(APP, WORKER, "worker");
 	write_comm(WAKER, WAKER, "waker");

@@ -13,14 +13,16 @@
 #     share and ms (--sort comm,tid);
 #   - the folded view in nanoseconds, and with --waker the offwaketime
 #     shape: blocked stack root to leaf, "--", the waker's stack leaf to
-#     root, the waker's name;
+#     root, the waker's name; the waker's frames resolved in its own maps
+#     (process waker maps the program 4 GiB above where app does);
 #   - wall: per thread, the CPU profile's samples x period plus the
 #     off-CPU profile's time; a CPU profile is the same with or without
 #     the blocks in the file;
 #   - pprof read by Go's pprof: sample type off_cpu/nanoseconds (wall:
 #     wall/nanoseconds), the same total and per-function times;
 #   - --baseline of two off-CPU captures (the pipe blocks 3 times as long);
-#   - --comm, --tid; -j 1 and -j 4 give the same bytes on a directory;
+#   - --comm, --tid, --unit (a block's cgroup id through the file's
+#     PERF_RECORD_CGROUP); -j 1 and -j 4 give the same bytes on a directory;
 #   - the samples view's block lines, JSON's profile and unit, the SVG;
 #   - no OFF_CPU record and --profile=off-cpu: one line, exit 1.
 test_name=test-report-offcpu
@@ -148,6 +150,13 @@ grep -qx '# off-CPU blocks: 4 of 9 (filtered)' "$work/comm" || fail "$(grep '^# 
 report_ok "$work/tid" --profile=off-cpu --tid 2000 "$a"
 grep -qx '# blocked: 40.000 ms in 5 blocks' "$work/tid" || fail "$(grep '^# blocked' "$work/tid")"
 
+check "--unit, --sort unit: app's blocks name cgroup 4711, /system.slice/app.service"
+report_ok "$work/unit" --profile=off-cpu --unit app.service "$a"
+grep -qx '# blocked: 40.000 ms in 5 blocks' "$work/unit" || fail "--unit app.service: $(grep '^# blocked' "$work/unit")"
+report_ok "$work/units" --profile=off-cpu -s unit "$a"
+[ "$(row "$work/units" 'app.service' | awk '{ print $1, $2, $3 }')" = "80.00% 40.000 5" ] ||
+	fail "app.service: $(row "$work/units" 'app.service')"
+
 check "--baseline: two off-CPU captures, shares and folded times"
 report_ok "$work/diff" --profile=off-cpu --baseline "$a" -s comm "$b"
 cat "$work/diff"
@@ -181,7 +190,7 @@ grep -q '^# blocked: 120.000 ms in 18 blocks' "$work/j1" || fail "both files: $(
 check "samples view: a line a block with its duration and waker, then its frames"
 report_ok "$work/samples" --profile=off-cpu --view=samples "$a"
 [ "$(grep -c ': off-cpu [0-9]* ns' "$work/samples")" -eq 9 ] || fail "not 9 block lines"
-grep -q '^app 2000/2000 \[001\] [0-9.]*: off-cpu 5000000 ns waker=waker 3000/3000$' "$work/samples" ||
+grep -q '^app 2000/2000 \[001\] [0-9.]*: off-cpu 5000000 ns waker=waker 3000/3000 unit=app.service$' "$work/samples" ||
 	fail "no pipe block line"
 grep -q '^worker 2000/2001 \[001\] [0-9.]*: off-cpu 2500000 ns waker=app 2000/2000$' "$work/samples" ||
 	fail "no lock block line"
