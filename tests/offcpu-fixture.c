@@ -5,7 +5,7 @@
  * functions (its executable maps, from /proc/self/maps, so that the
  * report symbolizes them), for tests/test-report-offcpu.sh.
  *
- *   offcpu-fixture [--scale-pipe N] [--no-off-cpu] FILE
+ *   offcpu-fixture [--scale-pipe N] [--no-off-cpu] [--cycles] FILE
  *
  * Process "app" (pid 2000): thread 2000 "app", thread 2001 "worker";
  * process "waker" (pid 3000).  Every blocked stack is
@@ -23,7 +23,8 @@
  * addresses are there), so that its frames resolve only in its own maps.
  * Thread app's blocks name cgroup 4711, which a PERF_RECORD_CGROUP calls
  * /system.slice/app.service; worker's name none (0);
- * --no-off-cpu writes the CPU samples alone.  The figures are repeated in
+ * --no-off-cpu writes the CPU samples alone; --cycles makes the samples'
+ * event cycles (no clock: a wall profile must say its periods are no time).  The figures are repeated in
  * test-report-offcpu.sh: change both together.
  */
 #include <errno.h>
@@ -282,7 +283,7 @@ static void write_block(const struct block *b, uint64_t time)
 	append(record, (size_t)size, time);
 }
 
-static int write_file(const char *path, uint64_t scale_pipe, int off_cpu)
+static int write_file(const char *path, uint64_t scale_pipe, int off_cpu, int cycles)
 {
 	static const uint64_t ids[] = { SAMPLE_ID };
 	struct prf_event event = { .name = "cpu-clock", .ids = ids, .id_count = 1 };
@@ -314,6 +315,11 @@ static int write_file(const char *path, uint64_t scale_pipe, int off_cpu)
 		.mmap = 1, .comm = 1, .task = 1, .sample_id_all = 1, .mmap2 = 1,
 		.use_clockid = 1, .clockid = CLOCK_MONOTONIC,
 	};
+	if (cycles) {
+		attr.type = PERF_TYPE_HARDWARE;
+		attr.config = PERF_COUNT_HW_CPU_CYCLES;
+		event.name = "cycles";
+	}
 	event.attr = attr;
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || prf_writer_open(&writer, fd, &info, &options, &error) < 0) {
@@ -348,7 +354,7 @@ static int write_file(const char *path, uint64_t scale_pipe, int off_cpu)
 int main(int argc, char **argv)
 {
 	uint64_t scale_pipe = 1;
-	int off_cpu = 1;
+	int off_cpu = 1, cycles = 0;
 	int i = 1;
 
 	for (; i < argc - 1; i++) {
@@ -356,12 +362,14 @@ int main(int argc, char **argv)
 			scale_pipe = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--no-off-cpu"))
 			off_cpu = 0;
+		else if (!strcmp(argv[i], "--cycles"))
+			cycles = 1;
 		else
 			break;
 	}
 	if (i != argc - 1 || !scale_pipe) {
-		fprintf(stderr, "usage: offcpu-fixture [--scale-pipe N] [--no-off-cpu] FILE\n");
+		fprintf(stderr, "usage: offcpu-fixture [--scale-pipe N] [--no-off-cpu] [--cycles] FILE\n");
 		return 2;
 	}
-	return write_file(argv[i], scale_pipe, off_cpu);
+	return write_file(argv[i], scale_pipe, off_cpu, cycles);
 }

@@ -16,8 +16,8 @@
 #     root, the waker's name; the waker's frames resolved in its own maps
 #     (process waker maps the program 4 GiB above where app does);
 #   - wall: per thread, the CPU profile's samples x period plus the
-#     off-CPU profile's time; a CPU profile is the same with or without
-#     the blocks in the file;
+#     off-CPU profile's time, a note when the event is no clock (cycles);
+#     a CPU profile is the same with or without the blocks in the file;
 #   - pprof read by Go's pprof: sample type off_cpu/nanoseconds (wall:
 #     wall/nanoseconds), the same total and per-function times;
 #   - --baseline of two off-CPU captures (the pipe blocks 3 times as long);
@@ -114,6 +114,13 @@ for thread in "app 2000 20 40.000 60.000" "worker 2001 10 10.000 20.000" "waker 
 	awk -v s="$samples" -v o="${off:-0}" -v w="$wall" 'BEGIN { exit !(s * 1.0 + o == w) }' ||
 		fail "$1: wall $wall ms is not $samples x 1 ms + $off ms"
 done
+
+check "wall of an event that is no clock: said once, the report still made"
+"$fixture" --cycles "$work/cycles.prf" || fail "offcpu-fixture --cycles: status $?"
+report_ok "$work/wall-cycles" --profile=wall "$work/cycles.prf"
+[ "$(grep -c 'event cycles is not a clock' "$work/wall-cycles.err")" -eq 1 ] ||
+	fail "no note (or several) that cycles is no clock: $(cat "$work/wall-cycles.err")"
+grep -q 'is not a clock' "$work/wall.err" && fail "cpu-clock is a clock, but a note says otherwise"
 
 check "a CPU profile is the same with or without the blocks in the file (but its span)"
 for view in flat tree folded; do
