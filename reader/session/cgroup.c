@@ -269,7 +269,6 @@ void session_sample_cgroup(struct session *s, struct session_sample *sample)
 {
 	const struct process *p = sample->process;
 	const struct cgroup_names *names = NULL;
-
 	uint64_t id = 0;
 	int has_id = 0;
 

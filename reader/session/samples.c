@@ -143,8 +143,9 @@ static void sample_from_record(struct session *s, uint32_t host, const struct pr
 
 /*
  * An off-CPU block as a sample: its duration is its weight, where a
- * sample's period is; the waker's process and name at the block's time
- * (the waker ran then), the record's name where the replay has none.
+ * sample's period is.  The waker ran when the block ended: its process
+ * and maps are those of then; its name the record's (the collector's at
+ * the wake-up), else the replay's.
  */
 static void sample_from_off_cpu(struct session *s, uint32_t host, const struct prf_off_cpu *block,
 				struct session_sample *out)
@@ -180,13 +181,14 @@ static void sample_from_off_cpu(struct session *s, uint32_t host, const struct p
 	out->waker_tid = block->waker_tid;
 	out->waker_callchain = block->waker_callchain;
 	out->waker_callchain_nr = block->waker_callchain ? block->waker_callchain_nr : 0;
-	out->waker_process = session_process_at(s, host, out->waker_pid, out->time);
-	out->waker_comm = session_comm_at(out->waker_process, out->waker_tid, out->time);
-	if (!out->waker_comm && block->waker_comm[0])
+	if (__builtin_add_overflow(block->time, block->duration, &out->waker_time))
+		out->waker_time = UINT64_MAX;
+	out->waker_process = session_process_at(s, host, out->waker_pid, out->waker_time);
+	if (block->waker_comm[0])
 		out->waker_comm = string_intern(s->strings, block->waker_comm);
 	if (!out->waker_comm)
 		out->waker_comm = thread_name(s, out->waker_process, out->waker_pid,
-					      out->waker_tid, out->time);
+					      out->waker_tid, out->waker_time);
 }
 
 int session_waker_sample(const struct session_sample *block, struct session_sample *waker)
@@ -195,7 +197,7 @@ int session_waker_sample(const struct session_sample *block, struct session_samp
 		return -ENOENT;
 	memset(waker, 0, sizeof(*waker));
 	waker->kind = SESSION_SAMPLE_OFF_CPU;
-	waker->time = block->time;
+	waker->time = block->waker_time;
 	waker->pid = block->waker_pid;
 	waker->tid = block->waker_tid;
 	waker->comm = block->waker_comm;
@@ -255,7 +257,6 @@ void session_read_samples(struct session *s, size_t i, const struct session_filt
 					result->undecodable_off_cpu++;
 					continue;
 				}
-				result->off_cpu++;
 				sample_from_off_cpu(s, in->host, &block, &sample);
 			} else if (record.type != PERF_RECORD_SAMPLE || !(kinds & SESSION_SAMPLE_CPU)) {
 				continue;

@@ -214,7 +214,6 @@ struct samples_result {
 	char cause[sizeof(((struct prf_error *)0)->message)];
 	uint64_t undecodable;
 	uint64_t undecodable_off_cpu;	/* OFF_CPU records past their bounds */
-	uint64_t off_cpu;		/* OFF_CPU records read */
 	uint64_t damaged_chunks;
 };
 

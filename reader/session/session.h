@@ -155,11 +155,12 @@ struct session_sample {
 	/*
 	 * Off-CPU blocks: the record, with the user registers and stack copy
 	 * the unwinder reads (dwarf mode); who woke the thread (waker_tid 0:
-	 * not known), its name at the block's time (interned) and its stack
-	 * at the wake-up, resolved with session_waker_sample().
+	 * not known), when (time + duration), its name then (interned) and
+	 * its stack at the wake-up, resolved with session_waker_sample().
 	 */
 	const struct prf_off_cpu *off_cpu;
 	uint32_t waker_pid, waker_tid;
+	uint64_t waker_time;
 	const char *waker_comm;
 	const uint64_t *waker_callchain;	/* with PERF_CONTEXT_* markers */
 	size_t waker_callchain_nr;
@@ -222,7 +223,7 @@ void session_resolve(struct session *session, const struct session_sample *sampl
 
 /*
  * The waker of an off-CPU block as a sample of its own (its pid, tid,
- * name, process and callchain; the block's time, host and file), for
+ * name, process, callchain and time, the block's host and file), for
  * session_resolve() of the waker's frames in the waker's maps.  0, or
  * -ENOENT when block names no waker.
  */
