@@ -113,8 +113,10 @@ static char *run(int svg, const struct view_options *options)
 	FILE *out = open_memstream(&text, &size);
 
 	ck_assert_ptr_nonnull(out);
+	const struct report_data *list = &data;
+
 	ck_assert_int_eq(svg ? flame_svg(&data, options ? options : &none, out) :
-			       flame_html(&data, options ? options : &none, out), 0);
+			       flame_html(&list, 1, 0, options ? options : &none, out), 0);
 	ck_assert_int_eq(fclose(out), 0);
 	return keep(text);
 }
@@ -158,7 +160,7 @@ START_TEST(test_html_data)
 	ck_assert_ptr_nonnull(strstr(page,
 		"\"nodes\":[\n-1,2,1000000,0,1000,0,0,1,900000,0,900,0,1,2,900000,0,900,0,"
 		"2,0,600000,600000,600,600,3,0,300000,300000,300,300,4,1,100000,0,100,0,"
-		"5,0,100000,100000,100,100],\n\"hidden_nodes\":0,\"hidden_period\":0,\n"));
+		"5,0,100000,100000,100,100],\n\"hidden_nodes\":0,\"hidden_period\":0}],\n"));
 	/* name, dso, srcline, flags (kernel 1, resolved 4, comm 8), offset. */
 	ck_assert_ptr_nonnull(strstr(page, "\"symbols\":[0,-1,-1,8,-1,1,0,-1,4,-1,"
 					   "2,0,-1,4,-1,3,4,-1,4,-1,5,-1,-1,8,-1,5,6,-1,5,-1],\n"));
@@ -175,7 +177,7 @@ START_TEST(test_html_limit)
 	/* other (30%) and the markup process (10%) are left out, and counted. */
 	ck_assert_ptr_nonnull(strstr(page,
 		"\"nodes\":[\n-1,1,1000000,0,1000,0,0,1,900000,0,900,0,1,1,900000,0,900,0,"
-		"2,0,600000,600000,600,600],\n\"hidden_nodes\":2,\"hidden_period\":400000,\n"));
+		"2,0,600000,600000,600,600],\n\"hidden_nodes\":2,\"hidden_period\":400000}],\n"));
 	ck_assert_ptr_nonnull(strstr(page, "\"percent_limit\":35.00,\"inverted\":true"));
 	ck_assert_ptr_null(strstr(page, "other"));
 }

@@ -38,20 +38,24 @@ static void warn_line(void *context, const char *message)
 		say("warning: ", message);
 }
 
-static int print_view(const struct report_options *o, const struct report_data *data,
-		      FILE *out)
+static struct view_options view_options_of(const struct report_options *o)
 {
-	struct view_options view = {
+	return (struct view_options){
 		.percent_limit = o->percent_limit,
 		.top = o->top,
 		.width = o->width ? o->width : view_terminal_width(stdout),
 		.show_children = o->children,
+		.flame_inverted = o->callee,
 	};
+}
 
-	if (o->format == FORMAT_HTML) {
-		view.flame_inverted = o->callee;
-		return flame_html(data, &view, out);
-	}
+static int print_view(const struct report_options *o, const struct report_data *data,
+		      FILE *out)
+{
+	struct view_options view = view_options_of(o);
+
+	if (o->format == FORMAT_HTML)
+		return flame_html(&data, 1, 0, &view, out);
 	if (o->format == FORMAT_SVG)
 		return flame_svg(data, &view, out);
 	if (o->view == VIEW_FOLDED)
@@ -107,7 +111,7 @@ static void note_line(void *context, const char *format, ...)
  * once.  PRF_REPORT_FREE=1 frees it (for leak checking by hand); kept
  * reachable here otherwise, so LeakSanitizer does not call it a leak.
  */
-struct report_profile report_kept[2];
+struct report_profile report_kept[4];
 
 static void profile_release(struct report_profile *p)
 {
@@ -231,6 +235,49 @@ static int profile_aggregate(struct report_profile *p, const struct aggregate_op
 	return report_profile_aggregate(p, options) < 0 ? out_of_memory(), 1 : 0;
 }
 
+/*
+ * The page of a capture with off-CPU records: its CPU, off-CPU and wall
+ * profiles, each read and aggregated once (p, --profile's, is one of
+ * them and is shown first), for the page to switch between without a
+ * reload.  The files' warnings were said for p: the other reads are
+ * quiet.  0, or an exit status after a message.
+ */
+static int print_profiles_html(struct report_options *o, const char **inputs,
+			       size_t input_count, const struct report_debug_dirs *debug_dirs,
+			       int unwind, const struct aggregate_options *aggregate,
+			       struct report_profile *p, FILE *out)
+{
+	static const enum report_profile_kind kinds[] = {
+		REPORT_PROFILE_CPU, REPORT_PROFILE_OFF_CPU, REPORT_PROFILE_WALL,
+	};
+	const struct report_data *list[3];
+	struct report_profile *q = &report_kept[2];
+	struct view_options view = view_options_of(o);
+	size_t shown = 0;
+	int quiet = o->quiet, status = 0;
+
+	for (size_t i = 0; i < 3; i++) {
+		if (kinds[i] == p->kind) {
+			shown = i;
+			list[i] = &p->data;
+			continue;
+		}
+		q->kind = kinds[i];
+		o->quiet = 1;
+		status = profile_load(o, inputs, input_count, o->event, debug_dirs, unwind, q);
+		if (!status)
+			status = profile_aggregate(q, aggregate);
+		o->quiet = quiet;
+		if (status)
+			return status;
+		if (q->read_error)
+			p->read_error = q->read_error;
+		list[i] = &q->data;
+		q++;
+	}
+	return flame_html(list, 3, shown, &view, out) < 0;
+}
+
 static int run(struct report_options *o, const char **inputs, size_t input_count)
 {
 	/* The flame graphs draw the call tree. */
@@ -331,6 +378,12 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 	status = profile_aggregate(p, &aggregate);
 	if (status)
 		goto out;
+	if (o->format == FORMAT_HTML && !base && p->data.header.off_cpu_total) {
+		status = print_profiles_html(o, inputs, input_count, &debug_dirs, unwind,
+					     &aggregate, p, output.file);
+		status = status || p->read_error;
+		goto out;
+	}
 	if (base)
 		ret = print_diff(o, &base->data, &p->data, output.file);
 	else
@@ -347,6 +400,9 @@ out:
 	profile_release(p);
 	if (base)
 		profile_release(base);
+	for (size_t i = 2; i < 4; i++)
+		if (report_kept[i].session)
+			profile_release(&report_kept[i]);
 	return status;
 }
 

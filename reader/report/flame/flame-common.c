@@ -96,8 +96,56 @@ static int hosts_fact(const struct session_summary *h, struct flame_fact *facts,
 	return 0;
 }
 
-int flame_facts(const struct session_summary *h, struct flame_fact *facts)
+/* Nanoseconds as a header says them: "1.234 s", "12.34 ms", "5.6 µs". */
+static void duration_text(uint64_t ns, char *text, size_t size)
 {
+	if (ns >= 1000000000)
+		snprintf(text, size, "%" PRIu64 ".%03" PRIu64 " s", ns / 1000000000,
+			 ns % 1000000000 / 1000000);
+	else if (ns >= 1000000)
+		snprintf(text, size, "%" PRIu64 ".%02" PRIu64 " ms", ns / 1000000,
+			 ns % 1000000 / 10000);
+	else if (ns >= 1000)
+		snprintf(text, size, "%" PRIu64 ".%" PRIu64 " \xc2\xb5s", ns / 1000, ns % 1000 / 100);
+	else
+		snprintf(text, size, "%" PRIu64 " ns", ns);
+}
+
+const char *flame_profile_label(enum report_profile_kind kind)
+{
+	switch (kind) {
+	case REPORT_PROFILE_OFF_CPU:	return "Off-CPU";
+	case REPORT_PROFILE_WALL:	return "Wall";
+	default:			return "CPU";
+	}
+}
+
+/*
+ * The profile's total in its unit: samples for CPU (as before), time for
+ * off-CPU and wall, whose samples are blocks, or samples and blocks.
+ */
+static int total_fact(const struct report_data *data, struct flame_fact *facts, int *count)
+{
+	const struct session_summary *h = &data->header;
+	char time[32];
+
+	if (!data->weight_unit) {
+		if (h->samples != h->samples_total)
+			return fact(facts, count, "Samples", 0, "%" PRIu64 " of %" PRIu64 " (filtered)",
+				    h->samples, h->samples_total);
+		return fact(facts, count, "Samples", 0, "%" PRIu64, h->samples);
+	}
+	duration_text(data->total_period, time, sizeof(time));
+	if (data->kind == REPORT_PROFILE_OFF_CPU)
+		return fact(facts, count, "Off-CPU", 0, "%s blocked, %" PRIu64 " block%s", time,
+			    data->total_samples, data->total_samples == 1 ? "" : "s");
+	return fact(facts, count, "Wall", 0, "%s of threads' time, on and off the CPU (%" PRIu64
+		    " samples and blocks)", time, data->total_samples);
+}
+
+int flame_facts(const struct report_data *data, struct flame_fact *facts)
+{
+	const struct session_summary *h = &data->header;
 	char buffer[REPORT_SAMPLING_TEXT_MAX];
 	const char *sampling = report_sampling_text(&h->sampling, buffer, sizeof(buffer));
 	char *time = NULL;
@@ -111,11 +159,7 @@ int flame_facts(const struct session_summary *h, struct flame_fact *facts)
 		    sampling ? ", " : "", sampling ? sampling : "");
 	ok &= time_text(h, &time) >= 0 && !fact(facts, &count, "Time", 0, "%s", time);
 	free(time);
-	if (h->samples != h->samples_total)
-		ok &= !fact(facts, &count, "Samples", 0, "%" PRIu64 " of %" PRIu64 " (filtered)",
-			    h->samples, h->samples_total);
-	else
-		ok &= !fact(facts, &count, "Samples", 0, "%" PRIu64, h->samples);
+	ok &= !total_fact(data, facts, &count);
 	/* Lost data skews every share: the page shows it as a warning. */
 	ok &= !fact(facts, &count, "Lost", h->lost || h->dropped,
 		    "%" PRIu64 " samples, %" PRIu64 " records dropped", h->lost, h->dropped);

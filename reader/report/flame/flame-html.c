@@ -6,28 +6,40 @@
  * <script type="application/json"> block that flame.js parses and draws
  * on a canvas.
  *
- * The data, version 1 (flame.js is its only reader):
- *   "facts":   [[label, value, warn], ...]   the header, in order
- *   "total_period", "total_samples"           what shares are of
- *   "percent_limit", "hidden_nodes", "hidden_period"
- *                                             subtrees left out by the limit
+ * The data, version 2 (flame.js is its only reader):
+ *   "percent_limit"                           the limit subtrees were left out by
  *   "inverted":  boolean                      open in the inverted view
  *   "first_level": "Process", "Unit", ...     what the root's children are
+ *   "shown":     index                        the profile shown first
+ *   "profiles":  [{...}, ...]                 one, or with off-CPU records
+ *                                             the CPU, off-CPU and wall ones
  *   "strings":   [string, ...]                every name, once
  *   "symbols":   [name, dso, srcline, flags, offset, ...]  five numbers a
  *                symbol: string indexes (-1: none); flags 1 kernel, 2
  *                inlined, 4 resolved, 8 a process (name is its comm);
  *                offset the "0x..." of an unresolved address
+ * and each profile:
+ *   "kind", "label"  "cpu", "off-cpu", "wall"; "CPU", "Off-CPU", "Wall"
+ *   "unit":      "samples" (periods are the event's; samples shown) or
+ *                "ns" (periods are nanoseconds of blocked or wall time)
+ *   "facts":     [[label, value, warn], ...]   the header, in order
+ *   "total_period", "total_samples"           what shares are of
  *   "nodes":     [symbol, children, period, self_period, samples,
  *                self_samples, ...]  six numbers a node, in preorder from
  *                the root (symbol -1), each node followed by its
  *                "children" shown children's subtrees, heaviest first
+ *   "hidden_nodes", "hidden_period"           subtrees left out by the limit
+ *
+ * The profiles share the names: the page grows with the distinct stacks
+ * of each profile, not with samples or blocks.  With --waker, the
+ * off-CPU and wall trees hold the wakers' stacks above a "--" frame;
+ * they are frames like any other here.
  *
  * Only the caller-first tree is embedded: a node's self samples are the
  * stacks that end there, so the tree is the capture's stacks, shared
  * prefixes written once, and flame.js inverts it when asked.
  *
- * Against a baseline (report_match_baseline()), "baseline":
+ * Against a baseline (report_match_baseline()), the one profile's "baseline":
  * {"total_period", "total_samples", "gone_nodes", "gone_period", "scale"}
  * and eight numbers a node: the six, then the baseline's period and self
  * period of the same stack (0: new).  The baseline's stacks that have no
@@ -332,7 +344,7 @@ static int write_nodes(struct html_writer *w)
 
 static void write_facts(FILE *out, const struct flame_fact *facts, int count)
 {
-	fputs("\"facts\":[", out);
+	fputs("\n\"facts\":[", out);
 	for (int i = 0; i < count; i++) {
 		fputs(i ? ",[" : "[", out);
 		html_json_string(out, facts[i].label);
@@ -343,29 +355,27 @@ static void write_facts(FILE *out, const struct flame_fact *facts, int count)
 	fputs("],\n", out);
 }
 
-static int write_data(struct html_writer *w, const struct view_options *options)
+/* One profile: its header, totals and tree; w's names shared with the others. */
+static int write_profile(struct html_writer *w, const struct report_data *data)
 {
-	const struct report_data *data = w->data;
-	double limit = options->percent_limit;
-	uint64_t hundredths = limit > 0 && limit < 1e15 ? (uint64_t)(limit * 100 + 0.5) : 0;
 	struct flame_fact facts[FLAME_MAX_FACTS];
-	int fact_count = flame_facts(&data->header, facts);
+	int fact_count = flame_facts(data, facts);
 	FILE *out = w->out;
 
 	if (fact_count >= 0)
 		fact_count = flame_baseline_facts(data, facts, fact_count);
 	if (fact_count < 0)
 		return -1;
-	fputs("{\"version\":1,\n", out);
+	w->data = data;
+	w->hidden_nodes = w->hidden_period = 0;
+	w->written = 0;
+	fprintf(out, "{\"kind\":\"%s\",\"label\":\"%s\",\"unit\":\"%s\",",
+		report_profile_kind_name(data->kind), flame_profile_label(data->kind),
+		data->weight_unit ? "ns" : "samples");
 	write_facts(out, facts, fact_count);
 	flame_facts_free(facts, fact_count);
-	fprintf(out, "\"total_period\":%" PRIu64 ",\"total_samples\":%" PRIu64
-		",\"percent_limit\":%" PRIu64 ".%02" PRIu64 ",\"inverted\":%s,\n",
-		data->total_period, data->total_samples, hundredths / 100, hundredths % 100,
-		options->flame_inverted ? "true" : "false");
-	fputs("\"first_level\":", out);
-	html_json_string(out, report_first_level_name(data->sort_keys));
-	fputs(",\n", out);
+	fprintf(out, "\"total_period\":%" PRIu64 ",\"total_samples\":%" PRIu64 ",\n",
+		data->total_period, data->total_samples);
 	if (data->baseline)
 		fprintf(out, "\"baseline\":{\"total_period\":%" PRIu64 ",\"total_samples\":%" PRIu64
 			",\"gone_nodes\":%" PRIu64 ",\"gone_period\":%" PRIu64 ",\"scale\":%.0f},\n",
@@ -374,8 +384,31 @@ static int write_data(struct html_writer *w, const struct view_options *options)
 	fputs("\"nodes\":[\n", out);
 	if (write_nodes(w) < 0)
 		return -1;
-	fprintf(out, "],\n\"hidden_nodes\":%" PRIu64 ",\"hidden_period\":%" PRIu64
-		",\n\"symbols\":[", w->hidden_nodes, w->hidden_period);
+	fprintf(out, "],\n\"hidden_nodes\":%" PRIu64 ",\"hidden_period\":%" PRIu64 "}",
+		w->hidden_nodes, w->hidden_period);
+	return 0;
+}
+
+static int write_data(struct html_writer *w, const struct report_data *const *profiles,
+		      size_t count, size_t shown, const struct view_options *options)
+{
+	double limit = options->percent_limit;
+	uint64_t hundredths = limit > 0 && limit < 1e15 ? (uint64_t)(limit * 100 + 0.5) : 0;
+	FILE *out = w->out;
+
+	fprintf(out, "{\"version\":2,\n\"percent_limit\":%" PRIu64 ".%02" PRIu64
+		",\"inverted\":%s,\n", hundredths / 100, hundredths % 100,
+		options->flame_inverted ? "true" : "false");
+	fputs("\"first_level\":", out);
+	html_json_string(out, report_first_level_name(profiles[0]->sort_keys));
+	fprintf(out, ",\n\"shown\":%zu,\n\"profiles\":[", shown < count ? shown : 0);
+	for (size_t i = 0; i < count; i++) {
+		if (i)
+			fputs(",\n", out);
+		if (write_profile(w, profiles[i]) < 0)
+			return -1;
+	}
+	fputs("],\n\"symbols\":[", out);
 	for (size_t i = 0; i < w->symbol_count; i++) {
 		const int32_t *f = w->symbol_fields + 5 * i;
 
@@ -412,6 +445,7 @@ static const char page_body[] =
 	"<header>\n<h1 id=\"title\">perfrec flame graph</h1>\n<dl id=\"facts\"></dl>\n"
 	"<p id=\"legend\" hidden></p>\n</header>\n"
 	"<div id=\"toolbar\">\n"
+	"<span id=\"profiles\" role=\"group\" aria-label=\"Profile\" hidden></span>\n"
 	"<button type=\"button\" id=\"reset\" title=\"Show everything again (Esc)\">Reset zoom</button>\n"
 	"<label title=\"Leaf functions at the root, their callers below (i)\">"
 	"<input type=\"checkbox\" id=\"invert\"> Inverted</label>\n"
@@ -431,15 +465,18 @@ static const char page_body[] =
 static const char page_script[] = "</script>\n<script>\n";
 static const char page_end[] = "</script>\n</body>\n</html>\n";
 
-int flame_html(const struct report_data *data, const struct view_options *options, FILE *out)
+int flame_html(const struct report_data *const *profiles, size_t count, size_t shown,
+	       const struct view_options *options, FILE *out)
 {
-	struct html_writer w = { .out = out, .data = data, .limit = options->percent_limit };
+	struct html_writer w = { .out = out, .limit = options->percent_limit };
 	int err;
 
+	if (!count)
+		return -EINVAL;
 	fputs(page_head, out);
 	fwrite(flame_css, 1, flame_css_size, out);
 	fputs(page_body, out);
-	err = write_data(&w, options);
+	err = write_data(&w, profiles, count, shown, options);
 	if (!err) {
 		fputs(page_script, out);
 		fwrite(flame_js, 1, flame_js_size, out);

@@ -23,8 +23,14 @@ struct flame_fact {
 
 #define FLAME_MAX_FACTS	10
 
-/* Fills facts (FLAME_MAX_FACTS of room); returns how many, -ENOMEM without memory. */
-int flame_facts(const struct session_summary *header, struct flame_fact *facts);
+/*
+ * Fills facts (FLAME_MAX_FACTS of room) of data's header, its total in
+ * its unit (samples, or blocked or wall time); returns how many, -ENOMEM
+ * without memory.
+ */
+int flame_facts(const struct report_data *data, struct flame_fact *facts);
+/* "CPU", "Off-CPU", "Wall": what the page's switch and header call a profile. */
+const char *flame_profile_label(enum report_profile_kind kind);
 
 /*
  * With data->baseline: appends "Baseline" (its samples, files and time)

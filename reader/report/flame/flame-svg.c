@@ -268,7 +268,7 @@ int flame_svg(const struct report_data *data, const struct view_options *options
 	if (walk(&w, 0) < 0)
 		return -ENOMEM;
 	height = w.top + (double)w.rows * ROW + PAD;
-	fact_count = flame_facts(&data->header, facts);
+	fact_count = flame_facts(data, facts);
 	if (fact_count >= 0)
 		fact_count = flame_baseline_facts(data, facts, fact_count);
 	if (fact_count < 0)

@@ -9,15 +9,17 @@
  * Flame graphs of the call tree, files for a browser (flame-html.c,
  * flame-svg.c, flame.js): nodes below percent_limit are left out with
  * their subtrees.  HTML: one page, its data the caller-first tree
- * (data->tree_callee must be 0: the page inverts it itself, and opens
- * inverted with flame_inverted).  SVG: static, inverted when the tree is.
+ * (tree_callee must be 0: the page inverts it itself, and opens
+ * inverted with flame_inverted) of each of count profiles of one capture
+ * (CPU, off-CPU, wall: report_data's kind), which the page switches
+ * between; profiles[shown] is shown first, and one profile has no switch.  SVG: static, inverted when the tree is.
  * With data->baseline set (report_match_baseline()), differential: the
  * widths are data's, each frame's colour is the change of its share
  * against the baseline's (flame-internal.h, flame_diff_color()).
  * Each returns 0 or a negative errno, as the text views do.
  */
-int flame_html(const struct report_data *data, const struct view_options *options,
-	       FILE *out);
+int flame_html(const struct report_data *const *profiles, size_t count, size_t shown,
+	       const struct view_options *options, FILE *out);
 int flame_svg(const struct report_data *data, const struct view_options *options,
 	      FILE *out);
 

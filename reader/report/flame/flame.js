@@ -12,11 +12,19 @@
  * Names come from the profiled machine and are untrusted: they reach the
  * page through textContent, option.text and fillText only.
  *
- * Against a baseline (data.baseline) the page is a differential flame
- * graph: widths are this profile's, colours the change of each frame's
- * share against the baseline's (diffColor(), as flame_diff_color() in
- * flame-common.c), and the tooltip gives both shares.  Each tree carries
- * the baseline's period of every node, the inverted one too.
+ * Against a baseline (a profile's baseline) the page is a differential
+ * flame graph: widths are this profile's, colours the change of each
+ * frame's share against the baseline's (diffColor(), as
+ * flame_diff_color() in flame-common.c), and the tooltip gives both
+ * shares.  Each tree carries the baseline's period of every node, the
+ * inverted one too.
+ *
+ * A capture with off-CPU records gives the page several profiles (CPU,
+ * off-CPU, wall): one set of names, a tree each.  The switch above the
+ * chart (or the p key) shows another without a reload: its tree (built
+ * at its first showing), header, process list, search share and units.
+ * A profile's unit is "samples" (the CPU's: sample counts shown, widths
+ * by period) or "ns" (blocked or wall time, shown as time).
  */
 'use strict';
 (function () {
@@ -32,11 +40,12 @@
 	const strings = data.strings;
 	const symbols = data.symbols;	/* name, dso, srcline, flags, offset */
 	const symbolCount = symbols.length / 5;
-	const diff = data.baseline || null;
+	const profiles = data.profiles;
 	/* The root's children: processes, or units, containers, cgroups (--sort). */
 	const firstLevel = typeof data.first_level === 'string' ? data.first_level : 'Process';
-	const STRIDE = diff ? 8 : 6;	/* numbers a node in data.nodes */
 	const parsed = performance.now();
+	/* The profile shown, and its baseline (null: not a differential graph). */
+	let P = null, diff = null;
 
 	const canvas = $('flame');
 	const chart = $('chart');
@@ -83,12 +92,17 @@
 		return canon;
 	}
 
-	/* The embedded tree: STRIDE numbers a node, preorder, with its child count. */
-	function callerTree(nodes) {
+	let canonical = null;
+
+	/* A profile's embedded tree: stride numbers a node, preorder, with its child count. */
+	function callerTree(p) {
+		const pdiff = p.baseline || null;
+		const STRIDE = pdiff ? 8 : 6;
+		const nodes = p.nodes;
 		const n = nodes.length / STRIDE;
 		const t = newTree(n);
 		const open = [], left = [];
-		const canon = diff ? canonicalSymbols() : null;
+		const canon = pdiff ? canonical || (canonical = canonicalSymbols()) : null;
 		let next = 0;
 
 		for (let i = 0; i < n; i++) {
@@ -103,7 +117,7 @@
 			t.self[i] = nodes[o + 3];
 			t.samples[i] = nodes[o + 4];
 			t.selfSamples[i] = nodes[o + 5];
-			if (diff) {
+			if (pdiff) {
 				t.base[i] = nodes[o + 6];
 				t.baseSelf[i] = nodes[o + 7];
 			}
@@ -221,20 +235,32 @@
 		return t;
 	}
 
-	const trees = { caller: callerTree(data.nodes), inverted: null };
-	data.nodes = null;
+	/* A profile's trees, the caller-first one built at its first showing. */
+	function trees(p) {
+		if (!p.trees) {
+			p.trees = { caller: callerTree(p), inverted: null };
+			p.nodes = null;
+		}
+		return p.trees;
+	}
+
+	const shown = Math.min(Math.max(Number(data.shown) || 0, 0), profiles.length - 1);
+	P = profiles[shown];
+	diff = P.baseline || null;
+	trees(P);
 	const built = performance.now();
 	let invertMs = 0;
 
 	const state = { inverted: !!data.inverted, zoom: 0, match: null };
 
 	function tree() {
-		if (state.inverted && !trees.inverted) {
+		const t = trees(P);
+		if (state.inverted && !t.inverted) {
 			const t0 = performance.now();
-			trees.inverted = invertedTree(trees.caller);
+			t.inverted = invertedTree(t.caller);
 			invertMs = performance.now() - t0;
 		}
-		return state.inverted ? trees.inverted : trees.caller;
+		return state.inverted ? t.inverted : t.caller;
 	}
 
 	/* ---- names and colours --------------------------------------- */
@@ -298,7 +324,7 @@
 	}
 
 	function delta(t, n) {
-		return share(t.total[n], data.total_period) - share(t.base[n], diff.total_period);
+		return share(t.total[n], P.total_period) - share(t.base[n], diff.total_period);
 	}
 
 	function diffColor(t, n) {
@@ -314,7 +340,7 @@
 
 	/* "19.33% (baseline 57.22%, -37.89)", as flame_diff_text(). */
 	function diffText(t, n) {
-		const now = percent(t.total[n], data.total_period);
+		const now = percent(t.total[n], P.total_period);
 		if (!t.base[n])
 			return now + ' (new: not in the baseline)';
 		const d = delta(t, n);
@@ -454,10 +480,26 @@
 		return whole > 0 ? (100 * part / whole).toFixed(2) + '%' : '0%';
 	}
 
+	/* Nanoseconds as people read them: "1.234 s", "12.34 ms", "5.6 µs". */
+	function duration(ns) {
+		if (ns >= 1e9)
+			return (ns / 1e9).toFixed(3) + ' s';
+		if (ns >= 1e6)
+			return (ns / 1e6).toFixed(2) + ' ms';
+		if (ns >= 1e3)
+			return (ns / 1e3).toFixed(1) + ' \u00b5s';
+		return ns + ' ns';
+	}
+
+	/* What a weight is in the profile shown: samples, or time. */
+	function amount(period, samples) {
+		return P.unit === 'ns' ? duration(period) : samples + ' samples';
+	}
+
 	function showStatus(t) {
 		const parts = [];
-		if (!data.total_period)
-			parts.push('No samples.');
+		if (!P.total_period)
+			parts.push(P.unit === 'ns' ? 'No ' + P.label + ' time.' : 'No samples.');
 		if (state.zoom !== 0) {
 			const path = [];
 			for (let a = state.zoom; a > 0; a = t.parent[a])
@@ -469,10 +511,10 @@
 		}
 		if (frames.clipped)
 			parts.push('Deeper frames are not drawn: zoom in to see them.');
-		if (data.hidden_nodes)
-			parts.push(data.hidden_nodes + ' subtrees under --percent-limit ' + data.percent_limit +
-				   '% (' + percent(data.hidden_period, data.total_period) +
-				   ' of the samples) are not in this page.');
+		if (P.hidden_nodes)
+			parts.push(P.hidden_nodes + ' subtrees under --percent-limit ' + data.percent_limit +
+				   '% (' + percent(P.hidden_period, P.total_period) +
+				   (P.unit === 'ns' ? ' of the time' : ' of the samples') + ') are not in this page.');
 		$('status').textContent = parts.join(' ');
 	}
 
@@ -505,7 +547,7 @@
 			for (let k = t.first[n]; k < t.first[n] + t.count[n]; k++)
 				stack.push(t.kids[k]);
 		}
-		return { period: period, samples: samples, share: data.total_period ? 100 * period / data.total_period : 0 };
+		return { period: period, samples: samples, share: P.total_period ? 100 * period / P.total_period : 0 };
 	}
 
 	let lastMatch = null;
@@ -530,9 +572,13 @@
 				state.match[s] = test(str(symbols[s * 5])) ? 1 : 0;
 			lastMatch = matched(tree());
 		}
-		$('match').textContent = lastMatch ? 'Matched: ' + lastMatch.share.toFixed(2) + '% (' +
-			lastMatch.samples + ' samples)' : '';
+		showMatch();
 		draw();
+	}
+
+	function showMatch() {
+		$('match').textContent = lastMatch ? 'Matched: ' + lastMatch.share.toFixed(2) + '% (' +
+			amount(lastMatch.period, lastMatch.samples) + ')' : '';
 	}
 
 	/* ---- interaction --------------------------------------------- */
@@ -588,11 +634,15 @@
 			if (source !== null)
 				line(tip, 'Source: ' + source);
 		}
-		line(tip, 'Samples: ' + t.samples[n] + ' (' + percent(t.total[n], t.total[0]) + ')');
+		if (P.unit === 'ns')
+			line(tip, P.label + ': ' + duration(t.total[n]) + ' (' + percent(t.total[n], t.total[0]) + ')');
+		else
+			line(tip, 'Samples: ' + t.samples[n] + ' (' + percent(t.total[n], t.total[0]) + ')');
 		if (diff)
 			line(tip, 'Share: ' + diffText(t, n));
 		if (t.self[n] > 0)
-			line(tip, 'Self: ' + t.selfSamples[n] + ' (' + percent(t.self[n], t.total[0]) + ')', 'more');
+			line(tip, 'Self: ' + (P.unit === 'ns' ? duration(t.self[n]) : t.selfSamples[n]) +
+			     ' (' + percent(t.self[n], t.total[0]) + ')', 'more');
 		if (state.zoom !== 0 && !frames.faded[i])
 			line(tip, percent(t.total[n], t.total[state.zoom]) + ' of the zoomed frame', 'more');
 		tip.hidden = false;
@@ -689,6 +739,9 @@
 			reset();
 		} else if (!typing && e.key === 'i' && !e.ctrlKey && !e.metaKey && !e.altKey) {
 			setInverted(!state.inverted);
+		} else if (!typing && e.key === 'p' && !e.ctrlKey && !e.metaKey && !e.altKey &&
+			   profiles.length > 1) {
+			setProfile((profiles.indexOf(P) + 1) % profiles.length);
 		}
 	});
 	let resizing = 0;
@@ -697,25 +750,73 @@
 		resizing = setTimeout(draw, 100);
 	});
 
-	/* ---- the header, the process list, the first draw ------------ */
+	/* ---- the header, the process list, the switch, the first draw - */
 
 	$('first-level').textContent = firstLevel;
 
-	for (const fact of data.facts) {
-		const div = document.createElement('div');
-		const dt = document.createElement('dt');
-		const dd = document.createElement('dd');
-		dt.textContent = fact[0];
-		dd.textContent = fact[1];
-		if (fact[2])
-			div.className = 'warn';
-		div.append(dt, dd);
-		$('facts').appendChild(div);
+	/* The facts of the profile shown: its totals are in its unit. */
+	function showFacts() {
+		const facts = $('facts');
+		facts.replaceChildren();
+		for (const fact of P.facts) {
+			const div = document.createElement('div');
+			const dt = document.createElement('dt');
+			const dd = document.createElement('dd');
+			dt.textContent = fact[0];
+			dd.textContent = fact[1];
+			if (fact[2])
+				div.className = 'warn';
+			div.append(dt, dd);
+			facts.appendChild(div);
+		}
+		const kind = (diff ? 'perfrec differential flame graph' : 'perfrec flame graph') +
+			     (profiles.length > 1 ? ': ' + P.label : '');
+		$('title').textContent = kind;
+		if (P.facts.length && P.facts[0][0] === 'Host')
+			document.title = kind + (profiles.length > 1 ? ', ' : ': ') + P.facts[0][1];
 	}
-	const kind = diff ? 'perfrec differential flame graph' : 'perfrec flame graph';
-	$('title').textContent = kind;
-	if (data.facts.length && data.facts[0][0] === 'Host')
-		document.title = kind + ': ' + data.facts[0][1];
+
+	/* The root's children of the profile shown, heaviest first. */
+	function fillProcesses() {
+		const select = $('process');
+		const c = trees(P).caller;
+		while (select.options.length > 1)
+			select.remove(1);
+		select.value = '-1';
+		for (let k = c.first[0]; k < c.first[0] + c.count[0]; k++) {
+			const n = c.kids[k], option = document.createElement('option');
+			/* A process only the baseline has has no frame to zoom to. */
+			if (!c.total[n])
+				continue;
+			option.value = String(c.sym[n]);
+			option.text = nameOf(c, n) + ' (' + percent(c.total[n], c.total[0]) + ')';
+			select.appendChild(option);
+		}
+	}
+
+	/*
+	 * Another profile of the capture: its header, processes, search
+	 * share and tree, zoomed out; the inversion and the search stay.
+	 */
+	function setProfile(i) {
+		if (profiles[i] === P)
+			return;
+		P = profiles[i];
+		diff = P.baseline || null;
+		state.zoom = 0;
+		tip.hidden = true;
+		for (const button of $('profiles').querySelectorAll('button'))
+			button.setAttribute('aria-pressed', String(Number(button.dataset.index) === i));
+		showFacts();
+		fillProcesses();
+		if (state.match !== null)
+			lastMatch = matched(tree());
+		showMatch();
+		draw();
+		reveal();
+	}
+
+	showFacts();
 	if (diff) {
 		/* What the colours mean, in them. */
 		const legend = $('legend');
@@ -736,16 +837,23 @@
 			      'Every stack of the baseline is here.');
 		legend.hidden = false;
 	}
-	const c = trees.caller;
-	for (let k = c.first[0]; k < c.first[0] + c.count[0]; k++) {
-		const n = c.kids[k], option = document.createElement('option');
-		/* A process only the baseline has has no frame to zoom to. */
-		if (!c.total[n])
-			continue;
-		option.value = String(c.sym[n]);
-		option.text = nameOf(c, n) + ' (' + percent(c.total[n], c.total[0]) + ')';
-		$('process').appendChild(option);
+	/* The switch, only where there is something to switch to. */
+	if (profiles.length > 1) {
+		const group = $('profiles');
+		profiles.forEach((p, i) => {
+			const button = document.createElement('button');
+			button.type = 'button';
+			button.dataset.index = String(i);
+			button.dataset.kind = p.kind;
+			button.textContent = p.label;
+			button.title = p.label + ' profile (p: the next one)';
+			button.setAttribute('aria-pressed', String(p === P));
+			button.addEventListener('click', () => setProfile(i));
+			group.appendChild(button);
+		});
+		group.hidden = false;
 	}
+	fillProcesses();
 	$('invert').checked = state.inverted;
 	draw();
 	reveal();
@@ -758,10 +866,14 @@
 		invertMs: () => invertMs,
 		inverted: () => state.inverted,
 		matched: () => lastMatch,
+		profile: () => ({ kind: P.kind, label: P.label, unit: P.unit,
+				  totalPeriod: P.total_period, totalSamples: P.total_samples }),
+		profiles: () => profiles.map((p) => p.kind),
 		frames: () => frames.node.map((n, i) => ({
 			name: nameOf(tree(), n), x: frames.x[i], y: frameTop(frames.depth[i]),
 			width: frames.w[i], height: ROW, depth: frames.depth[i], faded: frames.faded[i],
-			share: share(tree().total[n], data.total_period),
+			share: share(tree().total[n], P.total_period),
+			period: tree().total[n],
 			base: diff ? share(tree().base[n], diff.total_period) : null,
 			color: diff ? diffColor(tree(), n) : null,
 		})),
