@@ -9,6 +9,14 @@
  * and the next file's part of the interval is a profile of its own that
  * the server adds up.  One pass over the samples, whatever the count of
  * series and intervals.
+ *
+ * A capture with off-CPU records gives each series and interval a second
+ * profile, its blocks weighed in nanoseconds (off_cpu/nanoseconds, the
+ * pprof of perfrec-report --profile=off-cpu), sent as a request of its
+ * own: Pyroscope names a request's series after its sample types, and
+ * the two profiles' "samples" (CPU samples, blocks) must not add up.
+ * Read in the same pass.  Captures without them read CPU samples alone,
+ * as before, and send the same requests.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,6 +40,7 @@ struct slot {
 	uint64_t window;
 	const char *series;		/* interned by the session */
 	int is_unit;
+	int off_cpu;			/* the series' off-CPU profile */
 	struct pprof_builder *builder;
 	uint64_t samples;
 };
@@ -60,15 +69,23 @@ static uint64_t realtime(const struct router *r, uint64_t capture_ns)
 	return t > 0 ? (uint64_t)t : 0;
 }
 
-static struct slot *slot_for(struct router *r, uint64_t window, const char *series, int is_unit)
+static int slot_is(const struct slot *s, uint64_t window, const char *series, int off_cpu)
 {
-	struct pprof_options options = { .inline_frames = 1 };
+	return s->window == window && s->series == series && s->off_cpu == off_cpu;
+}
 
-	if (r->last < r->slot_count && r->slots[r->last].window == window &&
-	    r->slots[r->last].series == series)
+static struct slot *slot_for(struct router *r, uint64_t window, const char *series, int is_unit,
+			     int off_cpu)
+{
+	struct pprof_options options = {
+		.inline_frames = 1,
+		.kind = off_cpu ? REPORT_PROFILE_OFF_CPU : REPORT_PROFILE_CPU,
+	};
+
+	if (r->last < r->slot_count && slot_is(&r->slots[r->last], window, series, off_cpu))
 		return &r->slots[r->last];
 	for (size_t i = r->slot_count; i-- > 0;)
-		if (r->slots[i].window == window && r->slots[i].series == series)
+		if (slot_is(&r->slots[i], window, series, off_cpu))
 			return &r->slots[r->last = i];
 	if (prf_ensure_mem((void **)&r->slots, &r->slot_capacity, sizeof(*r->slots),
 			   r->slot_count + 1) < 0)
@@ -76,7 +93,7 @@ static struct slot *slot_for(struct router *r, uint64_t window, const char *seri
 	/* The window in capture time, for the profile's time_nanos and duration. */
 	options.since_ns = window * r->interval_ns - (uint64_t)r->realtime_offset_ns;
 	options.until_ns = options.since_ns + r->interval_ns;
-	r->slots[r->slot_count] = (struct slot){ window, series, is_unit,
+	r->slots[r->slot_count] = (struct slot){ window, series, is_unit, off_cpu,
 		pprof_new(r->session, r->symbolizer, &options), 0 };
 	if (!r->slots[r->slot_count].builder)
 		return NULL;
@@ -94,7 +111,7 @@ static void route(void *context, const struct session_sample *sample)
 
 	if (r->error || (r->partial && window > r->last_window))
 		return;
-	slot = slot_for(r, window, series, is_unit);
+	slot = slot_for(r, window, series, is_unit, sample->kind == SESSION_SAMPLE_OFF_CPU);
 	if (!slot) {
 		r->error = -ENOMEM;
 		return;
@@ -134,9 +151,27 @@ static int compare_profiles(const void *a, const void *b)
 {
 	const struct push_profile *x = a, *y = b;
 
+	int by_name;
+
 	if (x->window != y->window)
 		return x->window < y->window ? -1 : 1;
-	return strcmp(x->name, y->name);
+	by_name = strcmp(x->name, y->name);
+	return by_name ? by_name : x->off_cpu - y->off_cpu;
+}
+
+/*
+ * What the state file calls a profile: its ingest name, and for the
+ * off-CPU one the name and " off_cpu" (the CPU one's as before, so that
+ * old state files stay true; an ingest name ends with '}', so no name is
+ * another's key).  malloc'd, or NULL.
+ */
+static char *profile_key(const char *name, int off_cpu)
+{
+	char *key;
+
+	if (!off_cpu)
+		return strdup(name);
+	return asprintf(&key, "%s off_cpu", name) < 0 ? NULL : key;
 }
 
 /* The slots into profiles, those sent before left out; 0 or a negative errno. */
@@ -158,15 +193,21 @@ static int write_profiles(struct router *r, struct push_capture *capture,
 		int ret;
 
 		p->name = push_series_name(r->options, r->host, slot->series, slot->is_unit);
-		if (!p->name)
-			return -ENOMEM;
-		if (push_state_sent(r->state, r->file_name, slot->window, p->name)) {
+		p->key = p->name ? profile_key(p->name, slot->off_cpu) : NULL;
+		if (!p->key) {
 			free(p->name);
 			p->name = NULL;
+			return -ENOMEM;
+		}
+		if (push_state_sent(r->state, r->file_name, slot->window, p->key)) {
+			free(p->name);
+			free(p->key);
+			p->name = p->key = NULL;
 			continue;
 		}
 		capture->count++;
 		p->window = slot->window;
+		p->off_cpu = slot->off_cpu;
 		p->samples = slot->samples;
 		/* Seconds, as /ingest takes them: the file's part of the interval. */
 		if (file_start > start)
@@ -242,6 +283,8 @@ int push_capture_read(struct push_capture *capture, const struct push_options *o
 		quiet(&r, message.message);
 	r.host = summary.hostname;
 	r.realtime_offset_ns = summary.realtime_offset_ns;
+	if (summary.off_cpu_total)
+		filter.kinds = SESSION_SAMPLE_CPU | SESSION_SAMPLE_OFF_CPU;
 	if (partial) {
 		uint64_t end = realtime(&r, summary.end_ns);
 
@@ -280,6 +323,7 @@ void push_capture_free(struct push_capture *capture)
 {
 	for (size_t i = 0; i < capture->count; i++) {
 		free(capture->profiles[i].name);
+		free(capture->profiles[i].key);
 		free(capture->profiles[i].body);
 	}
 	free(capture->profiles);

@@ -226,7 +226,8 @@ static char *request_url(struct push_http *h, const struct push_capture *capture
 		return NULL;
 	while (length && base[length - 1] == '/')
 		length--;
-	if (capture->sample_rate)
+	/* Blocks are not sampled: their weights are their durations. */
+	if (capture->sample_rate && !p->off_cpu)
 		snprintf(rate, sizeof(rate), "&sampleRate=%u", capture->sample_rate);
 	if (asprintf(&url, "%.*s/ingest?name=%s&from=%" PRIu64 "&until=%" PRIu64
 		     "&format=pprof%s&spyName=perfrec", (int)length, base, name, p->from, p->until,
@@ -236,16 +237,22 @@ static char *request_url(struct push_http *h, const struct push_capture *capture
 	return url;
 }
 
-/* The units and aggregation of the profile's sample types, by their pprof names. */
-static void sample_type_config(const struct push_capture *capture, char *out, size_t size)
+/*
+ * The units and aggregation of the profile's sample types, by their pprof
+ * names: pprof-write.c's, "off_cpu" in nanoseconds for the off-CPU one.
+ */
+static void sample_type_config(const struct push_capture *capture,
+			       const struct push_profile *p, char *out, size_t size)
 {
+	const char *type = p->off_cpu ? "off_cpu" : capture->sample_type;
+	const char *unit = p->off_cpu ? "nanoseconds" : capture->sample_unit;
 	int n = snprintf(out, size, "{\"samples\":{\"units\":\"samples\",\"aggregation\":\"sum\","
 			 "\"display-name\":\"samples\"}");
 
-	if (capture->sample_type && n > 0 && (size_t)n < size)
+	if (type && n > 0 && (size_t)n < size)
 		n += snprintf(out + n, size - (size_t)n, ",\"%s\":{\"units\":\"%s\","
 			      "\"aggregation\":\"sum\",\"display-name\":\"%s\"}",
-			      capture->sample_type, capture->sample_unit, capture->sample_type);
+			      type, unit, type);
 	if (n > 0 && (size_t)n < size)
 		snprintf(out + n, size - (size_t)n, "}");
 }
@@ -278,7 +285,7 @@ enum push_result push_http_send(struct push_http *h, const struct push_capture *
 		snprintf(message, message_size, "out of memory");
 		return PUSH_RETRY;
 	}
-	sample_type_config(capture, config, sizeof(config));
+	sample_type_config(capture, p, config, sizeof(config));
 	form = curl_mime_init(h->curl);
 	if (!form || !(part = curl_mime_addpart(form)) ||
 	    curl_mime_name(part, "profile") != CURLE_OK ||

@@ -72,6 +72,9 @@ char *push_series_name(const struct push_options *options, const char *host,
 struct push_profile {
 	uint64_t window;		/* realtime seconds / interval */
 	char *name;			/* push_series_name() */
+	int off_cpu;			/* the series' off-CPU profile: off_cpu/nanoseconds */
+	char *key;			/* the state's name of it: name, " off_cpu" after it
+					   for the off-CPU one */
 	uint64_t from, until;		/* realtime seconds */
 	uint64_t samples;
 	char *body;			/* gzipped profile.proto */

@@ -288,15 +288,17 @@ static enum step answered(struct runner *r, const char *name, const struct push_
 	case PUSH_SENT:
 		r->failures = 0;
 		if (r->options->verbose)
-			push_log("%s: sent %s from %" PRIu64 " until %" PRIu64 " (%" PRIu64
-				 " samples, %zu bytes)", name, p->name, p->from, p->until, p->samples,
+			push_log("%s: sent %s%s from %" PRIu64 " until %" PRIu64 " (%" PRIu64
+				 " %s, %zu bytes)", name, p->name, p->off_cpu ? " off-CPU" : "",
+				 p->from, p->until, p->samples, p->off_cpu ? "blocks" : "samples",
 				 p->body_size);
 		break;
 	case PUSH_REFUSED:
 		r->failures = 0;
 		r->status = 1;
-		push_log("%s: the server refused the profile of %s from %" PRIu64 " until %" PRIu64
-			 ": %s; it is not sent again", name, p->name, p->from, p->until, message);
+		push_log("%s: the server refused the %sprofile of %s from %" PRIu64 " until %" PRIu64
+			 ": %s; it is not sent again", name, p->off_cpu ? "off-CPU " : "", p->name,
+			 p->from, p->until, message);
 		break;
 	case PUSH_RETRY: {
 		char why[128];
@@ -328,7 +330,7 @@ static enum step answered(struct runner *r, const char *name, const struct push_
 		r->delay_s = backoff(r);
 		return STEP_WAIT;
 	}
-	ret = push_state_mark_sent(r->state, name, p->window, p->name);
+	ret = push_state_mark_sent(r->state, name, p->window, p->key);
 	if (ret < 0) {
 		state_unwritable(r, ret);
 		return STEP_STOP;
