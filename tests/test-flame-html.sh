@@ -15,7 +15,17 @@
 #     their literal text;
 #   - the same capture with --sort unit: the selector of the tree's first
 #     level is labelled Unit, and so is a unit's tooltip;
-#   - report-hostile --big (160,000 nodes): loaded and drawn within 5 s.
+#   - report-hostile --big (160,000 nodes): loaded and drawn within 5 s;
+#   - tests/offcpu-fixture (off-CPU blocks and CPU samples of known
+#     stacks and durations): the page holds the CPU, off-CPU and wall
+#     profiles and switches between them without a reload (a click, Enter,
+#     the p key); each one's header total, tooltip and search in its unit
+#     (samples, or time) and equal to perfrec-report --json
+#     --profile=KIND's; inverted, its widest leaf the report's heaviest
+#     function (app_main for CPU, schedule for the others) as wide as its
+#     share; --profile=off-cpu opens on the off-CPU one; --waker puts the
+#     wakers' stacks above a "--" frame; the pages of one profile (the
+#     fixture with --no-off-cpu, the workload) have no switch.
 # Every page: no console error, no request but the file itself.
 #
 # Before the browser, the files themselves: one file that names no other
@@ -29,7 +39,8 @@ test_name=test-flame-html
 . "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
 
 hostile=$top_builddir/tests/report-hostile
-[ -x "$hostile" ] || { echo "$test_name: $hostile not built" >&2; exit 99; }
+offcpu_fixture=$top_builddir/tests/offcpu-fixture
+needs_built "$hostile" "$offcpu_fixture"
 browser_dir=$(cd "$top_srcdir/tests/browser" && pwd)
 shots=$(cd "$top_builddir/tests" && pwd)
 
@@ -79,6 +90,62 @@ grep -q 'alert(1)' "$work/markup.html" || fail "the hostile names are not in the
 report_ok "$work/out" -o "$work/big.html" "$work/big.prf"
 note "big tree page: $(wc -c <"$work/big.html") bytes"
 
+check "off-CPU records: three profiles in one page, each tree once; --waker's '--' frames"
+"$offcpu_fixture" "$work/offcpu.prf" || fail "offcpu-fixture failed"
+"$offcpu_fixture" --no-off-cpu "$work/cpu-only.prf" || fail "offcpu-fixture --no-off-cpu failed"
+report_ok "$work/out" -o "$work/offcpu.html" "$work/offcpu.prf"
+report_ok "$work/out" --profile=off-cpu -o "$work/offcpu-first.html" "$work/offcpu.prf"
+report_ok "$work/out" --profile=off-cpu --waker -o "$work/waker.html" "$work/offcpu.prf"
+report_ok "$work/out" -o "$work/cpu-only.html" "$work/cpu-only.prf"
+for page in offcpu offcpu-first waker cpu-only; do
+	static_checks "$work/$page.html"
+done
+# The page's profiles: their kinds in order, the one shown first, and
+# whether a frame is named "--" (--waker).
+page_profiles() {
+	python3 - "$1" <<'EOF'
+import json, re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+block = re.search(r'<script type="application/json" id="flame-data">\n(.*?)</script>', text, re.S)
+data = json.loads(block.group(1))
+names = {data["strings"][data["symbols"][5 * s]] for p in data["profiles"]
+         for s in p["nodes"][0::6] if s >= 0}
+print(" ".join(p["kind"] for p in data["profiles"]), data["shown"],
+      "waker" if "--" in names else "-")
+EOF
+}
+[ "$(page_profiles "$work/offcpu.html")" = "cpu off-cpu wall 0 -" ] ||
+	fail "the page of off-CPU records: $(page_profiles "$work/offcpu.html")"
+[ "$(page_profiles "$work/offcpu-first.html")" = "cpu off-cpu wall 1 -" ] ||
+	fail "--profile=off-cpu: $(page_profiles "$work/offcpu-first.html")"
+[ "$(page_profiles "$work/waker.html")" = "cpu off-cpu wall 1 waker" ] ||
+	fail "--waker: $(page_profiles "$work/waker.html")"
+[ "$(page_profiles "$work/cpu-only.html")" = "cpu 0 -" ] ||
+	fail "a capture without off-CPU records: $(page_profiles "$work/cpu-only.html")"
+note "$(wc -c <"$work/offcpu.html") bytes for three profiles, $(wc -c <"$work/cpu-only.html") for the CPU one alone"
+# What the browser should see: each profile as perfrec-report --json says it.
+for kind in cpu off-cpu wall; do
+	report_ok "$work/$kind.json" --json --profile=$kind "$work/offcpu.prf"
+done
+python3 - "$work" off-cpu >"$work/expected-off-cpu.json" <<'EOF'
+import json, sys
+out = {"first": sys.argv[2], "profiles": {}}
+for kind in ("cpu", "off-cpu", "wall"):
+    r = json.load(open("%s/%s.json" % (sys.argv[1], kind)))
+    by_name = {}
+    for e in r["entries"]:
+        by_name[e["symbol"]] = by_name.get(e["symbol"], 0) + e["self_period"]
+    top = max(by_name.items(), key=lambda item: item[1])
+    out["profiles"][kind] = {
+        "total_period": r["total_period"], "total_samples": r["total_samples"],
+        "header_samples": r["header"]["samples"],
+        "top": top[0], "top_percent": 100.0 * top[1] / r["total_period"],
+    }
+json.dump(out, sys.stdout)
+EOF
+sed 's/"first": "off-cpu"/"first": "cpu"/' "$work/expected-off-cpu.json" >"$work/expected-cpu.json"
+note "expected: $(cat "$work/expected-cpu.json")"
+
 command -v node >/dev/null 2>&1 || skip "no node (apt-get install nodejs npm)"
 chromium=${CHROMIUM:-/usr/bin/chromium}
 [ -x "$chromium" ] || skip "no $chromium (apt-get install chromium)"
@@ -112,4 +179,12 @@ browse hostile "$work/markup.html" "$shots/test-flame-html-hostile.png"
 
 check "in chromium: a tree of 100,000 nodes and more loads and draws within 5 s"
 browse big "$work/big.html" 5000
+
+check "in chromium: the CPU, off-CPU and wall profiles of one capture, switched without a reload"
+browse profiles "$work/offcpu.html" "$work/expected-cpu.json" wait_pipe "$shots/test-flame-html-profiles.png"
+browse profiles "$work/offcpu-first.html" "$work/expected-off-cpu.json" wait_pipe \
+	"$shots/test-flame-html-profiles-first.png"
+
+check "in chromium: a capture without off-CPU records has no switch"
+browse first-level "$work/cpu-only.html" Process
 note "PASS"

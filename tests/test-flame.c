@@ -6,7 +6,8 @@
  * percent limit and what it leaves out, a 5000-deep chain (no recursion),
  * no samples at all; against a baseline (report_match_baseline()): the
  * matches, the colours and changes of a grown, a shrunk, an unchanged and
- * a new frame, the baseline's stacks that have no frame.  What a browser makes of the page is
+ * a new frame, the baseline's stacks that have no frame; two profiles of
+ * one capture (CPU and off-CPU) in one page.  What a browser makes of the page is
  * test-flame-html.sh's part.
  */
 #include <check.h>
@@ -179,7 +180,51 @@ START_TEST(test_html_limit)
 		"\"nodes\":[\n-1,1,1000000,0,1000,0,0,1,900000,0,900,0,1,1,900000,0,900,0,"
 		"2,0,600000,600000,600,600],\n\"hidden_nodes\":2,\"hidden_period\":400000}],\n"));
 	ck_assert_ptr_nonnull(strstr(page, "\"percent_limit\":35.00,\"inverted\":true"));
-	ck_assert_ptr_null(strstr(page, "other"));
+	ck_assert_ptr_null(strstr(page, "\"other\""));
+}
+END_TEST
+
+/*
+ * Two profiles of one capture, the off-CPU one shown first: one table of
+ * names for both, each tree and total in its unit, its header's total in
+ * time.
+ */
+START_TEST(test_html_profiles)
+{
+	static const struct view_options none;
+	struct report_data off = data;
+	const struct report_data *list[2] = { &data, &off };
+	struct call_node *root, *comm, *main_;
+	char *page = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&page, &size);
+
+	/* workload: main -> leaf blocked 1.5 s in 3 blocks. */
+	off.kind = REPORT_PROFILE_OFF_CPU;
+	off.weight_unit = "nanoseconds";
+	off.total_period = 1500000000;
+	off.total_samples = 3;
+	root = node(NULL, NULL, NULL, 1500000000, 0);
+	comm = node(root, NULL, "workload", 1500000000, 0);
+	main_ = node(comm, data.tree->children[0]->children[0]->symbol, NULL, 1500000000, 0);
+	node(main_, data.tree->children[0]->children[0]->children[0]->symbol, NULL, 1500000000,
+	     1500000000);
+	off.tree = root;
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(flame_html(list, 2, 1, &none, out), 0);
+	ck_assert_int_eq(fclose(out), 0);
+	keep(page);
+	ck_assert_ptr_nonnull(strstr(page, "\"shown\":1,\n\"profiles\":[{\"kind\":\"cpu\",\"label\":\"CPU\","
+					   "\"unit\":\"samples\","));
+	ck_assert_ptr_nonnull(strstr(page, "},\n{\"kind\":\"off-cpu\",\"label\":\"Off-CPU\","
+					   "\"unit\":\"ns\","));
+	ck_assert_ptr_nonnull(strstr(page, "[\"Off-CPU\",\"1.500 s blocked, 3 blocks\",0]"));
+	ck_assert_ptr_nonnull(strstr(page, "\"total_period\":1500000000,\"total_samples\":3,\n"));
+	/* The off-CPU tree names the CPU tree's symbols: each name once. */
+	ck_assert_ptr_nonnull(strstr(page, "\"nodes\":[\n-1,1,1500000000,0,1500000,0,0,1,1500000000,0,1500000,0,"
+					   "1,1,1500000000,0,1500000,0,2,0,1500000000,1500000000,1500000,1500000],"));
+	ck_assert_uint_eq(count(page, "\n\"main\""), 1);
+	ck_assert_uint_eq(count(page, "\"kind\":"), 2);
 }
 END_TEST
 
@@ -382,6 +427,7 @@ static Suite *flame_suite(void)
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, test_html_data);
 	tcase_add_test(t, test_html_limit);
+	tcase_add_test(t, test_html_profiles);
 	tcase_add_test(t, test_svg);
 	tcase_add_test(t, test_deep);
 	tcase_add_test(t, test_no_samples);

@@ -253,6 +253,7 @@ static int print_profiles_html(struct report_options *o, const char **inputs,
 	const struct report_data *list[3];
 	struct report_profile *q = &report_kept[2];
 	struct view_options view = view_options_of(o);
+	enum report_profile_kind profile = o->profile;
 	size_t shown = 0;
 	int quiet = o->quiet, status = 0;
 
@@ -262,11 +263,12 @@ static int print_profiles_html(struct report_options *o, const char **inputs,
 			list[i] = &p->data;
 			continue;
 		}
-		q->kind = kinds[i];
+		o->profile = kinds[i];
 		o->quiet = 1;
 		status = profile_load(o, inputs, input_count, o->event, debug_dirs, unwind, q);
 		if (!status)
 			status = profile_aggregate(q, aggregate);
+		o->profile = profile;
 		o->quiet = quiet;
 		if (status)
 			return status;

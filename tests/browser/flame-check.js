@@ -32,6 +32,21 @@
 //   node flame-check.js big PAGE MAX_MS
 //       100,000 nodes and more: loaded and drawn within MAX_MS, search
 //       and inversion timed too
+//   node flame-check.js profiles PAGE EXPECTED SEARCH SCREENSHOT
+//       a capture with off-CPU records: the page's switch lists CPU,
+//       Off-CPU and Wall, the pressed button the profile shown first;
+//       EXPECTED (JSON, from perfrec-report --json --profile=KIND) gives
+//       each profile's total_period, total_samples and its heaviest
+//       function by self weight.  Each button (a click, Enter on the
+//       focused button, the p key) shows its profile without a reload:
+//       the header's total says samples for CPU and time (s, ms) for the
+//       others, equal to the report's; the tooltip says samples or time;
+//       inverted, the widest function right under the processes (summed
+//       over them) is the report's heaviest, as wide as its self share
+//       within 0.05 points; the share of a search for SEARCH is of the
+//       profile shown; the screenshots (one a profile) are not blank
+//
+// In every mode but profiles, a page of one profile has no switch.
 //
 // Every mode fails on a console error, an uncaught exception, or any
 // request but the page's own file.  Prints "flame-check: ..." notes;
@@ -157,8 +172,16 @@ async function search(page, text) {
 	return page.$eval('#match', (e) => e.textContent);
 }
 
+// A page of one profile: no switch to show, none to press.
+async function noSwitch(page) {
+	const bar = await page.$eval('#profiles', (e) => ({ hidden: e.hidden, buttons: e.children.length,
+							      shown: e.offsetWidth }));
+	check(bar.hidden && bar.buttons === 0 && bar.shown === 0, `a profile switch on a page of one profile: ${JSON.stringify(bar)}`);
+}
+
 async function workload(browser, flatPercent, selfPercent, screenshot) {
 	const { page, problems, loadMs } = await open(browser);
+	await noSwitch(page);
 	note(`loaded in ${loadMs} ms, ${await page.evaluate(() => window.perfrecFlame.nodeCount())} nodes`);
 	const facts = await page.$eval('#facts', (e) => e.textContent);
 	for (const label of ['Host', 'Kernel', 'Event', 'Time', 'Samples', 'Lost'])
@@ -349,6 +372,7 @@ async function diff(browser, hotDelta, coldDelta, screenshot) {
 
 async function firstLevel(browser, name) {
 	const { page, problems } = await open(browser);
+	await noSwitch(page);
 	const label = await page.$eval('#first-level', (e) => e.textContent);
 	const options = await page.$$eval('#process option', (list) => list.map((o) => o.text));
 	note(`the selector: ${JSON.stringify(label)}, ${options.length - 1} choices: ${JSON.stringify(options.slice(1, 4))}`);
@@ -360,6 +384,117 @@ async function firstLevel(browser, name) {
 	const tip = await page.$eval('#tip', (e) => e.textContent);
 	note(`hover on ${JSON.stringify(frame.name)}: ${tip}`);
 	check(tip.startsWith(frame.name + name), `the tooltip of ${frame.name} does not say ${name}: ${tip}`);
+	return problems;
+}
+
+// "1.234 s", "12.34 ms", "5.6 µs", "12 ns" in nanoseconds, with the step of its last digit.
+function parseDuration(text) {
+	const m = /([0-9]+(?:\.[0-9]+)?) (s|ms|µs|ns)\b/.exec(text);
+	if (!m)
+		return null;
+	const scale = { s: 1e9, ms: 1e6, 'µs': 1e3, ns: 1 }[m[2]];
+	const decimals = (m[1].split('.')[1] || '').length;
+	return { ns: Number(m[1]) * scale, step: scale / Math.pow(10, decimals) };
+}
+
+async function profiles(browser, expectedPath, searchText, screenshot) {
+	const expected = JSON.parse(fs.readFileSync(expectedPath, 'utf8'));
+	const { page, problems, loadMs } = await open(browser);
+	const kinds = await page.evaluate(() => window.perfrecFlame.profiles());
+	note(`loaded in ${loadMs} ms; profiles ${JSON.stringify(kinds)}`);
+	check(JSON.stringify(kinds) === JSON.stringify(['cpu', 'off-cpu', 'wall']), `the page's profiles are ${JSON.stringify(kinds)}`);
+	const buttons = await page.$$eval('#profiles button', (list) => list.map((b) => ({
+		text: b.textContent, pressed: b.getAttribute('aria-pressed'), kind: b.dataset.kind })));
+	note(`the switch: ${JSON.stringify(buttons)}`);
+	check(!(await page.$eval('#profiles', (e) => e.hidden)) && buttons.length === 3, 'no switch of three profiles');
+	check(JSON.stringify(buttons.map((b) => b.text)) === '["CPU","Off-CPU","Wall"]', 'the buttons are not CPU, Off-CPU, Wall');
+	const first = (await page.evaluate(() => window.perfrecFlame.profile())).kind;
+	check(first === expected.first, `shown first: ${first}, --profile asked for ${expected.first}`);
+	check(buttons.filter((b) => b.pressed === 'true').map((b) => b.kind).join() === first,
+	      'the pressed button is not the profile shown');
+	const width = await chartWidth(page);
+	// Each way of switching once: a click, Enter on a focused button, the p key.
+	const order = [['off-cpu', 'click'], ['wall', 'enter'], ['cpu', 'p']];
+	let searchShares = {};
+	for (const [kind, how] of order) {
+		const index = kinds.indexOf(kind);
+		// Gone if the page reloaded.
+		await page.evaluate(() => { window.perfrecSwitchMark = 1; });
+		if (how === 'click') {
+			await page.click(`#profiles button[data-kind="${kind}"]`);
+		} else if (how === 'enter') {
+			await page.focus(`#profiles button[data-kind="${kind}"]`);
+			await page.keyboard.press('Enter');
+		} else {
+			await page.$eval('#search', (e) => e.blur());
+			let guard = 0;
+			while ((await page.evaluate(() => window.perfrecFlame.profile())).kind !== kind && guard++ < 3)
+				await page.keyboard.press('p');
+		}
+		const shown = await page.evaluate(() => window.perfrecFlame.profile());
+		check(shown.kind === kind, `${how}: ${shown.kind} shown, not ${kind}`);
+		check(await page.evaluate(() => window.perfrecSwitchMark === 1), `${how}: the page reloaded`);
+		const pressed = await page.$$eval('#profiles button', (list) => list.filter((b) => b.getAttribute('aria-pressed') === 'true').map((b) => b.dataset.kind));
+		check(pressed.join() === kind, `${how}: pressed ${pressed.join()}, shown ${kind}`);
+		const want = expected.profiles[kind];
+		check(shown.totalPeriod === want.total_period && shown.totalSamples === want.total_samples,
+		      `${kind}: the page's totals ${shown.totalPeriod}, ${shown.totalSamples} are not the report's ` +
+		      `${want.total_period}, ${want.total_samples}`);
+		const facts = await page.$eval('#facts', (e) => [...e.children].map((d) => [d.children[0].textContent, d.children[1].textContent]));
+		const title = await page.$eval('#title', (e) => e.textContent);
+		if (kind === 'cpu') {
+			const samples = facts.find((f) => f[0] === 'Samples');
+			check(samples && Number(samples[1].split(' ')[0]) === want.header_samples,
+			      `cpu: the header's Samples ${JSON.stringify(samples)} are not the report's ${want.header_samples}`);
+			note(`cpu: header Samples ${samples[1]}; title ${JSON.stringify(title)}`);
+		} else {
+			const label = kind === 'off-cpu' ? 'Off-CPU' : 'Wall';
+			const total = facts.find((f) => f[0] === label);
+			const time = total && parseDuration(total[1]);
+			check(time && Math.abs(time.ns - want.total_period) <= time.step,
+			      `${kind}: the header's ${label} ${JSON.stringify(total)} is not the report's ${want.total_period} ns`);
+			check(!facts.some((f) => f[0] === 'Samples'), `${kind}: the header still gives CPU samples`);
+			note(`${kind}: header ${label} "${total[1]}" (the report: ${want.total_period} ns); title ${JSON.stringify(title)}`);
+		}
+		check(title.endsWith(': ' + buttons[index].text), `${kind}: the title ${JSON.stringify(title)}`);
+		// The leaves: the inverted view, widest function right under the processes.
+		if (!(await page.evaluate(() => window.perfrecFlame.inverted())))
+			await page.click('#invert');
+		const byName = new Map();
+		for (const f of await frames(page))
+			if (f.depth === 2 && !f.faded)
+				byName.set(f.name, (byName.get(f.name) || 0) + f.share);
+		const top = [...byName.entries()].sort((a, b) => b[1] - a[1])[0];
+		note(`${kind}: inverted, the widest leaf ${JSON.stringify(top)}; the report's heaviest ` +
+		     `${JSON.stringify([want.top, want.top_percent])}`);
+		check(top && top[0] === want.top, `${kind}: the widest leaf is ${top && top[0]}, the report says ${want.top}`);
+		check(Math.abs(top[1] - want.top_percent) <= 0.05, `${kind}: ${want.top} is ${top[1]}% wide, the report says ${want.top_percent}%`);
+		const leaf = (await frames(page)).filter((f) => f.depth === 2 && f.name === want.top).sort((a, b) => b.width - a.width)[0];
+		await atFrame(page, leaf, 'hover');
+		const tip = await page.$eval('#tip', (e) => (e.hidden ? '' : e.textContent));
+		note(`${kind}: tooltip ${JSON.stringify(tip)}`);
+		check(kind === 'cpu' ? /Samples: \d+ \(\d+\.\d\d%\)/.test(tip) : /: [0-9.]+ (s|ms|µs|ns) \(\d+\.\d\d%\)/.test(tip),
+		      `${kind}: the tooltip does not give ${kind === 'cpu' ? 'samples' : 'time'}`);
+		await page.click('#invert');
+		const text = await search(page, searchText);
+		const matched = await page.evaluate(() => window.perfrecFlame.matched());
+		searchShares[kind] = matched ? matched.share : 0;
+		check(kind === 'cpu' ? /Matched: [0-9.]+% \(\d+ samples\)/.test(text) : /Matched: [0-9.]+% \([0-9.]+ (s|ms|µs|ns)\)/.test(text),
+		      `${kind}: the search says ${JSON.stringify(text)}`);
+		check(matched && Math.abs(100 * matched.period / want.total_period - matched.share) < 1e-6,
+		      `${kind}: the search share is not of this profile's total`);
+		note(`${kind}: search ${searchText}: ${text}`);
+		await search(page, '');
+		const shot = screenshot.replace(/\.png$/, '-' + kind + '.png');
+		await page.screenshot({ path: shot, fullPage: true });
+		const png = pngColours(fs.readFileSync(shot));
+		note(`screenshot ${shot}: ${png.width}x${png.height}, ${png.colours} colours`);
+		check(png.colours >= 20, `the screenshot has ${png.colours} colours: blank?`);
+		const all = (await frames(page)).find((f) => f.name === 'all');
+		check(all && Math.abs(all.width - width) < 0.5, `${kind}: "all" is not the full width`);
+	}
+	check(new Set(Object.values(searchShares).map((s) => s.toFixed(3))).size > 1,
+	      `the search shares ${JSON.stringify(searchShares)} do not change with the profile`);
 	return problems;
 }
 
@@ -417,6 +552,8 @@ async function big(browser, maxMs) {
 			problems = await firstLevel(browser, rest[0]);
 		else if (mode === 'big')
 			problems = await big(browser, Number(rest[0]));
+		else if (mode === 'profiles')
+			problems = await profiles(browser, rest[0], rest[1], rest[2]);
 		else
 			throw new Failure('unknown mode ' + mode);
 		check(problems.length === 0, 'the page: ' + problems.join('; '));

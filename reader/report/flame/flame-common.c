@@ -283,7 +283,8 @@ void flame_color(const char *name, int kernel, int comm, char out[8])
 		h = (h ^ *p) * 16777619u;
 	if (comm) {
 		hue = 210, s = 0.15, l = 0.70 + (h % 8) / 100.0;
-	} else if (name[0] == '[') {		/* [unknown], [truncated] */
+	} else if (name[0] == '[' || !strcmp(name, REPORT_WAKER_SEPARATOR)) {
+		/* [unknown], [truncated]; --waker's line between blocked and waker stacks */
 		hue = 0, s = 0, l = 0.72 + (h % 6) / 100.0;
 	} else if (kernel) {
 		hue = 195 + h % 30, s = 0.50 + (h >> 8) % 20 / 100.0, l = 0.62 + (h >> 16) % 12 / 100.0;

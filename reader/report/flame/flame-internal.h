@@ -52,7 +52,7 @@ const char *flame_label(const struct call_node *node, int root);
 
 /*
  * The frame's colour as "#rrggbb": warm for user code, blue for the
- * kernel, grey for [unknown] and the processes.  flame.js computes the
+ * kernel, grey for [unknown], the processes and --waker's "--".  flame.js computes the
  * same from the same name (FNV-1a over its bytes: equal for ASCII names),
  * so the page and the SVG of one capture look alike.
  */

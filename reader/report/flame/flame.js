@@ -298,7 +298,7 @@
 			let hue, sat, light;
 			if (flags & COMM) {
 				hue = 210; sat = 0.15; light = 0.70 + (h % 8) / 100;
-			} else if (name.charAt(0) === '[') {
+			} else if (name.charAt(0) === '[' || name === '--') {
 				hue = 0; sat = 0; light = 0.72 + (h % 6) / 100;
 			} else if (flags & KERNEL) {
 				hue = 195 + h % 30; sat = 0.50 + ((h >>> 8) % 20) / 100; light = 0.62 + ((h >>> 16) % 12) / 100;
