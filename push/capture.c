@@ -162,8 +162,8 @@ static int compare_profiles(const void *a, const void *b)
 /*
  * What the state file calls a profile: its ingest name, and for the
  * off-CPU one the name and " off_cpu" (the CPU one's as before, so that
- * old state files stay true; an ingest name ends with '}', so no name is
- * another's key).  malloc'd, or NULL.
+ * old state files stay true; an ingest name has no space (series.c), so
+ * no name is another's key).  malloc'd, or NULL.
  */
 static char *profile_key(const char *name, int off_cpu)
 {

@@ -12,7 +12,8 @@ at each request: "ok" (200), "400" or "401" (with a message), "500",
 (with "Retry-After: VALUE", as written, except "+N": the HTTP-date N
 seconds from now), "big-header" (200 after a header line of 8 MiB),
 "many-headers" (200 after 8 MiB of 100-byte header lines) or
-"big-status" (a status line of 8 MiB, its reason phrase).  Listens on
+"big-status" (a status line of 8 MiB, its reason phrase), "first N" (200
+to the first N requests, then 500).  Listens on
 127.0.0.1 only, on --port (0: any free port), written to DIR/port when
 ready.
 """
@@ -82,6 +83,8 @@ class Handler(BaseHTTPRequestHandler):
             if retry_after.startswith('+'):
                 retry_after = email.utils.formatdate(time.time() + int(retry_after[1:]),
                                                      usegmt=True)
+        if mode.startswith('first '):
+            mode = 'ok' if n <= int(mode.split(' ', 1)[1]) else '500'
         status = {'ok': 200, '400': 400, '401': 401, '429': 429, '500': 500, '503': 503,
                   'big-header': 200, 'many-headers': 200, 'big-status': 200}.get(mode, 0)
         url = urllib.parse.urlsplit(self.path)

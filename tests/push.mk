@@ -6,10 +6,13 @@
 # file by hand without its directory, read-only, damaged, of the format
 # before, not ours: never a capture sent twice.  test-push-retry.sh:
 # Retry-After honoured within --max-backoff, a response header too large.
-# test-push-state-lock.sh: one perfrec-push a state file.  Each script
+# test-push-state-lock.sh: one perfrec-push a state file.
+# test-push-offcpu.sh: a capture with off-CPU records (tests/offcpu-fixture)
+# sends each series' off-CPU profile beside its CPU one, decoded with
+# protoc against the fixture's figures and perfrec-report's.  Each script
 # says what it checks.
 PUSH_TESTS = tests/test-push.sh tests/test-push-state-file.sh tests/test-push-retry.sh \
-	tests/test-push-state-lock.sh
+	tests/test-push-state-lock.sh tests/test-push-offcpu.sh
 TESTS += $(PUSH_TESTS)
 EXTRA_DIST += $(PUSH_TESTS) tests/push-lib.sh tests/push-receiver.py
 
