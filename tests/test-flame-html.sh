@@ -25,7 +25,9 @@
 #     function (app_main for CPU, schedule for the others) as wide as its
 #     share; --profile=off-cpu opens on the off-CPU one; --waker puts the
 #     wakers' stacks above a "--" frame; the pages of one profile (the
-#     fixture with --no-off-cpu, the workload) have no switch.
+#     fixture with --no-off-cpu, the workload) have no switch;
+#   - report-hostile's lying OFF_CPU records (--waker): each profile drawn,
+#     no markup of theirs in the page.
 # Every page: no console error, no request but the file itself.
 #
 # Before the browser, the files themselves: one file that names no other
@@ -97,7 +99,11 @@ report_ok "$work/out" -o "$work/offcpu.html" "$work/offcpu.prf"
 report_ok "$work/out" --profile=off-cpu -o "$work/offcpu-first.html" "$work/offcpu.prf"
 report_ok "$work/out" --profile=off-cpu --waker -o "$work/waker.html" "$work/offcpu.prf"
 report_ok "$work/out" -o "$work/cpu-only.html" "$work/cpu-only.prf"
-for page in offcpu offcpu-first waker cpu-only; do
+# OFF_CPU records that lie, wakers' names with escapes (report-hostile).
+"$hostile" "$work/hostile" || fail "report-hostile failed"
+report_ok "$work/out" --profile=off-cpu --waker -q -o "$work/hostile-offcpu.html" \
+	"$work/hostile/off-cpu.prf"
+for page in offcpu offcpu-first waker cpu-only hostile-offcpu; do
 	static_checks "$work/$page.html"
 done
 # The page's profiles: their kinds in order, the one shown first, and
@@ -184,6 +190,9 @@ check "in chromium: the CPU, off-CPU and wall profiles of one capture, switched 
 browse profiles "$work/offcpu.html" "$work/expected-cpu.json" wait_pipe "$shots/test-flame-html-profiles.png"
 browse profiles "$work/offcpu-first.html" "$work/expected-off-cpu.json" wait_pipe \
 	"$shots/test-flame-html-profiles-first.png"
+
+check "in chromium: report-hostile's lying OFF_CPU records, each profile drawn"
+browse switch "$work/hostile-offcpu.html"
 
 check "in chromium: a capture without off-CPU records has no switch"
 browse first-level "$work/cpu-only.html" Process

@@ -45,8 +45,11 @@
 //       over them) is the report's heaviest, as wide as its self share
 //       within 0.05 points; the share of a search for SEARCH is of the
 //       profile shown; the screenshots (one a profile) are not blank
+//   node flame-check.js switch PAGE
+//       a page of several profiles from a hostile capture: each shown in
+//       turn, drawn, and no element or script of the capture's appears
 //
-// In every mode but profiles, a page of one profile has no switch.
+// In every mode but profiles and switch, a page of one profile has no switch.
 //
 // Every mode fails on a console error, an uncaught exception, or any
 // request but the page's own file.  Prints "flame-check: ..." notes;
@@ -498,6 +501,28 @@ async function profiles(browser, expectedPath, searchText, screenshot) {
 	return problems;
 }
 
+async function switchAll(browser) {
+	const { page, problems } = await open(browser);
+	const kinds = await page.evaluate(() => window.perfrecFlame.profiles());
+	check(kinds.length > 1, `one profile only: ${JSON.stringify(kinds)}`);
+	for (const kind of kinds) {
+		await page.click(`#profiles button[data-kind="${kind}"]`);
+		const shown = await page.evaluate(() => window.perfrecFlame.profile());
+		const drawn = (await frames(page)).length;
+		const facts = await page.$eval('#facts', (e) => e.textContent);
+		note(`${kind}: ${drawn} frames drawn, total ${shown.totalPeriod} (${shown.unit}); ${facts.slice(0, 160)}`);
+		check(shown.kind === kind && drawn >= 1, `${kind}: not shown`);
+		await page.click('#invert');
+		await page.click('#invert');
+	}
+	const found = await page.evaluate(() => ({
+		scripts: document.scripts.length,
+		elements: document.querySelectorAll('img, b, i, iframe, object').length,
+	}));
+	check(found.scripts === 2 && found.elements === 0, `markup from the capture got in: ${JSON.stringify(found)}`);
+	return problems;
+}
+
 async function big(browser, maxMs) {
 	const { page, problems, loadMs } = await open(browser);
 	const info = await page.evaluate(() => ({
@@ -552,6 +577,8 @@ async function big(browser, maxMs) {
 			problems = await firstLevel(browser, rest[0]);
 		else if (mode === 'big')
 			problems = await big(browser, Number(rest[0]));
+		else if (mode === 'switch')
+			problems = await switchAll(browser);
 		else if (mode === 'profiles')
 			problems = await profiles(browser, rest[0], rest[1], rest[2]);
 		else
