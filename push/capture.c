@@ -15,7 +15,7 @@
  * pprof of perfrec-report --profile=off-cpu), sent as a request of its
  * own: Pyroscope names a request's series after its sample types, and
  * the two profiles' "samples" (CPU samples, blocks) must not add up.
- * Read in the same pass.  Captures without them read CPU samples alone,
+ * Read in the same pass; a block counts in the interval it ended in.  Captures without them read CPU samples alone,
  * as before, and send the same requests.
  */
 #include <errno.h>
@@ -101,10 +101,25 @@ static struct slot *slot_for(struct router *r, uint64_t window, const char *seri
 	return &r->slots[r->slot_count++];
 }
 
+/*
+ * A sample's interval; a block's is the one it ended in (switch-out time
+ * plus duration): it is recorded only when it ends, so the margin of the
+ * file being written holds for it as for a sample, and a long block is
+ * not left out of an interval already sent.
+ */
+static uint64_t window_of(const struct router *r, const struct session_sample *sample)
+{
+	uint64_t at = sample->time;
+
+	if (sample->kind == SESSION_SAMPLE_OFF_CPU && at + sample->period > at)
+		at += sample->period;
+	return realtime(r, at) / r->interval_ns;
+}
+
 static void route(void *context, const struct session_sample *sample)
 {
 	struct router *r = context;
-	uint64_t window = realtime(r, sample->time) / r->interval_ns;
+	uint64_t window = window_of(r, sample);
 	int is_unit;
 	const char *series = push_series_of(sample, &is_unit);
 	struct slot *slot;

@@ -17,6 +17,9 @@
 #     process; the CPU profiles to its 35 samples;
 #   - the CPU requests are those of the capture without blocks: the same
 #     query, form and decoded profile, but the file's span;
+#   - a block counts in the interval it ended in (it is recorded then):
+#     the fixture's pipe waits made 2 s long (--scale-pipe 400) are in the
+#     second 2 s after they began;
 #   - the state names the off-CPU profiles apart ("NAME off_cpu"): a
 #     server that fails after a series' CPU profile was taken gets its
 #     off-CPU profile at the next run, and every other once;
@@ -173,6 +176,32 @@ note "$before of $total profiles sent before the server failed, $rest after"
 decode_all "$work/rx-rest" >"$work/rest.requests"
 head -n 1 "$work/rest.requests" | grep -q "off_cpu/nanoseconds" ||
 	fail "the first profile sent after the failure is not the off-CPU one"
+
+check "a block counts in the interval it ended in: 2 s pipe blocks switched out at 1000.04 s"
+mkdir "$work/long"
+"$offcpu_fixture" --scale-pipe 400 "$work/long/$file" || fail "offcpu-fixture --scale-pipe: status $?"
+mkdir "$work/rx-long"
+start_receiver "$work/rx-long"
+timeout 60 "$push" --url "http://127.0.0.1:$port" --once --interval 1 \
+	--state "$work/state-long" "$work/long" 2>"$work/push-long.err" ||
+	fail "perfrec-push --once of the long blocks: status $?"
+decode_all "$work/rx-long" >"$work/long.requests"
+# The fixture's clock is its realtime: the sleeps and the lock waits end
+# in second 1000, the two pipe waits (4 s) in second 1002.
+python3 - "$work/long.requests" >"$work/long.series" <<'EOF' || fail "the long blocks are not where they ended"
+import json, sys
+blocks = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if "off_cpu/nanoseconds" in r["types"]:
+        key = (r["name"].split("comm=")[1].rstrip("}"), r["from"])
+        blocks[key] = (r["sums"][0], r["sums"][1])
+want = {("app", "1000"): (3, 30000000), ("app", "1002"): (2, 4000000000),
+        ("worker", "1000"): (4, 10000000)}
+assert blocks == want, blocks
+print(blocks)
+EOF
+note "off-CPU profiles by series and second: $(cat "$work/long.series")"
 
 check "a second --once sends nothing; -v says what was sent"
 mkdir "$work/rx-again"
