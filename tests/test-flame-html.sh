@@ -92,7 +92,7 @@ grep -q 'alert(1)' "$work/markup.html" || fail "the hostile names are not in the
 report_ok "$work/out" -o "$work/big.html" "$work/big.prf"
 note "big tree page: $(wc -c <"$work/big.html") bytes"
 
-check "off-CPU records: three profiles in one page, each tree once; --waker's '--' frames"
+check "off-CPU records: three profiles in one page, each tree once, each name once; --waker's '--' frames"
 "$offcpu_fixture" "$work/offcpu.prf" || fail "offcpu-fixture failed"
 "$offcpu_fixture" --no-off-cpu "$work/cpu-only.prf" || fail "offcpu-fixture --no-off-cpu failed"
 report_ok "$work/out" -o "$work/offcpu.html" "$work/offcpu.prf"
@@ -116,6 +116,10 @@ block = re.search(r'<script type="application/json" id="flame-data">\n(.*?)</scr
 data = json.loads(block.group(1))
 names = {data["strings"][data["symbols"][5 * s]] for p in data["profiles"]
          for s in p["nodes"][0::6] if s >= 0}
+symbols = [tuple(data["symbols"][i:i + 5]) for i in range(0, len(data["symbols"]), 5)]
+# Each name and symbol once, whichever profiles use it.
+assert len(set(data["strings"])) == len(data["strings"]), "a name twice"
+assert len(set(symbols)) == len(symbols), "a symbol twice"
 print(" ".join(p["kind"] for p in data["profiles"]), data["shown"],
       "waker" if "--" in names else "-")
 EOF

@@ -205,10 +205,11 @@ START_TEST(test_html_profiles)
 	off.total_period = 1500000000;
 	off.total_samples = 3;
 	root = node(NULL, NULL, NULL, 1500000000, 0);
-	comm = node(root, NULL, "workload", 1500000000, 0);
-	main_ = node(comm, data.tree->children[0]->children[0]->symbol, NULL, 1500000000, 0);
-	node(main_, data.tree->children[0]->children[0]->children[0]->symbol, NULL, 1500000000,
-	     1500000000);
+	/* Equal in content to the CPU tree's, other pointers: another session's. */
+	comm = node(root, NULL, keep(strdup("workload")), 1500000000, 0);
+	main_ = node(comm, symbol(keep(strdup("main")), keep(strdup("workload")), 0), NULL,
+		     1500000000, 0);
+	node(main_, symbol(keep(strdup("leaf")), "workload", 0), NULL, 1500000000, 1500000000);
 	off.tree = root;
 	ck_assert_ptr_nonnull(out);
 	ck_assert_int_eq(flame_html(list, 2, 1, &none, out), 0);
@@ -220,10 +221,13 @@ START_TEST(test_html_profiles)
 					   "\"unit\":\"ns\","));
 	ck_assert_ptr_nonnull(strstr(page, "[\"Off-CPU\",\"1.500 s blocked, 3 blocks\",0]"));
 	ck_assert_ptr_nonnull(strstr(page, "\"total_period\":1500000000,\"total_samples\":3,\n"));
-	/* The off-CPU tree names the CPU tree's symbols: each name once. */
+	/* The off-CPU tree's symbols are the CPU tree's: each name and symbol once. */
 	ck_assert_ptr_nonnull(strstr(page, "\"nodes\":[\n-1,1,1500000000,0,1500000,0,0,1,1500000000,0,1500000,0,"
 					   "1,1,1500000000,0,1500000,0,2,0,1500000000,1500000000,1500000,1500000],"));
 	ck_assert_uint_eq(count(page, "\n\"main\""), 1);
+	ck_assert_uint_eq(count(page, "\n\"workload\""), 1);
+	ck_assert_ptr_nonnull(strstr(page, "\"symbols\":[0,-1,-1,8,-1,1,0,-1,4,-1,"
+					   "2,0,-1,4,-1,3,4,-1,4,-1,5,-1,-1,8,-1,5,6,-1,5,-1],\n"));
 	ck_assert_uint_eq(count(page, "\"kind\":"), 2);
 }
 END_TEST

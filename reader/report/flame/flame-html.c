@@ -73,16 +73,24 @@ struct index_table {
 	size_t count, capacity;
 };
 
+/*
+ * Names and symbols are written once, by content: the profiles of one
+ * page come from sessions of their own, whose pointers differ for equal
+ * names.  Pointers are a cache in front (symbols, comms); strings and
+ * symbol_content go by the bytes and the five fields.
+ */
 struct html_writer {
 	FILE *out;
 	const struct report_data *data;
 	double limit;
-	struct index_table strings, symbols, comms;
+	struct index_table symbols, comms;
+	struct prf_index strings;	/* ids: string_list's index + 1 */
+	struct prf_index symbol_content;	/* ids: symbol_fields' index + 1 */
 	const char **string_list;
 	char **offset_texts;		/* the "0x..." strings, owned */
 	size_t offset_count;
 	int32_t *symbol_fields;		/* five a symbol */
-	size_t symbol_count, symbol_capacity, string_capacity;
+	size_t symbol_count, symbol_capacity, string_count, string_capacity;
 	uint64_t hidden_nodes, hidden_period;
 	size_t written;			/* nodes, for line breaks */
 };
@@ -119,40 +127,58 @@ static void table_free(struct index_table *t)
 	free(t->entries);
 }
 
+static int string_equal(const void *context, uint32_t id, const void *key)
+{
+	const struct html_writer *w = context;
+
+	return strcmp(w->string_list[id - 1], key) == 0;
+}
+
+/* s's index in the page's strings, added when new; -1 without memory. */
 static int64_t string_index(struct html_writer *w, const char *s)
 {
-	int added;
-	int64_t i;
+	uint64_t hash;
+	struct prf_index_slot *slot;
 
 	if (!s)
 		return -1;
-	i = table_get(&w->strings, s, (uint32_t)w->strings.count, &added);
-	if (i < 0 || !added)
-		return i;
-	if (w->strings.count > w->string_capacity) {
-		size_t capacity = w->string_capacity ? 2 * w->string_capacity : 1024;
-		const char **grown = reallocarray(w->string_list, capacity, sizeof(*grown));
-
-		if (!grown)
-			return -1;
-		w->string_list = grown;
-		w->string_capacity = capacity;
-	}
-	w->string_list[i] = s;
-	return i;
+	hash = prf_hash_bytes(s, strlen(s));
+	slot = prf_index_place(&w->strings, hash, string_equal, w, s);
+	if (!slot)
+		return -1;
+	if (slot->id)
+		return slot->id - 1;
+	if (prf_ensure_mem((void **)&w->string_list, &w->string_capacity, sizeof(*w->string_list),
+			   w->string_count + 1) < 0)
+		return -1;
+	w->string_list[w->string_count++] = s;
+	prf_index_insert(&w->strings, slot, hash, (uint32_t)w->string_count);
+	return (int64_t)w->string_count - 1;
 }
 
-/* A symbol's five fields; the comm's when symbol is NULL. */
+static int symbol_equal(const void *context, uint32_t id, const void *key)
+{
+	const struct html_writer *w = context;
+
+	return memcmp(w->symbol_fields + 5 * (id - 1), key, 5 * sizeof(int32_t)) == 0;
+}
+
+/*
+ * A symbol's five fields; the comm's when symbol is NULL.  Its index,
+ * the same for equal fields of another profile's symbol.
+ */
 static int64_t symbol_index(struct html_writer *w, const struct call_node *node)
 {
 	const struct report_symbol *s = node->symbol;
 	const char *comm = node->comm ? node->comm : "[unknown]";
+	struct index_table *cache = s ? &w->symbols : &w->comms;
 	int32_t fields[5] = { -1, -1, -1, 0, -1 };
+	struct prf_index_slot *slot;
+	uint64_t hash;
 	int added;
 	int64_t i;
 
-	i = s ? table_get(&w->symbols, s, (uint32_t)w->symbol_count, &added) :
-		table_get(&w->comms, comm, (uint32_t)w->symbol_count, &added);
+	i = table_get(cache, s ? (const void *)s : comm, (uint32_t)w->symbol_count, &added);
 	if (i < 0 || !added)
 		return i;
 	if (s) {
@@ -190,6 +216,14 @@ static int64_t symbol_index(struct html_writer *w, const struct call_node *node)
 		fields[0] = (int32_t)name;
 		fields[3] = SYMBOL_COMM;
 	}
+	hash = prf_hash_bytes(fields, sizeof(fields));
+	slot = prf_index_place(&w->symbol_content, hash, symbol_equal, w, fields);
+	if (!slot)
+		return -1;
+	if (slot->id) {
+		cache->entries[cache->count - 1].value = slot->id - 1;
+		return slot->id - 1;
+	}
 	if (w->symbol_count == w->symbol_capacity) {
 		size_t capacity = w->symbol_capacity ? 2 * w->symbol_capacity : 1024;
 		int32_t *grown = reallocarray(w->symbol_fields, capacity, 5 * sizeof(*grown));
@@ -201,6 +235,7 @@ static int64_t symbol_index(struct html_writer *w, const struct call_node *node)
 	}
 	memcpy(w->symbol_fields + 5 * w->symbol_count, fields, sizeof(fields));
 	w->symbol_count++;
+	prf_index_insert(&w->symbol_content, slot, hash, (uint32_t)w->symbol_count);
 	return i;
 }
 
@@ -416,7 +451,7 @@ static int write_data(struct html_writer *w, const struct report_data *const *pr
 			f[0], f[1], f[2], f[3], f[4]);
 	}
 	fputs("],\n\"strings\":[", out);
-	for (size_t i = 0; i < w->strings.count; i++) {
+	for (size_t i = 0; i < w->string_count; i++) {
 		fputs(i ? ",\n" : "\n", out);
 		html_json_string(out, w->string_list[i]);
 	}
@@ -482,7 +517,8 @@ int flame_html(const struct report_data *const *profiles, size_t count, size_t s
 		fwrite(flame_js, 1, flame_js_size, out);
 		fputs(page_end, out);
 	}
-	table_free(&w.strings);
+	prf_index_free(&w.strings);
+	prf_index_free(&w.symbol_content);
 	table_free(&w.symbols);
 	table_free(&w.comms);
 	free(w.string_list);
