@@ -2,8 +2,10 @@
 # hand-made trees (test-flame, Check), then end to end: the
 # page in Debian's chromium driven by puppeteer-core (tests/browser/, its
 # lockfile committed; scripts/setup-debian.sh runs npm ci there), the SVG
-# with xmllint and python3.  Captures of tests/workload, and the hostile
-# and big ones of tests/report-hostile.  Each script says what it checks.
+# with xmllint and python3.  Captures of tests/workload, the hostile and
+# big ones of tests/report-hostile, and tests/offcpu-fixture's blocks for
+# the page's CPU, off-CPU and wall profiles.  Each script says what it
+# checks.
 check_PROGRAMS += tests/test-flame
 tests_test_flame_SOURCES = tests/test-flame.c
 tests_test_flame_CPPFLAGS = $(AM_CPPFLAGS) $(FLAME_CPPFLAGS)
