@@ -120,8 +120,6 @@ for r in blocks:
     assert r["period_type"] == ["off_cpu/nanoseconds"], r["period_type"]
     assert r["rate"] is None, "an off-CPU profile with a sampleRate: %s" % r["rate"]
     assert r["config"]["off_cpu"]["units"] == "nanoseconds", r["config"]
-    assert [s for s in samples if (s["name"], s["from"]) == (r["name"], r["from"])], \
-        "no CPU profile beside the off-CPU one of %s at %s" % (r["name"], r["from"])
 for r in samples:
     assert r["types"] == ["samples/count", "cpu/nanoseconds"], r["types"]
     assert "off_cpu" not in r["config"], r["config"]
@@ -133,26 +131,41 @@ assert sum(r["sums"][0] for r in samples) == 35, [r["sums"] for r in samples]
 strip = lambda r: {k: v for k, v in r.items() if k != "status"}
 assert sorted(map(json.dumps, map(strip, samples))) == sorted(map(json.dumps, map(strip, cpu))), \
     "the CPU requests differ from those of the capture without blocks"
+# SERIES{host=H,unit=U} or {...,comm=C}: "unit U" or "comm C".
 for r in blocks:
-    print("%s\t%s\t%d\t%d" % (r["name"].split("comm=")[1].rstrip("}"), r["from"], r["sums"][0], r["sums"][1]))
+    key, value = r["name"].rstrip("}").rsplit(",", 1)[1].split("=")
+    print("%s %s\t%s\t%d\t%d" % (key, value, r["from"], r["sums"][0], r["sums"][1]))
 EOF
 	fail "the requests are not as expected"
 note "off-CPU profiles (series, from, blocks, ns): $(tr '\t\n' ' ;' <"$work/series")"
 
-check "each series' off-CPU profiles add up to perfrec-report --profile=off-cpu of its process"
-for comm in $(cut -f 1 "$work/series" | sort -u); do
-	report_ok "$work/comm.json" --json --profile=off-cpu --comm "$comm" "$work/off/$file"
-	want=$(python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["total_samples"], r["total_period"])' "$work/comm.json")
-	got=$(awk -F '\t' -v c="$comm" '$1 == c { b += $3; t += $4 } END { print b, t }' "$work/series")
-	[ "$got" = "$want" ] || fail "$comm: pushed $got (blocks, ns), perfrec-report --comm says $want"
-	note "$comm: $got"
-done
+check "each series' off-CPU profiles add up to perfrec-report --profile=off-cpu of its unit or process"
+cut -f 1 "$work/series" | sort -u >"$work/series-names"
+while read -r key value; do
+	report_ok "$work/series.json" --json --profile=off-cpu "--$key" "$value" "$work/off/$file"
+	want=$(python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["total_samples"], r["total_period"])' "$work/series.json")
+	got=$(awk -F '\t' -v s="$key $value" '$1 == s { b += $3; t += $4 } END { print b, t }' "$work/series")
+	[ "$got" = "$want" ] || fail "$key $value: pushed $got (blocks, ns), perfrec-report --$key says $want"
+	note "$key $value: $got"
+done <"$work/series-names"
 
 check "the state names the off-CPU profiles apart: sent after its CPU one was, before a failure"
-# The first off-CPU request of the run above, and how many came before it.
-before=$(awk '/off_cpu\/nanoseconds/ { print NR - 1; exit }' "$work/off.requests")
+# The first off-CPU request of the run above sent after the CPU one of
+# its series and interval, and how many requests came before it.
+before=$(python3 - "$work/off.requests" <<'EOF'
+import json, sys
+seen = set()
+for i, line in enumerate(open(sys.argv[1])):
+    r = json.loads(line)
+    if "off_cpu/nanoseconds" not in r["types"]:
+        seen.add((r["name"], r["from"]))
+    elif (r["name"], r["from"]) in seen:
+        print(i)
+        break
+EOF
+)
 total=$(wc -l <"$work/off.requests")
-[ -n "$before" ] && [ "$before" -gt 0 ] || fail "no CPU request before the first off-CPU one"
+[ -n "$before" ] || fail "no off-CPU request after the CPU one of its series"
 mkdir "$work/rx-cut"
 start_receiver "$work/rx-cut"
 echo "first $before" >"$work/rx-cut/mode"
@@ -161,9 +174,10 @@ timeout 60 "$push" --url "http://127.0.0.1:$port" --once --interval 1 --max-back
 	--state "$work/state-cut" "$work/off" 2>"$work/push-cut.err" || status=$?
 [ "$status" -eq 1 ] || fail "--once against a failing server: status $status"
 grep -q "	[^	]*}$" "$work/state-cut" || fail "no CPU profile in the state: $(cat "$work/state-cut")"
-if grep -q " off_cpu$" "$work/state-cut"; then
-	fail "an off-CPU profile the server refused is in the state"
-fi
+# The off-CPU profiles sent before are in it, each apart from its CPU one.
+[ "$(grep -c " off_cpu$" "$work/state-cut")" -eq \
+	"$(head -n "$before" "$work/off.requests" | grep -c 'off_cpu/nanoseconds')" ] ||
+	fail "the state does not hold the off-CPU profiles sent: $(cat "$work/state-cut")"
 mkdir "$work/rx-rest"
 start_receiver "$work/rx-rest"
 timeout 60 "$push" --url "http://127.0.0.1:$port" --once --interval 1 \
@@ -188,15 +202,19 @@ timeout 60 "$push" --url "http://127.0.0.1:$port" --once --interval 1 \
 decode_all "$work/rx-long" >"$work/long.requests"
 # The fixture's clock is its realtime: the sleeps and the lock waits end
 # in second 1000, the two pipe waits (4 s) in second 1002.
-python3 - "$work/long.requests" >"$work/long.series" <<'EOF' || fail "the long blocks are not where they ended"
+# Thread app's series (its unit, or its name): the one of 5 blocks above.
+app_series=$(awk -F '\t' '$3 == 5 { split($1, s, " "); print s[2]; exit }' "$work/series")
+[ -n "$app_series" ] || fail "no series of thread app's 5 blocks: $(cat "$work/series")"
+python3 - "$work/long.requests" "$app_series" >"$work/long.series" <<'EOF' || fail "the long blocks are not where they ended"
 import json, sys
+app = sys.argv[2]
 blocks = {}
 for line in open(sys.argv[1]):
     r = json.loads(line)
     if "off_cpu/nanoseconds" in r["types"]:
-        key = (r["name"].split("comm=")[1].rstrip("}"), r["from"])
+        key = (r["name"].rstrip("}").rsplit("=", 1)[1], r["from"])
         blocks[key] = (r["sums"][0], r["sums"][1])
-want = {("app", "1000"): (3, 30000000), ("app", "1002"): (2, 4000000000),
+want = {(app, "1000"): (3, 30000000), (app, "1002"): (2, 4000000000),
         ("worker", "1000"): (4, 10000000)}
 assert blocks == want, blocks
 print(blocks)
