@@ -8,6 +8,8 @@
 #       ^                 ^
 #     sideband/         events/     records beside the samples (sideband.h);
 #       ^                 ^         perf_event_open, rings (events.h)
+#       |    offcpu/      |         --off-cpu's BPF program (offcpu.h)
+#       |      ^          |
 #     libperfrec-daemon.a: the collector, the poll loop that ties them
 #                          (collector.c; records.c, files.c, setup.c)
 #       ^
@@ -19,18 +21,19 @@
 include daemon/service/local.mk
 include daemon/events/local.mk
 include daemon/sideband/local.mk
+include daemon/offcpu/local.mk
 
 noinst_LIBRARIES += daemon/libperfrec-daemon.a
 daemon_libperfrec_daemon_a_SOURCES = \
 	daemon/collector.h daemon/collector-internal.h \
 	daemon/collector.c daemon/records.c daemon/files.c daemon/setup.c
 daemon_libperfrec_daemon_a_CPPFLAGS = $(AM_CPPFLAGS) $(SERVICE_CPPFLAGS) \
-	$(EVENTS_CPPFLAGS) $(SIDEBAND_CPPFLAGS)
+	$(EVENTS_CPPFLAGS) $(SIDEBAND_CPPFLAGS) $(OFFCPU_CPPFLAGS)
 
 DAEMON_CPPFLAGS = -I$(top_srcdir)/daemon $(SERVICE_CPPFLAGS) $(EVENTS_CPPFLAGS) \
-	$(SIDEBAND_CPPFLAGS)
+	$(SIDEBAND_CPPFLAGS) $(OFFCPU_CPPFLAGS)
 DAEMON_LIBS = daemon/libperfrec-daemon.a daemon/events/libperfrec-events.a \
-	$(SIDEBAND_LIBS)
+	$(SIDEBAND_LIBS) $(OFFCPU_LIBS)
 
 sbin_PROGRAMS += perfrecd
 perfrecd_SOURCES = daemon/main.c

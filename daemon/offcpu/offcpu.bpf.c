@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Off-CPU recording: where threads wait, for how long, and who woke them.
+ *
+ * The cost is paid per context switch, so each switch takes a timestamp
+ * and nothing more: the switch-out time of a thread that is not runnable
+ * (a preemption is not a wait).  Stacks are taken only for blocks that
+ * turned out long, at the switch-in: the kernel stack of the thread about
+ * to run, which is where it blocked.  Its user stack cannot be read from
+ * there (bpf_get_task_stack() gives no user frames of a task that is not
+ * current), but its user registers and stack stay as they were until it
+ * returns to user space: the record waits in `pending` until its syscall
+ * exit, where the thread is current.  One that leaves the CPU again
+ * first (a page fault's wait) is sent without a user part.  The waker is
+ * noted at sched_waking, where it is current, and its stacks taken when
+ * the wakee has already been off for the threshold.  fentry/fexit would
+ * avoid the syscall-exit hook, but this kernel refuses them (EPERM).
+ */
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "offcpu-kernel.h"
+#include "offcpu-event.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by perfrecd before loading: read-only, so the verifier sees constants. */
+const volatile __u64 min_ns = 1000000;
+const volatile __u32 self_tgid;
+const volatile __u32 stack_size;	/* dwarf: user stack bytes to copy; 0 none */
+const volatile __u32 want_kernel = 1, want_user = 1;
+
+/* Events the ring buffer had no room for: perfrecd reports them. */
+__u64 lost;
+
+enum task_flag {
+	TASK_WAKER = 1u << 0,
+	TASK_WAKER_STACK = 1u << 1,	/* an entry in waker_stacks */
+	TASK_PENDING = 1u << 2,		/* an entry in pending */
+};
+
+struct task_off {
+	__u64 start;		/* switch-out; 0: not blocked */
+	__u32 cpu, flags;
+	__u32 waker_pid, waker_tid;
+	char waker_comm[16];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_off);
+} tasks SEC(".maps");
+
+/* The waker's stacks of long blocks, by the wakee's tid, until it runs. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct offcpu_waker_stack);
+} waker_stacks SEC(".maps");
+
+/* Long blocks between the switch-in and the syscall exit, by tid. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct offcpu_head);
+} pending SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct offcpu_event);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct offcpu_waker_stack);
+} waker_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);	/* perfrecd sizes it before loading */
+} events SEC(".maps");
+
+static __always_inline unsigned int task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return (unsigned int)BPF_CORE_READ((struct task_struct___old *)t, state);
+}
+
+/* Wake perfrecd when a quarter of the ring waits, as its perf rings do. */
+static __always_inline void send(void *data, __u64 size)
+{
+	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
+		      bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 4 ?
+		      BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+
+	if (bpf_ringbuf_output(&events, data, size, flags))
+		__sync_fetch_and_add(&lost, 1);
+}
+
+/* A pending block whose thread did not pass a syscall exit: without its user part. */
+static __always_inline void send_pending(__u32 tid)
+{
+	struct offcpu_head *h = bpf_map_lookup_elem(&pending, &tid);
+
+	if (h)
+		send(h, sizeof(*h));
+	bpf_map_delete_elem(&pending, &tid);
+}
+
+/* next blocked from s->start to now, at least the threshold: its kernel part. */
+static __always_inline void block_ended(struct task_struct *next, struct task_off *s, __u64 now)
+{
+	struct offcpu_waker_stack *w;
+	struct offcpu_event *e;
+	__u32 zero = 0, tid = next->pid;
+	long n;
+
+	e = bpf_map_lookup_elem(&scratch, &zero);
+	if (!e)
+		return;
+	e->head.time = s->start;
+	e->head.duration = now - s->start;
+	e->head.cgroup = 0;	/* not readable for another task without kfuncs */
+	e->head.pid = next->tgid;
+	e->head.tid = tid;
+	e->head.cpu = s->cpu;
+	e->head.flags = 0;
+	e->head.kernel_nr = e->head.user_nr = 0;
+	e->head.stack_size = 0;
+	e->head.waker.kernel_nr = e->head.waker.user_nr = 0;
+	if (s->flags & TASK_WAKER) {
+		e->head.flags |= OFFCPU_EVENT_WAKER;
+		e->head.waker_pid = s->waker_pid;
+		e->head.waker_tid = s->waker_tid;
+		__builtin_memcpy(e->head.waker_comm, s->waker_comm, sizeof(e->head.waker_comm));
+	}
+	if (s->flags & TASK_WAKER_STACK) {
+		w = bpf_map_lookup_elem(&waker_stacks, &tid);
+		if (w)
+			bpf_probe_read_kernel(&e->head.waker, sizeof(*w), w);
+		bpf_map_delete_elem(&waker_stacks, &tid);
+	}
+	if (want_kernel) {
+		n = bpf_get_task_stack(next, e->head.ips, OFFCPU_STACK_MAX * 8, 0);
+		e->head.kernel_nr = n > 0 ? (__u64)n / 8 : 0;
+	}
+	s->flags = 0;
+	/* Kernel threads never return to user space: nothing to wait for. */
+	if (!want_user || (next->flags & PF_KTHREAD)) {
+		send(&e->head, sizeof(e->head));
+		return;
+	}
+	if (bpf_map_update_elem(&pending, &tid, &e->head, BPF_ANY) == 0)
+		s->flags = TASK_PENDING;
+	else
+		send(&e->head, sizeof(e->head));
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(offcpu_switch, _Bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct task_off *s;
+	unsigned int state;
+
+	/* TASK_RUNNING is 0; a preempted task may have set another state and not slept yet. */
+	state = task_state(prev);
+	if (!preempt && state && !(state & TASK_DEAD) && prev->pid && prev->tgid != self_tgid) {
+		s = bpf_task_storage_get(&tasks, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (s) {
+			if (s->flags & TASK_PENDING)
+				send_pending(prev->pid);
+			if (s->flags & TASK_WAKER_STACK) {
+				__u32 tid = prev->pid;
+
+				bpf_map_delete_elem(&waker_stacks, &tid);
+			}
+			s->start = now;
+			s->cpu = bpf_get_smp_processor_id();
+			s->flags = 0;
+		}
+	}
+	s = bpf_task_storage_get(&tasks, next, 0, 0);
+	if (!s || !s->start)
+		return 0;
+	if (now - s->start >= min_ns) {
+		block_ended(next, s, now);
+	} else if (s->flags & TASK_WAKER_STACK) {
+		__u32 tid = next->pid;
+
+		bpf_map_delete_elem(&waker_stacks, &tid);
+		s->flags = 0;
+	} else {
+		s->flags = 0;
+	}
+	s->start = 0;
+	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(offcpu_waking, struct task_struct *p)
+{
+	struct task_off *s = bpf_task_storage_get(&tasks, p, 0, 0);
+	struct offcpu_waker_stack *w;
+	__u64 id;
+	__u32 zero = 0, tid;
+	long n;
+
+	if (!s || !s->start || (s->flags & (TASK_WAKER | TASK_PENDING)))
+		return 0;
+	/*
+	 * An interrupt's wake-up (a timer's, a device's) has no waker: current
+	 * is the task it stopped.  The idle task is told apart; telling others
+	 * needs the preempt count, which this kernel does not export to BPF.
+	 */
+	id = bpf_get_current_pid_tgid();
+	if (!id)
+		return 0;
+	s->waker_pid = id >> 32;
+	s->waker_tid = (__u32)id;
+	bpf_get_current_comm(s->waker_comm, sizeof(s->waker_comm));
+	s->flags |= TASK_WAKER;
+	if (bpf_ktime_get_ns() - s->start < min_ns)
+		return 0;
+	w = bpf_map_lookup_elem(&waker_scratch, &zero);
+	if (!w)
+		return 0;
+	w->kernel_nr = w->user_nr = 0;
+	if (want_kernel) {
+		n = bpf_get_stack(ctx, w->ips, OFFCPU_STACK_MAX * 8, 0);
+		w->kernel_nr = n > 0 ? (__u64)n / 8 : 0;
+	}
+	if (want_user && w->kernel_nr <= OFFCPU_STACK_MAX) {
+		n = bpf_get_stack(ctx, &w->ips[w->kernel_nr], OFFCPU_STACK_MAX * 8,
+				  BPF_F_USER_STACK);
+		w->user_nr = n > 0 ? (__u64)n / 8 : 0;
+	}
+	tid = p->pid;
+	if (bpf_map_update_elem(&waker_stacks, &tid, w, BPF_ANY) == 0)
+		s->flags |= TASK_WAKER_STACK;
+	return 0;
+}
+
+/* The regs a perf sample's regs_user would hold, in perf's order (asm/perf_regs.h). */
+static __always_inline void copy_regs(struct offcpu_event *e, struct task_struct *task)
+{
+	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(task);
+
+	if (!r)
+		return;
+	e->head.regs[0] = BPF_CORE_READ(r, ax);
+	e->head.regs[1] = BPF_CORE_READ(r, bx);
+	e->head.regs[2] = BPF_CORE_READ(r, cx);
+	e->head.regs[3] = BPF_CORE_READ(r, dx);
+	e->head.regs[4] = BPF_CORE_READ(r, si);
+	e->head.regs[5] = BPF_CORE_READ(r, di);
+	e->head.regs[6] = BPF_CORE_READ(r, bp);
+	e->head.regs[7] = BPF_CORE_READ(r, sp);
+	e->head.regs[8] = BPF_CORE_READ(r, ip);
+	e->head.regs[9] = BPF_CORE_READ(r, r8);
+	e->head.regs[10] = BPF_CORE_READ(r, r9);
+	e->head.regs[11] = BPF_CORE_READ(r, r10);
+	e->head.regs[12] = BPF_CORE_READ(r, r11);
+	e->head.regs[13] = BPF_CORE_READ(r, r12);
+	e->head.regs[14] = BPF_CORE_READ(r, r13);
+	e->head.regs[15] = BPF_CORE_READ(r, r14);
+	e->head.regs[16] = BPF_CORE_READ(r, r15);
+	e->head.flags |= OFFCPU_EVENT_REGS;
+}
+
+/*
+ * The copy from sp up: a read that crosses the top of the stack's mapping
+ * fails whole, so smaller copies are tried before none.
+ */
+static __always_inline __u32 copy_stack(struct offcpu_event *e)
+{
+	const void *sp = (const void *)e->head.regs[7];
+	__u32 size = stack_size;
+
+#pragma unroll
+	for (int i = 0; i < 4; i++, size /= 2) {
+		if (size < 64 || size > OFFCPU_USER_STACK_MAX)
+			return 0;
+		if (bpf_probe_read_user(e->stack, size, sp) == 0)
+			return size;
+	}
+	return 0;
+}
+
+/*
+ * The thread leaves the kernel with the user state it blocked in: its
+ * user part.  Every thread passes here at every syscall, so the common
+ * case is one task-storage lookup and a flag test.
+ */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(offcpu_sys_exit, struct pt_regs *regs, long ret)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_off *s = bpf_task_storage_get(&tasks, task, 0, 0);
+	struct offcpu_head *h;
+	struct offcpu_event *e;
+	__u32 zero = 0, tid, kernel_nr;
+	__u64 size;
+	long n;
+
+	if (!s || !(s->flags & TASK_PENDING))
+		return 0;
+	s->flags &= ~TASK_PENDING;
+	tid = task->pid;
+	h = bpf_map_lookup_elem(&pending, &tid);
+	e = bpf_map_lookup_elem(&scratch, &zero);
+	if (!h || !e) {
+		bpf_map_delete_elem(&pending, &tid);
+		return 0;
+	}
+	bpf_probe_read_kernel(&e->head, sizeof(e->head), h);
+	bpf_map_delete_elem(&pending, &tid);
+	e->head.flags |= OFFCPU_EVENT_USER;
+	kernel_nr = e->head.kernel_nr;
+	if (kernel_nr > OFFCPU_STACK_MAX)
+		kernel_nr = OFFCPU_STACK_MAX;
+	/* The mask is for the verifier: OFFCPU_STACK_MAX is 2^n - 1. */
+	n = bpf_get_stack(ctx, &e->head.ips[kernel_nr & OFFCPU_STACK_MAX], OFFCPU_STACK_MAX * 8,
+			  BPF_F_USER_STACK);
+	e->head.user_nr = n > 0 ? (__u64)n / 8 : 0;
+	e->head.cgroup = bpf_get_current_cgroup_id();
+	if (stack_size) {
+		copy_regs(e, task);
+		if (e->head.flags & OFFCPU_EVENT_REGS)
+			e->head.stack_size = copy_stack(e);
+	}
+	size = sizeof(e->head) + e->head.stack_size;
+	if (size <= sizeof(*e))
+		send(e, size);
+	return 0;
+}

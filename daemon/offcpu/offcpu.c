@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The off-CPU program's loader and reader: offcpu.bpf.c through its
+ * skeleton (generated at build time by bpftool), its ring buffer's
+ * events into PRF_RECORD_OFF_CPU's decoded form for the collector.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <asm/perf_regs.h>
+#include <bpf/libbpf.h>
+#include "offcpu.h"
+#include "offcpu-event.h"
+#include "offcpu.skel.h"
+
+/* 2^n pages: 8 MiB holds ~1900 events of the largest (fp) size between drains. */
+#define RING_BYTES_DEFAULT	(8u << 20)
+
+/* The registers copy_regs() in offcpu.bpf.c reads, in its order: perf's bit order. */
+#define REG(name)	(1ULL << PERF_REG_X86_##name)
+static const uint64_t regs_mask =
+	REG(AX) | REG(BX) | REG(CX) | REG(DX) | REG(SI) | REG(DI) | REG(BP) |
+	REG(SP) | REG(IP) | REG(R8) | REG(R9) | REG(R10) | REG(R11) |
+	REG(R12) | REG(R13) | REG(R14) | REG(R15);
+#undef REG
+
+struct prd_offcpu {
+	struct offcpu_bpf *skel;
+	struct ring_buffer *ring;
+	prd_offcpu_emit_fn emit;
+	void *context;
+	int emit_error;
+	/* a callchain with its PERF_CONTEXT_* markers, as the record holds it */
+	uint64_t callchain[2 * OFFCPU_STACK_MAX + 2];
+	uint64_t waker_callchain[2 * OFFCPU_STACK_MAX + 2];
+};
+
+static int quiet(enum libbpf_print_level level, const char *format, va_list args)
+{
+	(void)level;
+	(void)format;
+	(void)args;
+	return 0;
+}
+
+/* kernel_nr then user_nr addresses into PERF_SAMPLE_CALLCHAIN's layout. */
+static size_t lay_out(uint64_t *out, const __u64 *ips, uint32_t kernel_nr, uint32_t user_nr)
+{
+	size_t n = 0;
+
+	if (kernel_nr > OFFCPU_STACK_MAX || user_nr > OFFCPU_STACK_MAX ||
+	    kernel_nr + user_nr > 2 * OFFCPU_STACK_MAX)
+		return 0;
+	if (kernel_nr) {
+		out[n++] = PERF_CONTEXT_KERNEL;
+		memcpy(out + n, ips, 8 * (size_t)kernel_nr);
+		n += kernel_nr;
+	}
+	if (user_nr) {
+		out[n++] = PERF_CONTEXT_USER;
+		memcpy(out + n, ips + kernel_nr, 8 * (size_t)user_nr);
+		n += user_nr;
+	}
+	return n;
+}
+
+static int handle_event(void *context, void *data, size_t size)
+{
+	struct prd_offcpu *o = context;
+	const struct offcpu_event *e = data;
+	struct prf_off_cpu r = { 0 };
+	int ret;
+
+	/* The kernel's ring holds what the program sent: bounded by it, checked anyway. */
+	if (size < sizeof(e->head) || e->head.stack_size > size - sizeof(e->head))
+		return 0;
+	r.time = e->head.time;
+	r.duration = e->head.duration;
+	r.pid = e->head.pid;
+	r.tid = e->head.tid;
+	r.cpu = e->head.cpu;
+	r.cgroup = e->head.cgroup;
+	if (e->head.flags & OFFCPU_EVENT_USER)
+		r.flags |= PRF_OFF_CPU_USER_LATE;
+	if (e->head.flags & OFFCPU_EVENT_WAKER) {
+		r.flags |= PRF_OFF_CPU_WAKER;
+		r.waker_pid = e->head.waker_pid;
+		r.waker_tid = e->head.waker_tid;
+		memcpy(r.waker_comm, e->head.waker_comm, sizeof(e->head.waker_comm));
+	}
+	r.callchain = o->callchain;
+	r.callchain_nr = lay_out(o->callchain, e->head.ips, e->head.kernel_nr, e->head.user_nr);
+	r.waker_callchain = o->waker_callchain;
+	r.waker_callchain_nr = lay_out(o->waker_callchain, e->head.waker.ips,
+				       e->head.waker.kernel_nr, e->head.waker.user_nr);
+	if (e->head.flags & OFFCPU_EVENT_REGS) {
+		r.user_regs.abi = PERF_SAMPLE_REGS_ABI_64;
+		r.user_regs.mask = regs_mask;
+		r.user_regs.regs = (const uint64_t *)e->head.regs;
+		r.user_regs.count = OFFCPU_REGS;
+		r.user_stack = e->stack;
+		r.user_stack_size = e->head.stack_size;
+	}
+	ret = o->emit(o->context, &r);
+	if (ret < 0) {
+		o->emit_error = ret;
+		return ret;	/* stops the consumption; the rest waits */
+	}
+	return 0;
+}
+
+static int load_error(int err, struct prf_error *error)
+{
+	if (err == -EPERM)
+		return prf_set_error(error, err,
+				     "--off-cpu: loading the BPF program: not permitted: it needs CAP_BPF and CAP_PERFMON (or root)");
+	if (err == -EACCES || err == -EINVAL || err == -E2BIG)
+		return prf_set_error(error, err,
+				     "--off-cpu: the kernel's verifier refused the BPF program (%s); LIBBPF_LOG=1 prints its log",
+				     strerror(-err));
+	if (err == -ESRCH || err == -ENOENT || err == -EOPNOTSUPP)
+		return prf_set_error(error, err,
+				     "--off-cpu: this kernel lacks what the BPF program needs (BTF of sched_switch, task storage, ring buffers): %s",
+				     strerror(-err));
+	return prf_set_error(error, err, "--off-cpu: loading the BPF program: %s", strerror(-err));
+}
+
+int prd_offcpu_open(struct prd_offcpu **out, const struct prd_offcpu_config *config,
+		    struct prf_error *error)
+{
+	struct prd_offcpu *o;
+	size_t ring_bytes = config->ring_bytes ? config->ring_bytes : RING_BYTES_DEFAULT;
+	int err;
+
+	*out = NULL;
+	if (access("/sys/kernel/btf/vmlinux", R_OK) < 0)
+		return prf_set_error(error, -EOPNOTSUPP,
+				     "--off-cpu: the kernel has no BTF (/sys/kernel/btf/vmlinux: %s); it needs CONFIG_DEBUG_INFO_BTF",
+				     strerror(errno));
+	if (!getenv("LIBBPF_LOG"))
+		libbpf_set_print(quiet);
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return prf_set_error(error, -ENOMEM, "--off-cpu: out of memory");
+	o->skel = offcpu_bpf__open();
+	if (!o->skel) {
+		err = -errno;
+		free(o);
+		return prf_set_error(error, err, "--off-cpu: opening the BPF object: %s",
+				     strerror(-err));
+	}
+	o->skel->rodata->min_ns = config->min_ns;
+	o->skel->rodata->self_tgid = (uint32_t)getpid();
+	o->skel->rodata->stack_size = config->stack_user_size > OFFCPU_USER_STACK_MAX ?
+				      OFFCPU_USER_STACK_MAX : config->stack_user_size;
+	o->skel->rodata->want_kernel = !!config->kernel_callchain;
+	o->skel->rodata->want_user = !!config->user_callchain;
+	err = bpf_map__set_max_entries(o->skel->maps.events, (uint32_t)ring_bytes);
+	if (!err)
+		err = offcpu_bpf__load(o->skel);
+	if (err) {
+		prd_offcpu_close(o);
+		return load_error(err, error);
+	}
+	err = offcpu_bpf__attach(o->skel);
+	if (err) {
+		prd_offcpu_close(o);
+		return prf_set_error(error, err,
+				     "--off-cpu: attaching to sched_switch, sched_waking and sys_exit: %s",
+				     strerror(-err));
+	}
+	o->ring = ring_buffer__new(bpf_map__fd(o->skel->maps.events), handle_event, o, NULL);
+	if (!o->ring) {
+		err = -errno;
+		prd_offcpu_close(o);
+		return prf_set_error(error, err, "--off-cpu: mapping its ring buffer: %s",
+				     strerror(-err));
+	}
+	*out = o;
+	return 0;
+}
+
+int prd_offcpu_fd(const struct prd_offcpu *o)
+{
+	return o && o->ring ? ring_buffer__epoll_fd(o->ring) : -1;
+}
+
+int prd_offcpu_drain(struct prd_offcpu *o, prd_offcpu_emit_fn emit, void *context)
+{
+	int n;
+
+	if (!o)
+		return 0;
+	o->emit = emit;
+	o->context = context;
+	o->emit_error = 0;
+	n = ring_buffer__consume(o->ring);
+	return o->emit_error ? o->emit_error : n;
+}
+
+uint64_t prd_offcpu_lost(const struct prd_offcpu *o)
+{
+	return o ? __atomic_load_n(&o->skel->bss->lost, __ATOMIC_RELAXED) : 0;
+}
+
+void prd_offcpu_close(struct prd_offcpu *o)
+{
+	if (!o)
+		return;
+	ring_buffer__free(o->ring);
+	offcpu_bpf__destroy(o->skel);
+	free(o);
+}
