@@ -13,6 +13,7 @@
 #include <sys/types.h>
 #include "collector.h"
 #include "events.h"
+#include "offcpu.h"
 #include "service.h"
 #include "sideband.h"
 
@@ -25,6 +26,8 @@ struct collector_stats {
 	uint64_t sample_bytes_in;
 	uint64_t sample_bytes_out;
 	uint64_t samples_not_trimmed;	/* did not decode: kept verbatim */
+	uint64_t off_cpu;		/* OFF_CPU records written */
+	uint64_t off_cpu_lost;		/* events the BPF ring had no room for */
 };
 
 struct collector {
@@ -36,6 +39,8 @@ struct collector {
 	struct ksyms *ksyms;		/* --kernel-symbols=hit */
 	struct bincache *binaries;	/* --binary-cache; NULL: off */
 	struct jit_maps *jit;		/* NULL: --jit-map-size 0 */
+	struct prd_offcpu *offcpu;	/* NULL: no --off-cpu */
+	uint8_t *offcpu_buffer;		/* one OFF_CPU record, encoded */
 	unsigned output_changes;	/* prd_output_directory_changes() seen */
 	int output_gone;		/* prd_output_directory_gone() seen */
 	unsigned generation;		/* of the current file, for build-ids */
@@ -68,6 +73,8 @@ struct collector {
 
 /* A record's size is a u16. */
 #define TRIM_BUFFER_SIZE	65536
+/* The largest OFF_CPU the BPF program's bounds allow (two 2 x 127-frame chains, 17 regs, 16 KiB of stack). */
+#define OFF_CPU_BUFFER_SIZE	24576
 
 /*
  * Whether the events follow tasks (--pid, or the COMMAND's tree) rather
@@ -105,6 +112,7 @@ int prd_collector_sink_emit(void *context, const void *record, size_t size, uint
 void prd_collector_note_loss(struct collector *c, enum prf_lost_reason reason, int cpu);
 void prd_collector_drain_ring(struct collector *c, struct cpu_ring *ring);
 void prd_collector_drain_all(struct collector *c);
+void prd_collector_drain_offcpu(struct collector *c);
 
 /* files.c */
 void prd_collector_describe_file(struct collector *c);

@@ -198,6 +198,8 @@ static int run_loop(struct collector *c)
 
 			if (which == UINT64_MAX - 1) {
 				handle_signals(c);
+			} else if (which == UINT64_MAX - 3) {
+				prd_collector_drain_offcpu(c);
 			} else if (which == UINT64_MAX - 2) {
 				uint64_t expirations;
 
@@ -242,6 +244,11 @@ static void print_summary(struct collector *c)
 		       (unsigned long long)totals.files, totals.files == 1 ? "" : "s",
 		       (double)totals.bytes / 1048576.0, (double)totals.raw_bytes / 1048576.0,
 		       c->options->output_dir);
+	if (c->offcpu)
+		prd_log_notice("off-CPU: %llu blocks of %.3f ms or more recorded, %llu lost",
+			       (unsigned long long)c->stats.off_cpu,
+			       (double)c->options->off_cpu_min_ns / 1e6,
+			       (unsigned long long)c->stats.off_cpu_lost);
 	if (c->trim_buffer)
 		prd_log_notice("user stacks: %.1f MiB of samples from the kernel, %.1f MiB after dropping unused stack",
 			       (double)c->stats.sample_bytes_in / 1048576.0,
@@ -319,6 +326,8 @@ out:
 	prd_ksyms_free(c.ksyms);
 	prd_bincache_close(c.binaries);
 	prd_jit_maps_free(c.jit);
+	prd_offcpu_close(c.offcpu);
+	free(c.offcpu_buffer);
 	free(c.ring_hung_up);
 	free(c.cpu_online);
 	free(c.trim_buffer);

@@ -234,4 +234,38 @@ void prd_collector_drain_all(struct collector *c)
 {
 	for (size_t i = 0; i < c->events.ring_count; i++)
 		prd_collector_drain_ring(c, &c->events.rings[i]);
+	prd_collector_drain_offcpu(c);
+}
+
+static int append_off_cpu(void *context, const struct prf_off_cpu *r)
+{
+	struct collector *c = context;
+	ssize_t size = prf_encode_off_cpu(r, c->offcpu_buffer, OFF_CPU_BUFFER_SIZE);
+
+	if (size < 0)
+		return 0;	/* the program's bounds are the format's: cannot happen */
+	/* Readers name the kernel frames from the symbols the file carries. */
+	prd_ksyms_note_callchain(c->ksyms, r->callchain, r->callchain_nr, &c->sink, r->time);
+	prd_ksyms_note_callchain(c->ksyms, r->waker_callchain, r->waker_callchain_nr, &c->sink,
+				 r->time);
+	prd_output_append(c->output, c->offcpu_buffer, (size_t)size, r->time);
+	c->stats.off_cpu++;
+	return 0;
+}
+
+/* The BPF ring's events, and what it dropped since the last drain, said once a drain. */
+void prd_collector_drain_offcpu(struct collector *c)
+{
+	uint64_t lost;
+
+	if (!c->offcpu)
+		return;
+	prd_offcpu_drain(c->offcpu, append_off_cpu, c);
+	lost = prd_offcpu_lost(c->offcpu);
+	if (lost != c->stats.off_cpu_lost) {
+		prd_log_warning("off-CPU: %llu blocks lost: the BPF ring buffer was full",
+				(unsigned long long)(lost - c->stats.off_cpu_lost));
+		c->stats.lost += lost - c->stats.off_cpu_lost;
+		c->stats.off_cpu_lost = lost;
+	}
 }

@@ -224,12 +224,49 @@ static int open_loop(struct collector *c)
 		if (epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, c->events.rings[i].fd, &ev) < 0)
 			return -errno;
 	}
+	ev.data.u64 = UINT64_MAX - 3;
+	if (c->offcpu && epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, prd_offcpu_fd(c->offcpu), &ev) < 0)
+		return -errno;
 	ev.data.u64 = UINT64_MAX - 1;
 	if (epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, c->signal_fd, &ev) < 0)
 		return -errno;
 	ev.data.u64 = UINT64_MAX - 2;
 	if (epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, c->timer_fd, &ev) < 0)
 		return -errno;
+	return 0;
+}
+
+/*
+ * --off-cpu: the BPF program, loaded before the snapshot like the events
+ * are enabled, so that no thread's block goes unseen in between.  Its
+ * callchains follow the samples' settings; dwarf mode copies at most the
+ * program's 16 KiB of user stack.
+ */
+static int open_offcpu(struct collector *c)
+{
+	const struct perfrecd_options *o = c->options;
+	struct prd_offcpu_config config = {
+		.min_ns = o->off_cpu_min_ns,
+		.kernel_callchain = o->call_graph != CALL_GRAPH_NONE &&
+				    !o->exclude_kernel_callchain && !o->exclude_kernel,
+		.user_callchain = o->call_graph != CALL_GRAPH_NONE && !o->exclude_user_callchain,
+		.stack_user_size = o->call_graph == CALL_GRAPH_DWARF ? o->stack_user_size : 0,
+	};
+	struct prf_error error;
+	int ret;
+
+	if (!o->off_cpu)
+		return 0;
+	ret = prd_offcpu_open(&c->offcpu, &config, &error);
+	if (ret < 0) {
+		prd_log_error("%s", error.message);
+		return ret == -EOPNOTSUPP ? 2 : 1;
+	}
+	c->offcpu_buffer = malloc(OFF_CPU_BUFFER_SIZE);
+	if (!c->offcpu_buffer) {
+		prd_log_error("out of memory");
+		return 1;
+	}
 	return 0;
 }
 
@@ -381,6 +418,9 @@ int prd_collector_setup(struct collector *c, int *go_fd, int *failed_fd)
 			prd_log_warning("reading %s/kallsyms: %s; kernel frames will not be named",
 					o->proc_root, strerror(-ret));
 	}
+	ret = open_offcpu(c);
+	if (ret)
+		return ret;
 	if (open_signals(c) < 0 || open_loop(c) < 0) {
 		prd_log_error("setting up the event loop: %s", strerror(errno));
 		return 1;

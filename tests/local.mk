@@ -25,6 +25,7 @@ include tests/pprof.mk
 include tests/push.mk
 include tests/flame.mk
 include tests/daemon.mk
+include tests/offcpu.mk
 include tests/fuzz/local.mk
 include tests/symbolize.mk
 include tests/archive.mk

@@ -22,6 +22,7 @@ enum value_kind {
 	KIND_SIZE,		/* bytes, K/M/G/T suffixes */
 	KIND_SECONDS,		/* u64 seconds, s/m/h/d suffixes */
 	KIND_MILLISECONDS,	/* u32 ms, ms/s/m suffixes */
+	KIND_NANOSECONDS,	/* u64 ns, ns/us/ms/s suffixes */
 	KIND_DURATION,		/* double seconds */
 	KIND_FLAG,		/* yes/no; on the command line: present */
 	KIND_CALL_GRAPH,
@@ -53,6 +54,8 @@ static const struct setting settings[] = {
 	{ "no-kernel-callchain", 0, KIND_FLAG, AT(exclude_kernel_callchain), 1, 0, 0 },
 	{ "no-user-callchain", 0, KIND_FLAG, AT(exclude_user_callchain), 1, 0, 0 },
 	{ "user-only", 0, KIND_FLAG, AT(exclude_kernel), 1, 0, 0 },
+	{ "off-cpu", 0, KIND_FLAG, AT(off_cpu), 1, 0, 0 },
+	{ "off-cpu-min", 0, KIND_NANOSECONDS, AT(off_cpu_min_ns), 1, 1000, 60000000000ull },
 	{ "ring-pages", 0, KIND_U32, AT(ring_pages), 1, 1, 1u << 20 },
 	{ "mmap-pages", 'm', KIND_U32, AT(ring_pages), 0, 1, 1u << 20 },	/* perf's name */
 	{ "cpu", 'C', KIND_CPUS, AT(cpus), 1, 0, PERFRECD_CPU_MAX },
@@ -84,6 +87,7 @@ void prd_options_init(struct perfrecd_options *o)
 	o->call_graph = CALL_GRAPH_FP;
 	o->stack_user_size = STACK_USER_SIZE_DEFAULT;
 	o->max_stack = 127;
+	o->off_cpu_min_ns = OFF_CPU_MIN_DEFAULT_NS;
 	o->flush_interval_ms = 10000;
 	o->output_dir = strdup(PERFRECD_OUTPUT_DIR);
 	o->rotate_size = 64ull << 20;
@@ -172,6 +176,15 @@ static int parse_time_ms(const char *value, uint64_t bare_unit_ms, uint64_t *out
 	static const char *const units[] = { "", "ms", "s", "m", "min", "h", "d", NULL };
 	uint64_t scales[] = { bare_unit_ms, 1, 1000, 60000, 60000, 3600000,
 			      86400000 };
+
+	return parse_scaled(value, units, scales, out);
+}
+
+/* Times in nanoseconds; a bare number is in nanoseconds. */
+static int parse_time_ns(const char *value, uint64_t *out)
+{
+	static const char *const units[] = { "", "ns", "us", "ms", "s", NULL };
+	static const uint64_t scales[] = { 1, 1, 1000, 1000000, 1000000000 };
 
 	return parse_scaled(value, units, scales, out);
 }
@@ -427,6 +440,12 @@ static int apply(struct perfrecd_options *o, const struct setting *s,
 			return prf_set_error(error, ret, "%s: '%s' is not a size (e.g. 64M, 1G)",
 					     s->name, value);
 		break;
+	case KIND_NANOSECONDS:
+		ret = parse_time_ns(value, &n);
+		if (ret < 0)
+			return prf_set_error(error, ret, "%s: '%s' is not a time (e.g. 500us, 1ms, 2s)",
+					     s->name, value);
+		break;
 	case KIND_SECONDS:
 	case KIND_MILLISECONDS:
 		ret = parse_time_ms(value, s->kind == KIND_SECONDS ? 1000 : 1, &n);
@@ -573,6 +592,10 @@ static void usage(FILE *out)
 "      --max-stack N         deepest callchain kept (default 127)\n"
 "      --no-kernel-callchain, --no-user-callchain\n"
 "      --user-only           sample user mode only (exclude the kernel)\n"
+"      --off-cpu             also record where threads block, for how long and\n"
+"                            who woke them (a BPF program; needs CAP_BPF)\n"
+"      --off-cpu-min TIME    the shortest block recorded (default 1ms;\n"
+"                            ns, us, ms, s)\n"
 "  -p, --pid PID             profile PID and its children only\n"
 "  -C, --cpu LIST            these CPUs only, e.g. 0-3,8 (default: all online)\n"
 "  -a, --all-cpus            every CPU, also while a COMMAND runs (without one,\n"

@@ -28,6 +28,9 @@ enum kernel_symbols_mode { KERNEL_SYMBOLS_HIT, KERNEL_SYMBOLS_ALL, KERNEL_SYMBOL
 /* Events a run: each is a descriptor per CPU (and thread) and a slot in every file's header. */
 #define PERFRECD_EVENTS_MAX	32
 
+/* --off-cpu-min's default: see perfrecd(8) and bench/README.md. */
+#define OFF_CPU_MIN_DEFAULT_NS	1000000u
+
 /*
  * Everything perfrecd can be told.  Defaults, then the config file, then
  * the command line: each later source overrides the earlier.
@@ -51,6 +54,8 @@ struct perfrecd_options {
 	int exclude_kernel_callchain;	/* --no-kernel-callchain */
 	int exclude_user_callchain;	/* --no-user-callchain */
 	int exclude_kernel;		/* --user-only: sample user mode only */
+	int off_cpu;			/* --off-cpu: record blocks (BPF) */
+	uint64_t off_cpu_min_ns;	/* --off-cpu-min: the shortest block kept */
 
 	uint32_t ring_pages;		/* --ring-pages: data pages per CPU, 0 auto */
 	uint32_t flush_interval_ms;	/* --flush-interval (default 1000) */

@@ -393,6 +393,14 @@ static int note_callchain(struct ksyms *ks, uint16_t misc, uint64_t ip,
 	return prd_ksyms_note_ips(ks, ips, n, sink, time);
 }
 
+int prd_ksyms_note_callchain(struct ksyms *ks, const uint64_t *callchain, uint64_t nr,
+			     const struct record_sink *sink, uint64_t time)
+{
+	if (!nr || callchain[0] != PERF_CONTEXT_KERNEL)
+		return 0;
+	return note_callchain(ks, PERF_RECORD_MISC_KERNEL, 0, callchain, nr, sink, time);
+}
+
 int prd_ksyms_note_sample(struct ksyms *ks, const struct perf_event_attr *attr,
 			  const void *record, size_t size,
 			  const struct record_sink *sink, uint64_t time)

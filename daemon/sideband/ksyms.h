@@ -40,6 +40,13 @@ int prd_ksyms_note_ips(struct ksyms *ks, const uint64_t *ips, size_t count,
 		       const struct record_sink *sink, uint64_t time);
 
 /*
+ * The kernel entries of a callchain in PERF_SAMPLE_CALLCHAIN's layout
+ * (an OFF_CPU record's), as prd_ksyms_note_sample() takes a sample's.
+ */
+int prd_ksyms_note_callchain(struct ksyms *ks, const uint64_t *callchain, uint64_t nr,
+			     const struct record_sink *sink, uint64_t time);
+
+/*
  * The kernel addresses of a PERF_RECORD_SAMPLE laid out by attr, through
  * prd_ksyms_note_ips(): ip when misc says kernel mode, and of the
  * callchain the kernel entries, callers' less one, as readers look up a
