@@ -7,6 +7,10 @@ packages="build-essential autoconf automake pkg-config libelf-dev libdw-dev
 	zlib1g-dev golang-go golang-github-google-pprof-dev protobuf-compiler
 	libxml2-utils chromium systemd-container debootstrap libcurl4-openssl-dev
 	openjdk-17-jdk-headless"
+# perfrecd --off-cpu is a CO-RE BPF program built at build time: clang's
+# BPF target (above) compiles it, bpftool makes its skeleton, libbpf loads
+# it, as perf's own --off-cpu is built.
+packages="$packages libbpf-dev bpftool"
 if [ "$(id -u)" -ne 0 ]; then
 	echo "setup-debian.sh: run as root (apt-get install)" >&2
 	exit 1

@@ -27,7 +27,9 @@
 #  - each capability of CapabilityBoundingSet= taken away in turn
 #    (CapabilityBoundingSet=~CAP_X, AmbientCapabilities= without it), with
 #    what it is for shown failing: a capability no case here needs fails
-#    the test.
+#    the test (CAP_BPF: off-cpu = yes fails to start without it; when the
+#    build or the container cannot record off-CPU at all, that case is
+#    said and not counted).
 #
 # The cache: $PERFREC_TEST_ROOT if set (CI sets it, so that its runs share
 # one), else tests/service-root in the build tree (`make distclean`
@@ -38,6 +40,8 @@
 test_name=test-service
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
+offcpu_read=$top_builddir/tests/offcpu-read
+needs_built "$offcpu_read"
 command -v systemd-nspawn >/dev/null 2>&1 || skip "no systemd-nspawn (Debian: systemd-container)"
 command -v nsenter >/dev/null 2>&1 || skip "no nsenter (util-linux)"
 
@@ -166,7 +170,7 @@ check "systemd-nspawn --boot --capability=$nspawn_caps --system-call-filter=perf
 boot_start=$(seconds)
 timeout -k 30 600 systemd-nspawn --quiet --boot --register=no --keep-unit \
 	--machine="$machine" --directory="$root" --overlay="+/:$upper:/" \
-	--private-network --capability="$nspawn_caps" --system-call-filter=perf_event_open \
+	--private-network --capability="$nspawn_caps" --system-call-filter="perf_event_open bpf" \
 	--console=pipe </dev/null >"$work/boot.log" 2>&1 &
 nspawn_timeout=$!
 
@@ -265,6 +269,17 @@ if [ "$status" -ne 0 ]; then
 	grep -q 'perf_event_open' "$work/probe.log" &&
 		skip "perf_event_open is refused inside the container (status $status)"
 	fail "perfrecd -d 1 in the container: status $status"
+fi
+
+# off-cpu = yes is what CAP_BPF is for: the capability runs below ask for it
+# when this perfrecd was built with it and the container lets it load.
+offcpu=yes
+status=0
+in_ct systemd-run --quiet --wait --pipe --collect --unit=perfrec-probe \
+	"$daemon_path" --config /dev/null --off-cpu -d 1 -o /run/perfrec-probe >"$work/probe.log" 2>&1 || status=$?
+if [ "$status" -ne 0 ]; then
+	offcpu=no
+	note "off-CPU recording does not run here, CAP_BPF is not exercised: $(grep -- --off-cpu "$work/probe.log" | head -n 1)"
 fi
 
 # ---- start -------------------------------------------------------------------
@@ -533,6 +548,7 @@ ring_pages=$(awk -v cpus="$cpus" -v kb="$mlock_kb" -v memlock="$memlock" -v page
 note "  nobody's processes: hidden $hidden_pid, deleted $deleted_pid; ring-pages = $ring_pages" \
 	"($cpus CPUs, perf_event_mlock_kb $mlock_kb, LimitMEMLOCK $memlock)"
 printf 'ring-pages = %s\n' "$ring_pages" >"$ct$conf_path"
+[ "$offcpu" = no ] || printf 'off-cpu = yes\n' >>"$ct$conf_path"
 
 # run_without [CAP]: the unit started without CAP (or with all), then
 # stopped; $started says whether it started, $run_file is its file, and
@@ -595,6 +611,8 @@ lacks() {
 	[ "$(maps_of "$deleted_pid")" -gt 0 ] || echo deleted-maps
 	[ "$(build_id_of /srv/perfrec-hidden/sleeper)" = "$sleep_build_id" ] || echo hidden-build-id
 	[ "$(build_id_of /srv/perfrec-deleted-sleeper)" = "$sleep_build_id" ] || echo deleted-build-id
+	[ "$offcpu" = no ] || [ "$("$offcpu_read" "$run_file" 2>/dev/null | grep -c '^off_cpu ')" -gt 0 ] ||
+		echo off-cpu
 }
 
 # Since 2025 (Linux 6.18 here) CAP_PERFMON is enough to read the maps of
@@ -622,6 +640,13 @@ for cap in $unit_caps; do
 	# map_files/ of another user's process is a directory only its owner may search.
 	CAP_DAC_READ_SEARCH) expected="hidden-build-id deleted-build-id" ;;
 	CAP_CHECKPOINT_RESTORE) expected="deleted-build-id" ;;
+	# Asked for off-CPU records, perfrecd cannot load its BPF program without it.
+	CAP_BPF)
+		if [ "$offcpu" = no ]; then
+			note "  $cap: not shown: off-CPU recording does not run in this container or build"
+			continue
+		fi
+		expected="failed-start" why="off-cpu.*CAP_BPF" ;;
 	*) fail "no case in this test shows what $cap is for: show it, or take it out of the unit" ;;
 	esac
 	run_without "$cap"
