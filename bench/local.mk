@@ -2,6 +2,7 @@ include bench/format.mk
 include bench/collector.mk
 include bench/dwarf.mk
 include bench/soak.mk
+include bench/offcpu.mk
 # perfrec-push CPU per host-hour (run by hand, as root; bench/README.md).
 EXTRA_DIST += bench/push.sh bench/push-follow.sh
 EXTRA_DIST += bench/stripped.sh

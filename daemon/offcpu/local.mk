@@ -23,6 +23,8 @@ daemon/offcpu/offcpu.bpf.o: $(srcdir)/daemon/offcpu/offcpu.bpf.c \
 		-c $(srcdir)/daemon/offcpu/offcpu.bpf.c -o $@
 daemon/offcpu/offcpu.skel.h: daemon/offcpu/offcpu.bpf.o
 	$(AM_V_GEN)$(BPFTOOL) gen skeleton $< name offcpu_bpf > $@.tmp && mv $@.tmp $@
+# BUILT_SOURCES covers make all and check; a target made alone needs this.
+daemon/offcpu/libperfrec_offcpu_a-offcpu.$(OBJEXT): daemon/offcpu/offcpu.skel.h
 OFFCPU_LIBS = daemon/offcpu/libperfrec-offcpu.a $(FORMAT_LIBS) $(LIBBPF_LIBS)
 else
 daemon_offcpu_libperfrec_offcpu_a_SOURCES = daemon/offcpu/offcpu.h \
