@@ -28,8 +28,12 @@ struct offcpu_waker_stack {
 
 /*
  * Everything but the stack copy: what waits in the kernel between the
- * switch-in (kernel stack) and the syscall exit (user stack).
+ * switch-in (kernel stack) and the syscall exit (user stack).  The
+ * callchains share ips, in the order they are taken: the blocked kernel
+ * part, the waker's kernel and user parts, the blocked user part; without
+ * a stack copy only the used part is sent (OFFCPU_HEAD_BYTES()).
  */
+#define OFFCPU_IPS	640	/* 4 x 127 used; room for the verifier's masks */
 struct offcpu_head {
 	__u64 time;			/* CLOCK_MONOTONIC at the switch-out */
 	__u64 duration;
@@ -38,12 +42,16 @@ struct offcpu_head {
 	__u32 waker_pid, waker_tid;
 	char waker_comm[16];
 	__u32 kernel_nr, user_nr;	/* of ips, in frames */
+	__u32 waker_kernel_nr, waker_user_nr;
 	__u32 stack_size;		/* bytes of stack copied */
 	__u32 reserved;
 	__u64 regs[OFFCPU_REGS];
-	__u64 ips[2 * OFFCPU_STACK_MAX];	/* kernel part, then user part */
-	struct offcpu_waker_stack waker;
+	__u64 ips[OFFCPU_IPS];
 };
+
+/* The bytes of a head whose ips hold frames addresses. */
+#define OFFCPU_HEAD_BYTES(frames) \
+	(__builtin_offsetof(struct offcpu_head, ips) + 8 * (frames))
 
 struct offcpu_event {
 	struct offcpu_head head;

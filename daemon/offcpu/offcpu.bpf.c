@@ -110,13 +110,33 @@ static __always_inline void send(void *data, __u64 size)
 		__sync_fetch_and_add(&lost, 1);
 }
 
+/* The frames a head's ips hold, each count within its bound. */
+static __always_inline __u32 head_frames(const struct offcpu_head *h, int with_user)
+{
+	__u32 k = h->kernel_nr, wk = h->waker_kernel_nr, wu = h->waker_user_nr, u = h->user_nr;
+
+	if (k > OFFCPU_STACK_MAX)
+		k = OFFCPU_STACK_MAX;
+	if (wk > OFFCPU_STACK_MAX)
+		wk = OFFCPU_STACK_MAX;
+	if (wu > OFFCPU_STACK_MAX)
+		wu = OFFCPU_STACK_MAX;
+	if (u > OFFCPU_STACK_MAX || !with_user)
+		u = with_user ? OFFCPU_STACK_MAX : 0;
+	return k + wk + wu + u;
+}
+
 /* A pending block whose thread did not pass a syscall exit: without its user part. */
 static __always_inline void send_pending(__u32 tid)
 {
 	struct offcpu_head *h = bpf_map_lookup_elem(&pending, &tid);
 
-	if (h)
-		send(h, sizeof(*h));
+	if (h) {
+		__u64 size = OFFCPU_HEAD_BYTES(head_frames(h, 0));
+
+		if (size <= sizeof(*h))
+			send(h, size);
+	}
 	bpf_map_delete_elem(&pending, &tid);
 }
 
@@ -125,7 +145,7 @@ static __always_inline void block_ended(struct task_struct *next, struct task_of
 {
 	struct offcpu_waker_stack *w;
 	struct offcpu_event *e;
-	__u32 zero = 0, tid = next->pid;
+	__u32 zero = 0, tid = next->pid, k = 0;
 	long n;
 
 	e = bpf_map_lookup_elem(&scratch, &zero);
@@ -139,34 +159,50 @@ static __always_inline void block_ended(struct task_struct *next, struct task_of
 	e->head.cpu = s->cpu;
 	e->head.flags = 0;
 	e->head.kernel_nr = e->head.user_nr = 0;
+	e->head.waker_kernel_nr = e->head.waker_user_nr = 0;
 	e->head.stack_size = 0;
-	e->head.waker.kernel_nr = e->head.waker.user_nr = 0;
 	if (s->flags & TASK_WAKER) {
 		e->head.flags |= OFFCPU_EVENT_WAKER;
 		e->head.waker_pid = s->waker_pid;
 		e->head.waker_tid = s->waker_tid;
 		__builtin_memcpy(e->head.waker_comm, s->waker_comm, sizeof(e->head.waker_comm));
 	}
-	if (s->flags & TASK_WAKER_STACK) {
-		w = bpf_map_lookup_elem(&waker_stacks, &tid);
-		if (w)
-			bpf_probe_read_kernel(&e->head.waker, sizeof(*w), w);
-		bpf_map_delete_elem(&waker_stacks, &tid);
-	}
 	if (want_kernel) {
 		n = bpf_get_task_stack(next, e->head.ips, OFFCPU_STACK_MAX * 8, 0);
-		e->head.kernel_nr = n > 0 ? (__u64)n / 8 : 0;
+		k = n > 0 ? (__u64)n / 8 : 0;
+	}
+	if (k > OFFCPU_STACK_MAX)
+		k = OFFCPU_STACK_MAX;
+	e->head.kernel_nr = k;
+	if (s->flags & TASK_WAKER_STACK) {
+		w = bpf_map_lookup_elem(&waker_stacks, &tid);
+		if (w) {
+			__u32 wk = w->kernel_nr, wu = w->user_nr;
+
+			if (wk > OFFCPU_STACK_MAX)
+				wk = OFFCPU_STACK_MAX;
+			if (wu > OFFCPU_STACK_MAX)
+				wu = OFFCPU_STACK_MAX;
+			/* The masks are for the verifier: each bound is 2^n - 1. */
+			if (bpf_probe_read_kernel(&e->head.ips[k & OFFCPU_STACK_MAX],
+						  ((wk + wu) & 255) * 8, w->ips) == 0) {
+				e->head.waker_kernel_nr = wk;
+				e->head.waker_user_nr = wu;
+			}
+		}
+		bpf_map_delete_elem(&waker_stacks, &tid);
 	}
 	s->flags = 0;
 	/* Kernel threads never return to user space: nothing to wait for. */
-	if (!want_user || (next->flags & PF_KTHREAD)) {
-		send(&e->head, sizeof(e->head));
+	if (!want_user || (next->flags & PF_KTHREAD) ||
+	    bpf_map_update_elem(&pending, &tid, &e->head, BPF_ANY)) {
+		__u64 size = OFFCPU_HEAD_BYTES(head_frames(&e->head, 0));
+
+		if (size <= sizeof(e->head))
+			send(&e->head, size);
 		return;
 	}
-	if (bpf_map_update_elem(&pending, &tid, &e->head, BPF_ANY) == 0)
-		s->flags = TASK_PENDING;
-	else
-		send(&e->head, sizeof(e->head));
+	s->flags = TASK_PENDING;
 }
 
 SEC("tp_btf/sched_switch")
@@ -312,7 +348,7 @@ int BPF_PROG(offcpu_sys_exit, struct pt_regs *regs, long ret)
 	struct task_off *s = bpf_task_storage_get(&tasks, task, 0, 0);
 	struct offcpu_head *h;
 	struct offcpu_event *e;
-	__u32 zero = 0, tid, kernel_nr;
+	__u32 zero = 0, tid, used;
 	__u64 size;
 	long n;
 
@@ -329,12 +365,9 @@ int BPF_PROG(offcpu_sys_exit, struct pt_regs *regs, long ret)
 	bpf_probe_read_kernel(&e->head, sizeof(e->head), h);
 	bpf_map_delete_elem(&pending, &tid);
 	e->head.flags |= OFFCPU_EVENT_USER;
-	kernel_nr = e->head.kernel_nr;
-	if (kernel_nr > OFFCPU_STACK_MAX)
-		kernel_nr = OFFCPU_STACK_MAX;
-	/* The mask is for the verifier: OFFCPU_STACK_MAX is 2^n - 1. */
-	n = bpf_get_stack(ctx, &e->head.ips[kernel_nr & OFFCPU_STACK_MAX], OFFCPU_STACK_MAX * 8,
-			  BPF_F_USER_STACK);
+	used = head_frames(&e->head, 0);
+	/* The mask is for the verifier: used is at most 3 x 127. */
+	n = bpf_get_stack(ctx, &e->head.ips[used & 511], OFFCPU_STACK_MAX * 8, BPF_F_USER_STACK);
 	e->head.user_nr = n > 0 ? (__u64)n / 8 : 0;
 	e->head.cgroup = bpf_get_current_cgroup_id();
 	if (stack_size) {
@@ -342,7 +375,10 @@ int BPF_PROG(offcpu_sys_exit, struct pt_regs *regs, long ret)
 		if (e->head.flags & OFFCPU_EVENT_REGS)
 			e->head.stack_size = copy_stack(e);
 	}
-	size = sizeof(e->head) + e->head.stack_size;
+	if (e->head.flags & OFFCPU_EVENT_REGS)
+		size = sizeof(e->head) + e->head.stack_size;
+	else
+		size = OFFCPU_HEAD_BYTES(head_frames(&e->head, 1));
 	if (size <= sizeof(*e))
 		send(e, size);
 	return 0;

@@ -15,7 +15,7 @@
 #include "offcpu-event.h"
 #include "offcpu.skel.h"
 
-/* 2^n pages: 8 MiB holds ~1900 events of the largest (fp) size between drains. */
+/* 2^n pages: 8 MiB holds some 17,000 events of 500 bytes (30 frames, fp). */
 #define RING_BYTES_DEFAULT	(8u << 20)
 
 /* The registers copy_regs() in offcpu.bpf.c reads, in its order: perf's bit order. */
@@ -45,22 +45,20 @@ static int quiet(enum libbpf_print_level level, const char *format, va_list args
 	return 0;
 }
 
-/* kernel_nr then user_nr addresses into PERF_SAMPLE_CALLCHAIN's layout. */
-static size_t lay_out(uint64_t *out, const __u64 *ips, uint32_t kernel_nr, uint32_t user_nr)
+/* A kernel part and a user part into PERF_SAMPLE_CALLCHAIN's layout. */
+static size_t lay_out(uint64_t *out, const __u64 *kernel, uint32_t kernel_nr,
+		      const __u64 *user, uint32_t user_nr)
 {
 	size_t n = 0;
 
-	if (kernel_nr > OFFCPU_STACK_MAX || user_nr > OFFCPU_STACK_MAX ||
-	    kernel_nr + user_nr > 2 * OFFCPU_STACK_MAX)
-		return 0;
 	if (kernel_nr) {
 		out[n++] = PERF_CONTEXT_KERNEL;
-		memcpy(out + n, ips, 8 * (size_t)kernel_nr);
+		memcpy(out + n, kernel, 8 * (size_t)kernel_nr);
 		n += kernel_nr;
 	}
 	if (user_nr) {
 		out[n++] = PERF_CONTEXT_USER;
-		memcpy(out + n, ips + kernel_nr, 8 * (size_t)user_nr);
+		memcpy(out + n, user, 8 * (size_t)user_nr);
 		n += user_nr;
 	}
 	return n;
@@ -70,38 +68,44 @@ static int handle_event(void *context, void *data, size_t size)
 {
 	struct prd_offcpu *o = context;
 	const struct offcpu_event *e = data;
+	const struct offcpu_head *h = &e->head;
 	struct prf_off_cpu r = { 0 };
 	int ret;
+	uint32_t k = h->kernel_nr, wk = h->waker_kernel_nr, wu = h->waker_user_nr, u = h->user_nr;
 
 	/* The kernel's ring holds what the program sent: bounded by it, checked anyway. */
-	if (size < sizeof(e->head) || e->head.stack_size > size - sizeof(e->head))
+	if (size < OFFCPU_HEAD_BYTES(0) || k > OFFCPU_STACK_MAX || wk > OFFCPU_STACK_MAX ||
+	    wu > OFFCPU_STACK_MAX || u > OFFCPU_STACK_MAX ||
+	    size < OFFCPU_HEAD_BYTES((size_t)k + wk + wu + u))
 		return 0;
-	r.time = e->head.time;
-	r.duration = e->head.duration;
-	r.pid = e->head.pid;
-	r.tid = e->head.tid;
-	r.cpu = e->head.cpu;
-	r.cgroup = e->head.cgroup;
-	if (e->head.flags & OFFCPU_EVENT_USER)
+	if ((h->flags & OFFCPU_EVENT_REGS) &&
+	    (size < sizeof(*h) || h->stack_size > size - sizeof(*h)))
+		return 0;
+	r.time = h->time;
+	r.duration = h->duration;
+	r.pid = h->pid;
+	r.tid = h->tid;
+	r.cpu = h->cpu;
+	r.cgroup = h->cgroup;
+	if (h->flags & OFFCPU_EVENT_USER)
 		r.flags |= PRF_OFF_CPU_USER_LATE;
-	if (e->head.flags & OFFCPU_EVENT_WAKER) {
+	if (h->flags & OFFCPU_EVENT_WAKER) {
 		r.flags |= PRF_OFF_CPU_WAKER;
-		r.waker_pid = e->head.waker_pid;
-		r.waker_tid = e->head.waker_tid;
-		memcpy(r.waker_comm, e->head.waker_comm, sizeof(e->head.waker_comm));
+		r.waker_pid = h->waker_pid;
+		r.waker_tid = h->waker_tid;
+		memcpy(r.waker_comm, h->waker_comm, sizeof(h->waker_comm));
 	}
 	r.callchain = o->callchain;
-	r.callchain_nr = lay_out(o->callchain, e->head.ips, e->head.kernel_nr, e->head.user_nr);
+	r.callchain_nr = lay_out(o->callchain, h->ips, k, h->ips + k + wk + wu, u);
 	r.waker_callchain = o->waker_callchain;
-	r.waker_callchain_nr = lay_out(o->waker_callchain, e->head.waker.ips,
-				       e->head.waker.kernel_nr, e->head.waker.user_nr);
-	if (e->head.flags & OFFCPU_EVENT_REGS) {
+	r.waker_callchain_nr = lay_out(o->waker_callchain, h->ips + k, wk, h->ips + k + wk, wu);
+	if (h->flags & OFFCPU_EVENT_REGS) {
 		r.user_regs.abi = PERF_SAMPLE_REGS_ABI_64;
 		r.user_regs.mask = regs_mask;
-		r.user_regs.regs = (const uint64_t *)e->head.regs;
+		r.user_regs.regs = (const uint64_t *)h->regs;
 		r.user_regs.count = OFFCPU_REGS;
 		r.user_stack = e->stack;
-		r.user_stack_size = e->head.stack_size;
+		r.user_stack_size = h->stack_size;
 	}
 	ret = o->emit(o->context, &r);
 	if (ret < 0) {
