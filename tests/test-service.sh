@@ -163,10 +163,10 @@ stop_container() {
 at_exit stop_container
 
 # The capabilities the unit keeps, which nspawn's default set partly lacks
-# (CAP_PERFMON, CAP_SYSLOG, ...), and perf_event_open, which nspawn's
+# (CAP_PERFMON, CAP_SYSLOG, CAP_BPF ...), and perf_event_open and bpf, which nspawn's
 # system call filter refuses: the container's settings, not the unit's.
 nspawn_caps=$(echo $unit_caps | tr ' ' ,)
-check "systemd-nspawn --boot --capability=$nspawn_caps --system-call-filter=perf_event_open"
+check "systemd-nspawn --boot --capability=$nspawn_caps --system-call-filter=\"perf_event_open bpf\""
 boot_start=$(seconds)
 timeout -k 30 600 systemd-nspawn --quiet --boot --register=no --keep-unit \
 	--machine="$machine" --directory="$root" --overlay="+/:$upper:/" \
