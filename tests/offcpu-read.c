@@ -5,7 +5,7 @@
  *
  *   offcpu-read FILE...
  *   off_cpu TIME DURATION PID TID CPU FLAGS WAKER_PID WAKER_TID WAKER_COMM
- *           K=ip,ip,... U=ip,... WK=... WU=... STACK=BYTES
+ *           K=ip,ip,... U=ip,... WK=... WU=... CG=CGROUP_ID STACK=BYTES
  *
  * (on one line; WAKER_COMM "-" when unknown, an empty list "-").
  */
@@ -74,7 +74,8 @@ int main(int argc, char **argv)
 				print_chain("U", r.callchain, r.callchain_nr, 1);
 				print_chain("WK", r.waker_callchain, r.waker_callchain_nr, 0);
 				print_chain("WU", r.waker_callchain, r.waker_callchain_nr, 1);
-				printf(" STACK=%llu\n", (unsigned long long)r.user_stack_size);
+				printf(" CG=%llu STACK=%llu\n", (unsigned long long)r.cgroup,
+				       (unsigned long long)r.user_stack_size);
 			}
 		}
 		if (ret < 0) {

@@ -10,6 +10,7 @@
 #     workload's measure;
 #   - the pipe's waker is the answerer (tid and comm), the mutex's the
 #     holder;
+#   - the blocks carry the workload's cgroup v2 id;
 #   - the blocked user callchains pass through each phase's function (nm),
 #     the pipe waker's through the answerer's, and the kernel part is
 #     there;
@@ -135,6 +136,18 @@ for kind in sleep pipe mutex; do
 	phase_records "$kind" | awk '$11 == "K=-" { bad++ } END { exit bad > 0 }' ||
 		fail "$kind: a record without its kernel callchain"
 done
+check "the blocks carry the workload's cgroup v2 id (its directory's inode number)"
+cgroup_path=$(sed -n 's/^0:://p' "/proc/$$/cgroup")
+cgroup_mount=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+if [ -n "$cgroup_path" ] && [ -n "$cgroup_mount" ] && [ -d "$cgroup_mount$cgroup_path" ]; then
+	cgroup_id=$(stat -c %i "$cgroup_mount$cgroup_path")
+	for kind in sleep pipe mutex; do
+		phase_records "$kind" | awk -v id="CG=$cgroup_id" '$(NF - 1) != id { bad++ } END { exit bad > 0 || NR == 0 }' ||
+			fail "$kind: cgroups $(phase_records "$kind" | awk '{ print $(NF - 1) }' | sort | uniq -c), expected $cgroup_id"
+	done
+else
+	note "no cgroup v2 here: not checked"
+fi
 check "the pipe's waker callchains pass through answerer()"
 phase_records pipe | chains_pass WU "$(fn_range answerer)" ||
 	fail "a pipe waker's callchain misses answerer(): $(phase_records pipe | head -2)"

@@ -14,12 +14,25 @@
 #define PF_KTHREAD	0x00200000
 #define TASK_DEAD	0x00000080
 
+struct kernfs_node {
+	unsigned long long id;		/* a cgroup's id, as PERF_SAMPLE_CGROUP gives it */
+} __attribute__((preserve_access_index));
+
+struct cgroup {
+	struct kernfs_node *kn;
+} __attribute__((preserve_access_index));
+
+struct css_set {
+	struct cgroup *dfl_cgrp;	/* the task's cgroup v2 */
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	unsigned int __state;
 	unsigned int flags;
 	int pid;
 	int tgid;
 	char comm[TASK_COMM_LEN];
+	struct css_set *cgroups;
 } __attribute__((preserve_access_index));
 
 /* Before Linux 5.14 the state was a long named state. */

@@ -153,7 +153,8 @@ static __always_inline void block_ended(struct task_struct *next, struct task_of
 		return;
 	e->head.time = s->start;
 	e->head.duration = now - s->start;
-	e->head.cgroup = 0;	/* not readable for another task without kfuncs */
+	/* What bpf_get_current_cgroup_id() would say in next's own context. */
+	e->head.cgroup = BPF_CORE_READ(next, cgroups, dfl_cgrp, kn, id);
 	e->head.pid = next->tgid;
 	e->head.tid = tid;
 	e->head.cpu = s->cpu;
@@ -369,7 +370,6 @@ int BPF_PROG(offcpu_sys_exit, struct pt_regs *regs, long ret)
 	/* The mask is for the verifier: used is at most 3 x 127. */
 	n = bpf_get_stack(ctx, &e->head.ips[used & 511], OFFCPU_STACK_MAX * 8, BPF_F_USER_STACK);
 	e->head.user_nr = n > 0 ? (__u64)n / 8 : 0;
-	e->head.cgroup = bpf_get_current_cgroup_id();
 	if (stack_size) {
 		copy_regs(e, task);
 		if (e->head.flags & OFFCPU_EVENT_REGS)
