@@ -237,7 +237,7 @@ static int open_loop(struct collector *c)
 }
 
 /*
- * --off-cpu: the BPF program, loaded before the snapshot like the events
+ * --off-cpu: the BPF program, attached before the snapshot like the events
  * are enabled, so that no thread's block goes unseen in between.  Its
  * callchains follow the samples' settings; dwarf mode copies at most the
  * program's 16 KiB of user stack.
@@ -366,6 +366,10 @@ int prd_collector_setup(struct collector *c, int *go_fd, int *failed_fd)
 	}
 	if (notice.message[0])
 		prd_log_notice("%s", notice.message);
+	/* Before the output's first file exists: whoever waits for it sees every block. */
+	ret = open_offcpu(c);
+	if (ret)
+		return ret;
 	c->ring_hung_up = calloc(c->events.ring_count, 1);
 	c->cpu_online = calloc(c->events.ring_count, 1);
 	if (c->events.events[0].attr.sample_type & PERF_SAMPLE_STACK_USER)
@@ -418,9 +422,6 @@ int prd_collector_setup(struct collector *c, int *go_fd, int *failed_fd)
 			prd_log_warning("reading %s/kallsyms: %s; kernel frames will not be named",
 					o->proc_root, strerror(-ret));
 	}
-	ret = open_offcpu(c);
-	if (ret)
-		return ret;
 	if (open_signals(c) < 0 || open_loop(c) < 0) {
 		prd_log_error("setting up the event loop: %s", strerror(errno));
 		return 1;

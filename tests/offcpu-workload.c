@@ -20,6 +20,7 @@
  *   phase mutex ...
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -169,7 +170,7 @@ __attribute__((noinline)) static void phase_mutex(long rounds)
 		atomic_store(&holder_locked, 0);
 		atomic_store(&holder_round, (int)i + 1);
 		while (!atomic_load(&holder_locked))
-			;	/* on-CPU: only the lock itself is a wait */
+			sched_yield();	/* runnable: only the lock itself is a wait */
 		blocked += block_mutex();
 	}
 	phase("mutex", start, blocked, rounds);
