@@ -277,7 +277,12 @@ int BPF_PROG(offcpu_waking, struct task_struct *p)
 		return 0;
 	w->kernel_nr = w->user_nr = 0;
 	if (want_kernel) {
-		n = bpf_get_stack(ctx, w->ips, OFFCPU_STACK_MAX * 8, 0);
+		/*
+		 * The walk starts in this program and bpf_trace_run1(), which
+		 * the tracepoint calls: skipped, so that the waker's stack
+		 * starts where it woke the thread (try_to_wake_up()).
+		 */
+		n = bpf_get_stack(ctx, w->ips, OFFCPU_STACK_MAX * 8, 2 & BPF_F_SKIP_FIELD_MASK);
 		w->kernel_nr = n > 0 ? (__u64)n / 8 : 0;
 	}
 	if (want_user && w->kernel_nr <= OFFCPU_STACK_MAX) {
