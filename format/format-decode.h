@@ -243,6 +243,66 @@ int prf_decode_tracepoint_format(const void *data, size_t size,
 ssize_t prf_encode_tracepoint_format(uint64_t config, const char *name, const char *text,
 				     size_t text_size, void *out, size_t out_size);
 
+/*
+ * A tracepoint's fields, parsed from its format text (a TRACEPOINT_FORMAT
+ * record's, which a file may forge): each "field:TYPE NAME[N]; offset:O;
+ * size:S; signed:B;" line.  The values are read from a sample's
+ * PERF_SAMPLE_RAW data with prf_tracepoint_field_value(), which checks
+ * every offset and size against that data.
+ */
+#define PRF_TRACEPOINT_FIELDS_MAX	128	/* the kernel's largest have ~40 */
+#define PRF_TRACEPOINT_FIELD_NAME_MAX	64	/* with the NUL */
+
+enum prf_tracepoint_field_kind {
+	PRF_TP_INTEGER,			/* 1, 2, 4 or 8 bytes; signed or not */
+	PRF_TP_POINTER,			/* a pointer type: printed in hex */
+	PRF_TP_STRING,			/* char NAME[N], or dynamic: up to its first NUL */
+	PRF_TP_BYTES,			/* anything else (other arrays, odd sizes) */
+};
+
+struct prf_tracepoint_field {
+	char name[PRF_TRACEPOINT_FIELD_NAME_MAX];
+	uint32_t offset, size;		/* in the raw data, as the format says */
+	enum prf_tracepoint_field_kind kind;
+	int is_signed;
+	int is_common;			/* common_pid ...: perf script leaves them out */
+	/*
+	 * __data_loc TYPE[] NAME: the field is a u32, the data's offset in
+	 * its low 16 bits and length in its high ones; __rel_loc: that
+	 * offset counts from the field's end.
+	 */
+	int dynamic, relative;
+};
+
+struct prf_tracepoint_fields {
+	struct prf_tracepoint_field *fields;
+	size_t count;
+};
+
+/*
+ * 0 and *out (free with prf_tracepoint_fields_free()), -EBADMSG when the
+ * text names no field or a line is malformed, -E2BIG past
+ * PRF_TRACEPOINT_FIELDS_MAX fields, -ENOMEM.  Lines it does not know
+ * ("name:", "ID:", "print fmt:") are skipped; a field whose name is too
+ * long or whose offset or size does not parse makes the text malformed.
+ */
+int prf_tracepoint_fields_parse(const char *text, size_t size,
+				struct prf_tracepoint_fields **out);
+void prf_tracepoint_fields_free(struct prf_tracepoint_fields *fields);
+
+/* One field's value in a sample's raw data; bytes point into that data. */
+struct prf_tracepoint_value {
+	enum prf_tracepoint_field_kind kind;
+	int64_t i;			/* PRF_TP_INTEGER signed */
+	uint64_t u;			/* PRF_TP_INTEGER unsigned, PRF_TP_POINTER */
+	const uint8_t *bytes;		/* strings (without their NUL) and bytes */
+	size_t length;
+};
+
+/* 0, or -ERANGE when the field (or a string it points to) lies outside raw. */
+int prf_tracepoint_field_value(const struct prf_tracepoint_field *field, const void *raw,
+			       size_t raw_size, struct prf_tracepoint_value *value);
+
 /* A decoded OFF_CPU record: pointers into the record (8-aligned, as in a chunk). */
 struct prf_off_cpu {
 	uint64_t time, duration;

@@ -20,6 +20,7 @@ format_libperfrec_format_a_SOURCES = \
 	format/stack-trim.c \
 	format/encode.c \
 	format/tracing.c \
+	format/tracepoint-fields.c \
 	format/names.c
 format_libperfrec_format_a_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
 
