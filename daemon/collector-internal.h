@@ -66,6 +66,9 @@ struct collector {
 	struct prf_host host;
 	struct prf_file_info info;
 	struct prf_event file_events[PERFRECD_EVENTS_MAX];
+	/* Tracepoint events' TRACEPOINT_FORMAT records, written at each file's start. */
+	void *tracepoint_formats[PERFRECD_EVENTS_MAX];
+	size_t tracepoint_format_sizes[PERFRECD_EVENTS_MAX];
 	char event_names[1024];		/* "cpu-clock, page-faults", for people */
 	struct prf_meta meta[8];
 	char meta_values[8][128];

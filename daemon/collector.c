@@ -331,6 +331,8 @@ out:
 	free(c.ring_hung_up);
 	free(c.cpu_online);
 	free(c.trim_buffer);
+	for (size_t e = 0; e < PERFRECD_EVENTS_MAX; e++)
+		free(c.tracepoint_formats[e]);
 	if (c.epoll_fd >= 0)
 		close(c.epoll_fd);
 	if (c.signal_fd >= 0)

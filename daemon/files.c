@@ -137,6 +137,11 @@ int prd_collector_start_file(struct collector *c)
 		return ret;
 	prd_collector_follow_output(c);
 	c->generation++;
+	/* Before any sample of theirs: a reader names their fields with these. */
+	for (size_t e = 0; e < c->events.event_count; e++)
+		if (c->tracepoint_formats[e])
+			prd_output_append(c->output, c->tracepoint_formats[e],
+					  c->tracepoint_format_sizes[e], now);
 	prd_bincache_file_started(c->binaries);
 	snapshot(c);
 	prd_jit_maps_restate(c->jit, &c->sink);

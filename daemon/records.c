@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The rings' records into the current file, and the sink of synthesized ones. */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -92,11 +93,11 @@ static void note_mapping_build_id(struct collector *c,
  * the file gets the filled part.  A sample that does not decode (which a
  * sane kernel never writes) is kept as it came, for the reader to judge.
  */
-static void append_trimmed(struct collector *c, const struct perf_event_header *record,
-			   uint64_t time)
+static void append_trimmed(struct collector *c, const struct perf_event_attr *attr,
+			   const struct perf_event_header *record, uint64_t time)
 {
-	int size = prf_sample_trim_stack_user(&c->events.events[0].attr, record, record->size,
-					      c->trim_buffer, TRIM_BUFFER_SIZE);
+	int size = attr ? prf_sample_trim_stack_user(attr, record, record->size,
+						     c->trim_buffer, TRIM_BUFFER_SIZE) : -EBADMSG;
 
 	if (size < 0 && !c->stats.samples_not_trimmed++)
 		prd_log_warning("a sample from the kernel does not decode (%s); keeping it untrimmed",
@@ -139,15 +140,18 @@ static int handle_record(void *context, const struct perf_event_header *record,
 {
 	struct collector *c = context;
 	uint64_t time = record_time(c, record);
+	const struct perf_event_attr *attr;
 	uint64_t value;
 
 	switch (record->type) {
 	case PERF_RECORD_SAMPLE:
 		c->stats.samples++;
-		prd_ksyms_note_sample(c->ksyms, &c->events.events[0].attr, record, record->size,
-				      &c->sink, time);
+		/* Each event's own layout: a tracepoint's samples carry raw data. */
+		attr = prd_event_set_attr_of(&c->events, record, record->size);
+		if (attr)
+			prd_ksyms_note_sample(c->ksyms, attr, record, record->size, &c->sink, time);
 		if (c->trim_buffer) {
-			append_trimmed(c, record, time);
+			append_trimmed(c, attr, record, time);
 			return 0;
 		}
 		break;

@@ -15,10 +15,42 @@
 #include <unistd.h>
 #include "collector-internal.h"
 
+/* The TRACEPOINT_FORMAT record of event index, kept for every file's start. */
+static int keep_tracepoint_format(struct collector *c, const char *event, uint64_t id,
+				  size_t index)
+{
+	struct prf_error error;
+	size_t size;
+	char *text;
+	ssize_t n;
+	void *record;
+	int ret;
+
+	ret = prd_tracepoint_format(event, id, &text, &size, &error);
+	if (ret < 0) {
+		prd_log_error("-e %s: %s", event, error.message);
+		return ret;
+	}
+	record = malloc(sizeof(struct prf_tracepoint_format_record) + strlen(event) + size + 16);
+	n = record ? prf_encode_tracepoint_format(id, event, text, size, record,
+						  sizeof(struct prf_tracepoint_format_record) +
+						  strlen(event) + size + 16) : -ENOMEM;
+	free(text);
+	if (n < 0) {
+		free(record);
+		prd_log_error("-e %s: its format: %s", event, strerror((int)-n));
+		return (int)n;
+	}
+	c->tracepoint_formats[index] = record;
+	c->tracepoint_format_sizes[index] = (size_t)n;
+	return 0;
+}
+
 /* notice gets the default event's fallback, said once the events are open. */
 /* The attr of event (NULL: the default one); -F/-c unless the event names its own. */
-static int build_attr(struct collector *c, const char *event, struct perf_event_attr *attr,
-		      char *name, size_t name_size, struct prf_error *notice)
+static int build_attr(struct collector *c, const char *event, size_t index,
+		      struct perf_event_attr *attr, char *name, size_t name_size,
+		      struct prf_error *notice)
 {
 	const struct perfrecd_options *o = c->options;
 	struct prf_error error;
@@ -32,6 +64,11 @@ static int build_attr(struct collector *c, const char *event, struct perf_event_
 			return ret;
 		}
 		snprintf(name, name_size, "%s", event);
+		if (attr->type == PERF_TYPE_TRACEPOINT) {
+			ret = keep_tracepoint_format(c, event, attr->config, index);
+			if (ret < 0)
+				return ret;
+		}
 	} else {
 		ret = prd_event_default(attr, name, name_size, notice);
 		if (ret < 0) {
@@ -44,6 +81,12 @@ static int build_attr(struct collector *c, const char *event, struct perf_event_
 	attr->size = sizeof(*attr);
 	attr->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	/* A tracepoint's fields, which its TRACEPOINT_FORMAT names; every hit unless -c. */
+	if (attr->type == PERF_TYPE_TRACEPOINT) {
+		attr->sample_type |= PERF_SAMPLE_RAW;
+		if (o->period)
+			attr->sample_period = o->period;
+	}
 	if (o->call_graph != CALL_GRAPH_NONE) {
 		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		attr->sample_max_stack = (uint16_t)o->max_stack;
@@ -79,7 +122,14 @@ static int build_attr(struct collector *c, const char *event, struct perf_event_
 		attr->sample_type |= PERF_SAMPLE_CGROUP;
 		attr->cgroup = 1;
 	}
-	attr->exclude_kernel |= !!o->exclude_kernel;
+	/*
+	 * A tracepoint fires in the kernel: excluding the kernel would drop
+	 * every hit, so --user-only keeps only its user stack.
+	 */
+	if (attr->type == PERF_TYPE_TRACEPOINT)
+		attr->exclude_callchain_kernel |= !!o->exclude_kernel;
+	else
+		attr->exclude_kernel |= !!o->exclude_kernel;
 	attr->disabled = 1;
 	attr->mmap = 1;
 	attr->mmap2 = 1;
@@ -322,7 +372,7 @@ int prd_collector_setup(struct collector *c, int *go_fd, int *failed_fd)
 	}
 	prd_task_meta_open(&c->tasks, o->proc_root);
 	for (size_t e = 0; e < count; e++) {
-		ret = build_attr(c, o->event_count ? o->events[e] : NULL, &attrs[e], names[e],
+		ret = build_attr(c, o->event_count ? o->events[e] : NULL, e, &attrs[e], names[e],
 				 sizeof(names[e]), &notice);
 		if (ret < 0)	/* refused (permissions) at run time; else a bad setting */
 			return ret == -EACCES || ret == -EPERM ? 1 : 2;

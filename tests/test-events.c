@@ -321,8 +321,10 @@ START_TEST(test_modifiers)
 	parse_fails("cycles:", NULL, -EINVAL, "empty modifier");
 	parse_fails("cpu/cycles/q", fake_root, -EINVAL, "unknown modifier 'q'");
 	parse_fails("cycels:u", NULL, -ENOENT, "did you mean 'cycles'");
-	parse_fails("sched:sched_switch", NULL, -ENOENT,
-		    "unknown event 'sched:sched_switch' (tracepoints are not supported)");
+	/* Tracepoint names become a path in tracefs: nothing but words on either side. */
+	parse_fails("sched:sched-switch", NULL, -EINVAL, "is not a tracepoint name");
+	parse_fails("sched:..", NULL, -EINVAL, "is not a tracepoint name");
+	parse_fails("sched:a:b", NULL, -EINVAL, "is not a tracepoint name");
 }
 END_TEST
 

@@ -290,6 +290,11 @@ static int alloc_events(struct event_set *set, const struct perf_event_attr *att
 	if (!set->events || !set->rings || !set->extra_fds)
 		return -ENOMEM;
 	set->event_count = count;
+	for (size_t e = 1; e < count; e++)
+		if (attrs[e].sample_type != attrs[0].sample_type ||
+		    attrs[e].sample_regs_user != attrs[0].sample_regs_user ||
+		    attrs[e].read_format != attrs[0].read_format)
+			set->mixed_layouts = 1;
 	for (size_t r = 0; r < cpu_count; r++)
 		set->rings[r].fd = -1;
 	for (size_t e = 0; e < count; e++) {
@@ -500,6 +505,30 @@ void prd_event_set_close(struct event_set *set)
 	free(set->rings);
 	free(set->extra_fds);
 	memset(set, 0, sizeof(*set));
+}
+
+const struct perf_event_attr *prd_event_set_attr_of(struct event_set *set,
+						    const void *sample, size_t size)
+{
+	uint64_t identifier;
+
+	if (!set->mixed_layouts)
+		return &set->events[0].attr;
+	/* build_attr() gives every event PERF_SAMPLE_IDENTIFIER: it is first. */
+	if (size < sizeof(struct perf_event_header) + 8)
+		return NULL;
+	memcpy(&identifier, (const uint8_t *)sample + sizeof(struct perf_event_header), 8);
+	/* A ring's samples come in runs of one event: the last answer mostly holds. */
+	if (set->last_attr && identifier == set->last_identifier)
+		return set->last_attr;
+	for (size_t e = 0; e < set->event_count; e++)
+		for (size_t i = 0; i < set->events[e].id_count; i++)
+			if (set->events[e].ids[i] == identifier) {
+				set->last_identifier = identifier;
+				set->last_attr = &set->events[e].attr;
+				return set->last_attr;
+			}
+	return NULL;
 }
 
 int prd_event_set_enable(struct event_set *set, int enable)

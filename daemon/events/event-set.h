@@ -31,6 +31,9 @@ struct set_event {
 struct event_set {
 	struct set_event *events;
 	size_t event_count;
+	int mixed_layouts;		/* events whose samples are laid out apart */
+	uint64_t last_identifier;	/* prd_event_set_attr_of()'s last answer */
+	const struct perf_event_attr *last_attr;
 	struct cpu_ring *rings;		/* one per online CPU */
 	size_t ring_count;
 	int *extra_fds;			/* process mode: threads but the first */
@@ -75,6 +78,14 @@ void prd_event_set_cpu_gone(struct event_set *set, size_t index);
 int prd_event_set_reopen_cpu(struct event_set *set, size_t index, struct prf_error *error);
 int prd_event_set_enable_cpu(struct event_set *set, size_t index);
 int prd_event_set_enable(struct event_set *set, int enable);
+
+/*
+ * The attr that lays out a sample of the set (found by its
+ * PERF_SAMPLE_IDENTIFIER when the events' layouts differ: a tracepoint's
+ * raw data, a period of its own); NULL for an id of none of them.
+ */
+const struct perf_event_attr *prd_event_set_attr_of(struct event_set *set,
+						    const void *sample, size_t size);
 
 /*
  * Data pages per ring for a sampling rate and the bytes a sample takes in

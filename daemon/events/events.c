@@ -354,9 +354,13 @@ static int parse_named_event(char *copy, const char *name,
 		err = parse_cache(copy, attr);
 	if (err)
 		err = parse_raw(copy, attr);
-	if (err && mods && strspn(mods, "ukhp") != strlen(mods))
-		return prf_set_error(error, -ENOENT, "unknown event '%s' "
-				     "(tracepoints are not supported)", name);
+	/* Not an event before the ':': a tracepoint, unless it reads as a typo's modifiers. */
+	if (err && mods) {
+		int tp = prd_tracepoint_parse(name, attr, error);
+
+		if (tp == 0 || strspn(mods, "ukhp") != strlen(mods))
+			return tp;
+	}
 	if (err)
 		return unknown_event(copy, err, error);
 	return mods ? parse_modifiers(mods, name, attr, error) : 0;

@@ -6,6 +6,7 @@ daemon_events_libperfrec_events_a_SOURCES = \
 	daemon/events/events.h \
 	daemon/events/events.c \
 	daemon/events/pmu.c daemon/events/pmu.h \
+	daemon/events/tracepoint.c \
 	daemon/events/event-set.c daemon/events/event-set.h \
 	daemon/events/ring.c daemon/events/ring.h \
 	daemon/events/user-stack.c daemon/events/user-stack.h
