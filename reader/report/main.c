@@ -343,10 +343,10 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 	if (status)
 		goto out;
 	if (o->view == VIEW_SAMPLES && !flame) {
-		struct view_samples v = { p->session, p->symbolizer, output.file };
+		struct view_samples v = { p->session, p->symbolizer, output.file, o->json, 0 };
 
 		/* What was read is shown; a file cut short by an I/O error still fails the run. */
-		status = report_for_each_sample(p, view_sample, &v) < 0;
+		status = report_for_each_sample(p, o->json ? view_sample_json : view_sample, &v) < 0;
 		goto out;
 	}
 	if (o->format == FORMAT_PPROF) {

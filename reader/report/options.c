@@ -20,8 +20,10 @@ static void usage(FILE *out)
 "\n"
 "Views and formats:\n"
 "      --view=flat|tree|folded   flat profile (default), call tree, collapsed stacks\n"
-"      --view=samples            every sample with its symbolized frames\n"
-"      --json                    flat or tree as JSON (schema in perfrec-report(1))\n"
+"      --view=samples            every sample with its symbolized frames, and a\n"
+"                                tracepoint's fields by name\n"
+"      --json                    flat or tree as JSON, samples as a JSON object a\n"
+"                                line (schema in perfrec-report(1))\n"
 "      --format=FORMAT           flat, tree, folded, samples, json (the views), or\n"
 "                                pprof (gzipped profile.proto), html (a flame graph\n"
 "                                to open in a browser), svg (a static flame graph)\n"
@@ -545,8 +547,8 @@ int options_parse(struct report_options *o, int argc, char **argv)
 		return usage_error("pprof, html and svg are files for other tools: give -o FILE");
 	if (o->waker && o->profile == REPORT_PROFILE_CPU)
 		return usage_error("--waker goes with --profile=off-cpu or wall: a CPU sample has no waker");
-	if (o->json && (o->view == VIEW_FOLDED || o->view == VIEW_SAMPLES))
-		return usage_error("--json goes with the flat and tree views");
+	if (o->json && o->view == VIEW_FOLDED)
+		return usage_error("--json goes with the flat, tree and samples views");
 	/* The flame graphs keep every node: narrow ones are just not drawn. */
 	if (o->view == VIEW_TREE && o->format == FORMAT_TEXT && !o->percent_limit_given)
 		o->percent_limit = 0.5;

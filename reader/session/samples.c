@@ -210,6 +210,17 @@ int session_waker_sample(const struct session_sample *block, struct session_samp
 	return 0;
 }
 
+static const struct prf_tracepoint_fields *tracepoint_fields(const struct input *in,
+							     const struct prf_event *event)
+{
+	if (event->attr.type != PERF_TYPE_TRACEPOINT)
+		return NULL;
+	for (size_t i = 0; i < in->tracepoint_count; i++)
+		if (in->tracepoints[i].config == event->attr.config)
+			return in->tracepoints[i].fields;
+	return NULL;
+}
+
 /*
  * One file's samples, read on any thread: what went wrong is kept in
  * result and said by session_samples_told() afterwards, in file order,
@@ -268,6 +279,7 @@ void session_read_samples(struct session *s, size_t i, const struct session_filt
 					continue;
 				}
 				sample_from_record(s, in->host, event, &decoded, &sample);
+				sample.tracepoint = tracepoint_fields(in, event);
 			}
 			sample.file_index = i;
 			session_sample_cgroup(s, &sample);

@@ -98,6 +98,14 @@ struct build_id_entry {
 	uint8_t build_id[PRF_BUILD_ID_MAX];
 };
 
+struct input_tracepoint {
+	uint64_t config;
+	struct prf_tracepoint_fields *fields;
+};
+
+/* A file names at most this many tracepoints; perfrecd writes at most 32 events. */
+#define INPUT_TRACEPOINTS_MAX	256
+
 struct input {
 	char *path;
 	int fd;				/* open from the header to the samples: -1 before */
@@ -107,6 +115,9 @@ struct input {
 	int incomplete;			/* no trailer, and not damaged */
 	uint64_t damaged_chunks;	/* as pass 1 found them */
 	int samples_damage_told;
+	/* Its TRACEPOINT_FORMATs, parsed (pass 1): a tracepoint sample's fields. */
+	struct input_tracepoint *tracepoints;
+	size_t tracepoint_count, tracepoint_capacity;
 };
 
 struct session {

@@ -62,6 +62,9 @@ void session_free(struct session *s)
 	prf_index_free(&s->process_index);
 	for (size_t i = 0; i < s->input_count; i++) {
 		free(s->inputs[i].path);
+		for (size_t t = 0; t < s->inputs[i].tracepoint_count; t++)
+			prf_tracepoint_fields_free(s->inputs[i].tracepoints[t].fields);
+		free(s->inputs[i].tracepoints);
 		if (s->inputs[i].fd >= 0)
 			close(s->inputs[i].fd);
 	}

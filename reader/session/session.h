@@ -165,6 +165,13 @@ struct session_sample {
 	const uint64_t *waker_callchain;	/* with PERF_CONTEXT_* markers */
 	size_t waker_callchain_nr;
 	const void *waker_process;
+	/*
+	 * A tracepoint's sample: its fields as its file's TRACEPOINT_FORMAT
+	 * names them, their values in record->raw (prf_tracepoint_field_value()
+	 * checks each against raw_size); NULL for other events, or where the
+	 * file has no format for it.
+	 */
+	const struct prf_tracepoint_fields *tracepoint;
 };
 
 /* Where an address of a sample lives. */

@@ -324,6 +324,48 @@ static void take_kallsyms(struct pass_one *p, const struct prf_record *record)
 	p->part->kallsyms_size = (size_t)r.text_size;
 }
 
+/*
+ * A tracepoint's format, for its samples' fields: the first for each
+ * config is kept; one that does not parse is said once and its samples
+ * show no fields.
+ */
+static void take_tracepoint_format(struct pass_one *p, const struct prf_record *record)
+{
+	struct input *in = &p->s->inputs[p->file_index];
+	struct prf_tracepoint_format format;
+	struct prf_tracepoint_fields *fields;
+	int err;
+
+	err = prf_decode_tracepoint_format(record->data, record->size, &format);
+	if (err) {
+		sideband_warn(p->part, "%s: a TRACEPOINT_FORMAT record that does not decode; skipped",
+			      in->path);
+		return;
+	}
+	for (size_t i = 0; i < in->tracepoint_count; i++)
+		if (in->tracepoints[i].config == format.config)
+			return;
+	if (in->tracepoint_count == INPUT_TRACEPOINTS_MAX)
+		return;
+	err = prf_tracepoint_fields_parse(format.text, format.text_size, &fields);
+	if (err == -ENOMEM) {
+		out_of_memory(p);
+		return;
+	}
+	if (err) {
+		sideband_warn(p->part, "%s: the format of tracepoint config %llu does not parse (%s); "
+			      "its samples show no fields", in->path,
+			      (unsigned long long)format.config, strerror(-err));
+		return;
+	}
+	if (GROW(in->tracepoints, in->tracepoint_capacity, in->tracepoint_count + 1) < 0) {
+		prf_tracepoint_fields_free(fields);
+		out_of_memory(p);
+		return;
+	}
+	in->tracepoints[in->tracepoint_count++] = (struct input_tracepoint){ format.config, fields };
+}
+
 static void take_perfrec_record(struct pass_one *p, const struct prf_record *record)
 {
 	switch (record->type) {
@@ -366,6 +408,9 @@ static void take_perfrec_record(struct pass_one *p, const struct prf_record *rec
 			if (r.user_stack_size && r.user_regs_abi)
 				p->part->off_cpu_stacks = 1;
 		}
+		break;
+	case PRF_RECORD_TRACEPOINT_FORMAT:
+		take_tracepoint_format(p, record);
 		break;
 	case PRF_RECORD_STATS:
 		if (record->size >= sizeof(struct prf_stats_record)) {

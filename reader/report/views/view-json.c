@@ -79,6 +79,24 @@
  *     "children":    [node, ...]        heaviest first
  *   }
  *
+ * Samples (view_sample_json, --view=samples --json): not one document
+ * but a JSON object a line, a line per sample, in the files' order:
+ *   "comm":          string             the thread's name then
+ *   "pid", "tid", "cpu", "period", "time_ns" (the capture clock)
+ *   "ns_pid", "ns_tid": integer | null  in another pid namespace: its ids there
+ *   "event":         string | null      "cpu-clock", "sched:sched_process_exec"
+ *   "unit", "container": string | null
+ *   "fields":        object | null      a tracepoint's, by name, as its file's
+ *                                       format names them: integers as numbers,
+ *                                       pointers as "0x..." strings, strings as
+ *                                       strings, other arrays as arrays of bytes;
+ *                                       null for a value outside the sample's data
+ *   "frames": [ {                       the leaf first
+ *     "address":     integer
+ *     "symbol", "dso", "srcline": string | null
+ *     "kernel", "inlined": boolean
+ *   }, ... ]
+ *
  * The tree is written with an explicit stack, never recursion, however
  * deep the capture's stacks.  It nests two containers per node: jq 1.6
  * counts three (an object and its key, an array) against a limit of
@@ -112,7 +130,7 @@ static char short_escape(uint32_t code)
  * become \u00XX, and each byte that is not part of valid UTF-8 becomes
  * U+FFFD, so that the output is valid JSON whatever came in.
  */
-static void json_string(FILE *out, const char *s)
+void view_json_string(FILE *out, const char *s)
 {
 	uint32_t code;
 	size_t n;
@@ -158,7 +176,7 @@ static void json_bool(FILE *out, const char *key, int value)
 static void json_text(FILE *out, const char *key, const char *value)
 {
 	json_key(out, key);
-	json_string(out, value);
+	view_json_string(out, value);
 	fputc(',', out);
 }
 
@@ -214,14 +232,14 @@ static void json_header(FILE *out, const struct session_summary *header)
 	for (size_t i = 0; header->hosts && i < header->host_count; i++) {
 		if (i)
 			fputc(',', out);
-		json_string(out, header->hosts[i]);
+		view_json_string(out, header->hosts[i]);
 	}
 	fputs("],", out);
 	fputs("\"file_names\":[", out);
 	for (size_t i = 0; header->file_names && i < header->files; i++) {
 		if (i)
 			fputc(',', out);
-		json_string(out, header->file_names[i]);
+		view_json_string(out, header->file_names[i]);
 	}
 	fputs("]}", out);
 }

@@ -1,14 +1,45 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The samples view: every sample as it comes, its frames symbolized, one
- * block a sample as perf script prints them.  It streams: no aggregation.
- * An off-CPU block is one too: "off-cpu NS ns" where a sample's period
- * is, its waker, its blocked stack, then "-- waker" and the waker's.
+ * block a sample as perf script prints them, or a JSON object a line.
+ * It streams: no aggregation.  An off-CPU block is one too: "off-cpu NS
+ * ns" where a sample's period is, its waker, its blocked stack, then
+ * "-- waker" and the waker's.  A tracepoint's sample has its fields by
+ * name on its first line.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include "symbolize.h"
 #include "unwind.h"
 #include "views.h"
+
+/* "file:line" as one JSON string; null without a file. */
+static void json_srcline(FILE *out, const struct symbol_frame *f)
+{
+	char line[4352];
+
+	if (!f || !f->file) {
+		fputs("null", out);
+		return;
+	}
+	snprintf(line, sizeof(line), "%s:%u", f->file, f->line);
+	view_json_string(out, line);
+}
+
+static void json_frame(struct view_samples *v, uint64_t address, const char *function,
+		       const struct dso *dso, const struct symbol_frame *f, int kernel)
+{
+	fprintf(v->out, "%s{\"address\":%" PRIu64 ",\"symbol\":", v->frames ? "," : "",
+		address);
+	view_json_string(v->out, function);
+	fputs(",\"dso\":", v->out);
+	view_json_string(v->out, dso ? dso_short_name(dso) : NULL);
+	fputs(",\"srcline\":", v->out);
+	json_srcline(v->out, f);
+	fprintf(v->out, ",\"kernel\":%s,\"inlined\":%s}", kernel ? "true" : "false",
+		f && f->inlined ? "true" : "false");
+	v->frames++;
+}
 
 static void print_frame(struct view_samples *v, const struct session_sample *sample,
 			uint64_t address, int kernel, int first)
@@ -20,6 +51,14 @@ static void print_frame(struct view_samples *v, const struct session_sample *sam
 	session_resolve(v->session, sample, lookup, kernel, &where);
 	if (where.dso)
 		symbolizer_lookup(v->symbolizer, where.dso, where.address, &answer);
+	if (v->json) {
+		if (!answer.frame_count)
+			json_frame(v, address, NULL, where.dso, NULL, kernel);
+		for (size_t i = 0; i < answer.frame_count; i++)
+			json_frame(v, address, answer.frames[i].function, where.dso,
+				   &answer.frames[i], kernel);
+		return;
+	}
 	/* Functions, DSOs and files are named by the capture and its binaries: printed safely. */
 	if (!answer.frame_count) {
 		fprintf(v->out, "\t%16llx [unknown] (", (unsigned long long)address);
@@ -60,7 +99,8 @@ static void print_chain(struct view_samples *v, const struct session_sample *sam
 	while (prf_callchain_next(&walk, &frame)) {
 		if (!frame.marker)
 			print_frame(v, sample, frame.address, frame.kernel, frame.first);
-		else if (frame.address == UNWIND_FRAME_TRUNCATED || frame.address == UNWIND_FRAME_UNKNOWN)
+		else if (!v->json && (frame.address == UNWIND_FRAME_TRUNCATED ||
+				      frame.address == UNWIND_FRAME_UNKNOWN))
 			fprintf(v->out, "\t%16s %s (unwinding stopped)\n", "",
 				frame.address == UNWIND_FRAME_TRUNCATED ? "[truncated]" : "[unknown]");
 	}
@@ -108,9 +148,52 @@ void view_sample(void *context, const struct session_sample *sample)
 		fputs(" container=", v->out);
 		view_put(v->out, sample->container, 0);
 	}
+	if (sample->tracepoint) {
+		fputc(' ', v->out);
+		view_put(v->out, sample->event->name, 0);
+		fputs(": ", v->out);
+		view_put_tracepoint_fields(v->out, sample);
+	}
 	fputc('\n', v->out);
 	print_chain(v, sample);
 	if (block)
 		print_waker(v, sample, 1);
 	fputc('\n', v->out);
+}
+
+void view_sample_json(void *context, const struct session_sample *sample)
+{
+	struct view_samples *v = context;
+	int block = sample->kind == SESSION_SAMPLE_OFF_CPU;
+	struct session_sample waker;
+
+	fputs("{\"comm\":", v->out);
+	view_json_string(v->out, sample->comm);
+	fprintf(v->out, ",\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"period\":%" PRIu64
+		",\"time_ns\":%" PRIu64, sample->pid, sample->tid, sample->cpu, sample->period,
+		sample->time);
+	if (sample->ns_pid)
+		fprintf(v->out, ",\"ns_pid\":%u,\"ns_tid\":%u", sample->ns_pid, sample->ns_tid);
+	else
+		fputs(",\"ns_pid\":null,\"ns_tid\":null", v->out);
+	fprintf(v->out, ",\"kind\":\"%s\",\"event\":", block ? "off-cpu" : "sample");
+	view_json_string(v->out, sample->event ? sample->event->name : NULL);
+	fputs(",\"unit\":", v->out);
+	view_json_string(v->out, sample->unit);
+	fputs(",\"container\":", v->out);
+	view_json_string(v->out, sample->container);
+	fputs(",\"waker\":", v->out);
+	if (block && session_waker_sample(sample, &waker) == 0) {
+		fputs("{\"comm\":", v->out);
+		view_json_string(v->out, waker.comm);
+		fprintf(v->out, ",\"pid\":%u,\"tid\":%u}", waker.pid, waker.tid);
+	} else {
+		fputs("null", v->out);
+	}
+	fputs(",\"fields\":", v->out);
+	view_json_tracepoint_fields(v->out, sample);
+	fputs(",\"frames\":[", v->out);
+	v->frames = 0;
+	print_chain(v, sample);
+	fputs("]}\n", v->out);
 }

@@ -106,11 +106,31 @@ struct view_samples {
 	struct session *session;
 	struct symbolizer *symbolizer;
 	FILE *out;
+	int json;			/* view_sample_json()'s */
+	size_t frames;			/* of the sample being written */
 };
 
+/*
+ * A block per sample as perf script prints it; a tracepoint's sample has
+ * its event and fields on its first line ("sched:sched_process_exec:
+ * filename=/usr/bin/true pid=1 old_pid=1").  view_sample_json() is the
+ * same as a JSON object a line (the schema is at the top of view-json.c).
+ */
 void view_sample(void *view_samples, const struct session_sample *sample);
+void view_sample_json(void *view_samples, const struct session_sample *sample);
+
+/*
+ * A tracepoint sample's fields, "name=value" apart by spaces (nothing for
+ * other samples); as a JSON object, null for other samples.
+ */
+void view_put_tracepoint_fields(FILE *out, const struct session_sample *sample);
+void view_json_tracepoint_fields(FILE *out, const struct session_sample *sample);
+
 
 /* ---- what the views and the flame graphs share ------------------------ */
+
+/* s as a JSON string, escaped whatever it holds; null for NULL. */
+void view_json_string(FILE *out, const char *s);
 
 /* Columns s takes when printed (a unit of prf_text_unit() is a column). */
 size_t view_columns(const char *s);
