@@ -57,6 +57,8 @@ struct dump_record {
 		struct prf_nspid_record nspid;
 		struct prf_jit_map_record jit_map;
 	} perfrec;
+	struct prf_tracepoint_format tracepoint;	/* TRACEPOINT_FORMAT: into the record */
+	struct prf_off_cpu off_cpu;	/* OFF_CPU: into the record */
 	const char *text;		/* BUILD_ID path, KERNEL_MODULE, KERNEL_SYMBOL name, JIT_* text */
 	const char *module;		/* KERNEL_SYMBOL's, "" for the kernel */
 	uint64_t kallsyms_lines;	/* also JIT_* lines */

@@ -58,6 +58,13 @@ static int decode_perfrec(const struct prf_record *record,
 {
 	size_t fixed = perfrec_fixed_size(record->type);
 
+	/* Records of a variable layout: format/ decodes them, bounds and all. */
+	if (record->type == PRF_RECORD_TRACEPOINT_FORMAT)
+		return prf_decode_tracepoint_format(record->data, record->size,
+						    &decoded->tracepoint) < 0 ? -EBADMSG : 1;
+	if (record->type == PRF_RECORD_OFF_CPU)
+		return prf_decode_off_cpu(record->data, record->size, &decoded->off_cpu) < 0 ?
+		       -EBADMSG : 1;
 	if (!fixed)
 		return 0;
 	if (record->size < fixed)
@@ -564,9 +571,58 @@ static void print_jit_map(FILE *out, const struct dump_record *decoded)
 	}
 }
 
+/* Its name and config, the text's size and how many fields it names ("malformed": none). */
+static void print_tracepoint_format(FILE *out, const struct prf_tracepoint_format *format)
+{
+	struct prf_tracepoint_fields *fields = NULL;
+	int err;
+
+	field_string(out, "name", format->name);
+	field_u64(out, "config", format->config);
+	field_u64(out, "size", format->text_size);
+	err = prf_tracepoint_fields_parse(format->text, format->text_size, &fields);
+	if (err)
+		field_string(out, "fields", err == -ENOMEM ? "out-of-memory" : "malformed");
+	else
+		field_u64(out, "fields", fields->count);
+	prf_tracepoint_fields_free(fields);
+}
+
+static const struct flag_name off_cpu_flag_names[] = {
+	{ PRF_OFF_CPU_WAKER, "waker" },
+	{ PRF_OFF_CPU_USER_LATE, "user_late" },
+};
+
+static void print_off_cpu(FILE *out, const struct prf_off_cpu *off)
+{
+	field_time(out, "time", off->time);
+	field_u64(out, "duration", off->duration);
+	field_u64(out, "pid", off->pid);
+	field_u64(out, "tid", off->tid);
+	field_u64(out, "cpu", off->cpu);
+	field_flags(out, "flags", off->flags, off_cpu_flag_names,
+		    PRF_ARRAY_SIZE(off_cpu_flag_names));
+	field_u64(out, "cgroup", off->cgroup);
+	if (off->flags & PRF_OFF_CPU_WAKER) {
+		field_u64(out, "waker_pid", off->waker_pid);
+		field_u64(out, "waker_tid", off->waker_tid);
+		field_string(out, "waker_comm", off->waker_comm);
+	}
+	field_u64(out, "callchain", off->callchain_nr);
+	field_u64(out, "waker_callchain", off->waker_callchain_nr);
+	field_u64(out, "user_regs", off->user_regs.count);
+	field_u64(out, "user_stack", off->user_stack_size);
+}
+
 static void print_perfrec(FILE *out, const struct dump_record *decoded)
 {
 	switch (decoded->record->type) {
+	case PRF_RECORD_TRACEPOINT_FORMAT:
+		print_tracepoint_format(out, &decoded->tracepoint);
+		break;
+	case PRF_RECORD_OFF_CPU:
+		print_off_cpu(out, &decoded->off_cpu);
+		break;
 	case PRF_RECORD_BUILD_ID:
 		print_build_id_record(out, decoded);
 		break;
