@@ -24,6 +24,7 @@ DAEMON_TESTS = \
 	tests/test-daemon-dwarf.sh \
 	tests/test-daemon-hotplug.sh \
 	tests/test-daemon-events.sh \
+	tests/test-daemon-tracepoint.sh \
 	tests/test-daemon-bincache.sh \
 	tests/test-daemon-jit.sh \
 	tests/test-daemon-buildid-mmap.sh \

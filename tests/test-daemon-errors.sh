@@ -97,6 +97,27 @@ expect 2 "nosuchevent"
 run --config "$good" -e nosuchevent --check-config
 expect 2 "nosuchevent"
 
+check "a tracepoint name that is no path of words: status 2, naming it"
+run -e 'sched:sched-switch' -d 1 -o "$out"
+expect 2 "'sched:sched-switch' is not a tracepoint name"
+run -e 'sched:..' -d 1 -o "$out"
+expect 2 "'sched:\.\.' is not a tracepoint name"
+
+check "an unknown tracepoint, or no tracefs: status 2, one line naming it (or how to mount tracefs)"
+# Where tracefs is mounted, the tracepoint is said unknown; where not, how to mount it.
+run -e cpu-clock -e sched:no_such_tracepoint -d 1 -o "$out"
+expect 2 "unknown tracepoint 'sched:no_such_tracepoint'|tracepoint 'sched:no_such_tracepoint': no tracefs is mounted \(mount -t tracefs nodev /sys/kernel/tracing\)"
+# mountinfo: the file system type follows the "-" that ends the optional fields.
+tracing_mounts='{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "tracefs" || $(i + 1) == "debugfs") print $5; break } }'
+if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+	check "no tracefs in this mount namespace: status 2, saying how to mount it"
+	status=0
+	unshare -m sh -c 'for m in $(awk "$2" /proc/self/mountinfo | sort -r); do umount -l "$m"; done
+		exec timeout 20 "$0" -e sched:sched_switch -d 1 -o "$1"' "$perfrecd" "$out" "$tracing_mounts" \
+		>"$work/stdout" 2>"$err" || status=$?
+	expect 2 "tracepoint 'sched:sched_switch': no tracefs is mounted \(mount -t tracefs nodev /sys/kernel/tracing\)"
+fi
+
 check "an unknown flag: status 2, naming it"
 run --no-such-flag -d 1 -o "$out"
 expect 2 "'--no-such-flag'"
