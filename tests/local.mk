@@ -10,6 +10,12 @@ tests_test_decode_SOURCES = tests/test-decode.c
 tests_test_decode_CFLAGS = $(TEST_CFLAGS)
 tests_test_decode_LDADD = $(TEST_LIBS)
 TESTS += tests/test-format tests/test-decode
+# Tracepoint formats' fields and their values in raw data, real and hostile.
+check_PROGRAMS += tests/test-tracepoint
+tests_test_tracepoint_SOURCES = tests/test-tracepoint.c
+tests_test_tracepoint_CFLAGS = $(TEST_CFLAGS)
+tests_test_tracepoint_LDADD = $(TEST_LIBS)
+TESTS += tests/test-tracepoint
 
 include tests/common.mk
 include tests/dump.mk

@@ -967,6 +967,89 @@ START_TEST(test_write_error)
 }
 END_TEST
 
+/* ---- a tracepoint sample's fields ------------------------------------ */
+
+static const char switch_format[] =
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n"
+	"\tfield:void * where;\toffset:64;\tsize:8;\tsigned:0;\n"
+	"\tfield:u8 bytes[3];\toffset:72;\tsize:3;\tsigned:0;\n"
+	"\tfield:__data_loc char[] name;\toffset:76;\tsize:4;\tsigned:0;\n"
+	"\tfield:int outside;\toffset:200;\tsize:4;\tsigned:1;\n";
+
+/* Both printers over one sample of the format above, named event. */
+static void print_fields(const char *event_name, const uint8_t *raw, size_t size,
+			 char **text, char **json)
+{
+	struct prf_tracepoint_fields *fields;
+	struct prf_event event = { .name = event_name };
+	struct prf_sample record = { .raw = raw, .raw_size = (uint32_t)size };
+	struct session_sample sample = { .event = &event, .record = &record };
+	size_t text_size, json_size;
+	FILE *out;
+
+	ck_assert_int_eq(prf_tracepoint_fields_parse(switch_format, strlen(switch_format),
+						     &fields), 0);
+	sample.tracepoint = fields;
+	out = open_memstream(text, &text_size);
+	view_put_tracepoint_fields(out, &sample);
+	ck_assert_int_eq(fclose(out), 0);
+	out = open_memstream(json, &json_size);
+	view_json_tracepoint_fields(out, &sample);
+	ck_assert_int_eq(fclose(out), 0);
+	prf_tracepoint_fields_free(fields);
+}
+
+START_TEST(test_tracepoint_fields)
+{
+	uint8_t raw[96] = { 0 };
+	int32_t pid = 123, prio = 120, next_pid = 0, next_prio = -20;
+	int64_t state = 0x101;		/* S, preempted */
+	uint64_t where = 0xffffffff81000000u;
+	uint32_t location = 6u << 16 | 80;
+	char *text, *json;
+
+	memcpy(raw + 8, "spin\033[2J", 9);	/* a terminal escape in a comm */
+	memcpy(raw + 24, &pid, 4);
+	memcpy(raw + 28, &prio, 4);
+	memcpy(raw + 32, &state, 8);
+	memcpy(raw + 40, "swapper/0", 9);
+	memcpy(raw + 56, &next_pid, 4);
+	memcpy(raw + 60, &next_prio, 4);
+	memcpy(raw + 64, &where, 8);
+	memcpy(raw + 72, "\x01\x02\xff", 3);
+	memcpy(raw + 76, &location, 4);
+	memcpy(raw + 80, "a\"b\\c", 6);
+
+	print_fields("sched:sched_switch", raw, 96, &text, &json);
+	ck_assert_str_eq(text, "prev_comm=spin?[2J prev_pid=123 prev_prio=120 prev_state=S+ ==> "
+			 "next_comm=swapper/0 next_pid=0 next_prio=-20 where=0xffffffff81000000 "
+			 "bytes=ARRAY[01, 02, ff] name=a\"b\\c outside=[outside the data]");
+	ck_assert_str_eq(json, "{\"prev_comm\":\"spin\\u001b[2J\",\"prev_pid\":123,\"prev_prio\":120,"
+			 "\"prev_state\":257,\"next_comm\":\"swapper/0\",\"next_pid\":0,"
+			 "\"next_prio\":-20,\"where\":\"0xffffffff81000000\",\"bytes\":[1,2,255],"
+			 "\"name\":\"a\\\"b\\\\c\",\"outside\":null}");
+	free(text);
+	free(json);
+
+	/* Another event: no special prev_state, no "==>"; a location past the data. */
+	location = 60u << 16 | 80;
+	memcpy(raw + 76, &location, 4);
+	print_fields("sched:other", raw, 96, &text, &json);
+	ck_assert(strstr(text, "prev_state=257 next_comm=swapper/0"));
+	ck_assert(strstr(text, "name=[outside the data]"));
+	ck_assert(strstr(json, "\"name\":null"));
+	free(text);
+	free(json);
+}
+END_TEST
+
 static Suite *views_suite(void)
 {
 	Suite *s = suite_create("views");
@@ -1005,6 +1088,7 @@ static Suite *views_suite(void)
 
 	tcase_add_test(helpers, test_elide);
 	tcase_add_test(helpers, test_percent);
+	tcase_add_test(helpers, test_tracepoint_fields);
 	suite_add_tcase(s, helpers);
 	return s;
 }
