@@ -245,6 +245,32 @@ static int event_index(const struct prf_file_info *info,
 	return -1;
 }
 
+/*
+ * A tracepoint's format: its fields parsed, and each read from the record's
+ * own bytes as if they were a sample's raw data (bytes it does not own
+ * would be a heap overflow).
+ */
+static void decode_tracepoint_format(const struct span *record)
+{
+	struct prf_tracepoint_format format;
+	struct prf_tracepoint_fields *fields;
+	struct prf_tracepoint_value value;
+
+	if (prf_decode_tracepoint_format(record->start, record->size, &format) < 0)
+		return;
+	touch_string(format.name);
+	touch(format.text, format.text_size);
+	if (prf_tracepoint_fields_parse(format.text, format.text_size, &fields) < 0)
+		return;
+	for (size_t i = 0; i < fields->count; i++) {
+		touch_string(fields->fields[i].name);
+		if (prf_tracepoint_field_value(&fields->fields[i], record->start, record->size,
+					       &value) == 0 && value.bytes)
+			touch(value.bytes, value.length);
+	}
+	prf_tracepoint_fields_free(fields);
+}
+
 static void read_record(struct prf_reader *r, const struct prf_record *in)
 {
 	const struct prf_file_info *info = prf_reader_info(r);
@@ -263,6 +289,8 @@ static void read_record(struct prf_reader *r, const struct prf_record *in)
 	ev = prf_reader_event_for(r, copy, in->size);
 	if (ev && event_index(info, ev) < 0)
 		fail("event_for: an event not among the file's");
+	if (in->type == PRF_RECORD_TRACEPOINT_FORMAT)
+		decode_tracepoint_format(&record);
 	decode_with(&record, ev ? &ev->attr : NULL);
 	for (size_t i = 0; i < FUZZ_ARRAY_SIZE(fuzz_attrs); i++)
 		decode_with(&record, &fuzz_attrs[i]);

@@ -502,6 +502,35 @@ static void make_kernel_symbol(struct rec *r, uint64_t start, uint32_t size, cha
 	finish(r);
 }
 
+/*
+ * A tracepoint's format, through the format library's encoder: a real
+ * one, or nonsense for the fields parser (offsets and sizes past any
+ * data, a dynamic string of 8 bytes, a line that never ends).
+ */
+static void make_tracepoint_format(struct rec *r, uint64_t config, int nonsense)
+{
+	static const char real[] =
+		"name: sched_process_exec\nID: 365\nformat:\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:__data_loc char[] filename;\toffset:8;\tsize:4;\tsigned:0;\n"
+		"\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
+		"\tfield:char comm[16];\toffset:16;\tsize:16;\tsigned:0;\n\n"
+		"print fmt: \"filename=%s pid=%d\", __get_str(filename), REC->pid\n";
+	static const char bad[] =
+		"format:\n\tfield:char comm[4294967295];\toffset:4294967295;\tsize:4294967295;\n"
+		"\tfield:__data_loc char[] s;\toffset:0;\tsize:8;\tsigned:0;\n"
+		"\tfield:int x;\toffset:0;\tsize:4;\tsigned:1";
+	ssize_t n = prf_encode_tracepoint_format(config, nonsense ? "x:y" : "sched:sched_process_exec",
+						 nonsense ? bad : real,
+						 (nonsense ? sizeof(bad) : sizeof(real)) - 1,
+						 r->data, RECORD_MAX);
+
+	if (n < 0)
+		die("prf_encode_tracepoint_format: %s", strerror((int)-n));
+	r->size = (size_t)n;
+	r->time = 0;
+}
+
 /* Files of --kernel-symbols=hit: symbols, not the whole kallsyms. */
 static int kernel_symbols_as_hit;
 
@@ -836,6 +865,10 @@ static void emit_snapshot(struct stream *s, uint64_t *time)
 	}
 	make_snapshot(&r, PRF_RECORD_SNAPSHOT_END, ++*time,
 		      FUZZ_ARRAY_SIZE(comms));
+	emit(s, &r);
+	make_tracepoint_format(&r, 365, 0);
+	emit(s, &r);
+	make_tracepoint_format(&r, 366, 1);
 	emit(s, &r);
 	if (kernel_symbols_as_hit) {
 		make_kernel_module(&r);
