@@ -1278,6 +1278,105 @@ static void write_events_file(const char *path)
 	out_close(&o, 1);
 }
 
+/*
+ * Tracepoint samples against their formats: a real one (config 365) whose
+ * samples lie (a filename past the data, a raw part of 4 bytes, names
+ * with a terminal escape and a newline), the same config again with
+ * another text (the first is kept), a format that does not parse (366),
+ * a record that does not decode, and an event with no format at all (367).
+ */
+static void tracepoint_format(struct out *o, uint64_t config, const char *name, const char *text)
+{
+	uint8_t record[4096];
+	ssize_t n = prf_encode_tracepoint_format(config, name, text, strlen(text), record,
+						 sizeof(record));
+
+	if (n < 0)
+		die("prf_encode_tracepoint_format: %s", strerror((int)-n));
+	o->r.size = 0;
+	put(&o->r, record, (size_t)n);
+	o->r.time = BASE_NS;
+	emit(o);
+}
+
+/* A tracepoint sample of event id: IDENTIFIER IP TID TIME CPU RAW. */
+static void tracepoint_sample(struct out *o, uint64_t id, uint64_t time, const void *raw,
+			      uint32_t raw_size)
+{
+	begin_kernel(&o->r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL);
+	put_u64(&o->r, id);
+	put_u64(&o->r, KERNEL_TEXT + 0x100);
+	put_u32s(&o->r, 14001, 14001);
+	put_u64(&o->r, time);
+	put_u32s(&o->r, 0, 0);
+	put(&o->r, &raw_size, 4);
+	put(&o->r, raw, raw_size);
+	pad8(&o->r);
+	o->r.time = time;
+	finish(&o->r);
+	emit(o);
+}
+
+static void write_tracepoint_file(const char *path)
+{
+	static const char exec_format[] =
+		"name: sched_process_exec\nID: 365\nformat:\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:__data_loc char[] filename;\toffset:8;\tsize:4;\tsigned:0;\n"
+		"\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
+		"\tfield:char comm[16];\toffset:16;\tsize:16;\tsigned:0;\n";
+	static const uint64_t ids_a[1] = { ID_CPU0 }, ids_b[1] = { ID_OTHER },
+			      ids_c[1] = { ID_OTHER + 1 }, ids_d[1] = { ID_OTHER + 2 };
+	struct prf_event events[4] = {
+		{ .attr = attr_main, .name = "cpu-clock", .ids = ids_a, .id_count = 1 },
+		{ .name = "sched:sched_process_exec", .ids = ids_b, .id_count = 1 },
+		{ .name = "x:unparsed", .ids = ids_c, .id_count = 1 },
+		{ .name = "x:no_format", .ids = ids_d, .id_count = 1 },
+	};
+	uint8_t raw[64] = { 0 };
+	uint32_t location = 14u << 16 | 32;
+	int32_t pid = 14001;
+	struct out o;
+	const uint64_t t = BASE_NS;
+
+	for (int e = 1; e < 4; e++) {
+		events[e].attr = attr_main;
+		events[e].attr.type = PERF_TYPE_TRACEPOINT;
+		events[e].attr.config = 364 + (uint64_t)e;
+		events[e].attr.freq = 0;
+		events[e].attr.sample_period = 1;
+		events[e].attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+					     PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+					     PERF_SAMPLE_RAW;
+	}
+	out_open(&o, path, "hostile", events, 4);
+	process(&o, 14001, "tracee", "/usr/bin/tracee", 0x400000, t);
+	tracepoint_format(&o, 365, "sched:sched_process_exec", exec_format);
+	tracepoint_format(&o, 365, "sched:sched_process_exec", "field:int a;\toffset:8;\tsize:4;\n");
+	tracepoint_format(&o, 366, "x:unparsed", "field:int a;\toffset:9999999999;\tsize:4;\n");
+	/* A name without its NUL: the record does not decode. */
+	o.r.size = 0;
+	begin_perfrec(&o.r, PRF_RECORD_TRACEPOINT_FORMAT);
+	put_u64(&o.r, 367);
+	put_u32s(&o.r, 4, 2);
+	put(&o.r, "x:nox", 6);
+	finish(&o.r);
+	emit(&o);
+
+	memcpy(raw + 8, &location, 4);
+	memcpy(raw + 12, &pid, 4);
+	memcpy(raw + 16, "tr\033[31mce\n", 11);
+	memcpy(raw + 32, "/usr/bin/true", 14);
+	tracepoint_sample(&o, ID_OTHER, t + 10, raw, 52);	/* as it should be (4 + 52: 8-aligned) */
+	location = 14u << 16 | 60;
+	memcpy(raw + 8, &location, 4);
+	tracepoint_sample(&o, ID_OTHER, t + 11, raw, 52);	/* the filename past the data */
+	tracepoint_sample(&o, ID_OTHER, t + 12, raw, 4);	/* only common fields' room */
+	tracepoint_sample(&o, ID_OTHER + 1, t + 13, raw, 52);
+	tracepoint_sample(&o, ID_OTHER + 2, t + 14, raw, 52);
+	out_close(&o, 1);
+}
+
 /* 6000 distinct addresses in 400 maps of 40 processes. */
 static void odd_many_addresses(struct out *o, uint64_t t)
 {
@@ -1506,6 +1605,9 @@ static void write_fixed(const char *dir)
 
 	path_in(path, sizeof(path), dir, "samples-undecodable");
 	write_samples_undecodable(path);
+
+	path_in(path, sizeof(path), dir, "tracepoints");
+	write_tracepoint_file(path);
 
 	path_in(path, sizeof(path), dir, "empty");
 	out_open_default(&o, path);

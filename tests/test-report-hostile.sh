@@ -228,6 +228,34 @@ kept=$(awk '{ s += $NF } END { print s + 0 }' "$work/undecodable")
 [ "$kept" -gt 1000 ] && [ "$kept" -lt 2000 ] || fail "$kept of the 2000 samples kept, expected all but one chunk's"
 note "undecodable samples chunk: $kept of 2000 samples kept"
 
+check "tracepoint formats and samples that lie: fields outside the data said so, names escaped, one warning each"
+file=$work/hostile/tracepoints.prf
+report_ok "$work/tp" --view=samples --event sched:sched_process_exec "$file"
+for fields in 'filename=/usr/bin/true pid=14001 comm=tr?\[31mce?' \
+	'filename=\[outside the data\] pid=14001 comm=tr?\[31mce?' \
+	'filename=\[outside the data\] pid=\[outside the data\] comm=\[outside the data\]'; do
+	grep -q " sched:sched_process_exec: $fields\$" "$work/tp" ||
+		fail "no sample with '$fields': $(grep sched_process_exec "$work/tp")"
+done
+[ "$(grep -c 'config 366 does not parse' "$work/tp.err")" -eq 1 ] &&
+	[ "$(grep -c 'a TRACEPOINT_FORMAT record that does not decode' "$work/tp.err")" -eq 1 ] ||
+	fail "not one warning for each bad format: $(cat "$work/tp.err")"
+for event in x:unparsed x:no_format; do
+	report_ok "$work/tp-other" --view=samples --event "$event" "$file"
+	[ "$(grep -c '^tracee 14001/14001 .*: 1$' "$work/tp-other")" -eq 1 ] ||
+		fail "$event: not one sample without fields: $(head -n 3 "$work/tp-other")"
+done
+report_ok "$work/tp.json" --view=samples --json --event sched:sched_process_exec "$file"
+python3 - "$work/tp.json" <<'PY' || fail "the JSON samples of the lying tracepoints are wrong"
+import json, sys
+fields = [json.loads(line)["fields"] for line in open(sys.argv[1])]
+assert fields == [
+    {"filename": "/usr/bin/true", "pid": 14001, "comm": "tr\x1b[31mce\n"},
+    {"filename": None, "pid": 14001, "comm": "tr\x1b[31mce\n"},
+    {"filename": None, "pid": None, "comm": None},
+], fields
+PY
+
 check "option lists of a thousand values and more: none dropped, nothing overrun"
 # Before, --pid kept 256 (and wrote past them when given twice), --comm 64
 # and --cpu 1024, dropping the rest without a word.
@@ -454,7 +482,7 @@ expect_error 1 "$work/missing.prf" --view=tree "$work/hostile/overlap.prf" "$wor
 
 check "bad options: exit 2"
 for options in "--no-such-option" "--view=bogus" "--sort bogus" "--percent-limit abc" \
-	"--top -1" "--pid x" "--json --view=folded" "--json --view=samples" ""; do
+	"--top -1" "--pid x" "--json --view=folded" ""; do
 	status=0
 	# shellcheck disable=SC2086
 	"$report" $options ${options:+"$work/hostile/overlap.prf"} >"$work/error.out" 2>"$work/error.err" || status=$?
