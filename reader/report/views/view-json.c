@@ -84,8 +84,10 @@
  *   "comm":          string             the thread's name then
  *   "pid", "tid", "cpu", "period", "time_ns" (the capture clock)
  *   "ns_pid", "ns_tid": integer | null  in another pid namespace: its ids there
+ *   "kind":          "sample" | "off-cpu"  a block's period is its duration (ns)
  *   "event":         string | null      "cpu-clock", "sched:sched_process_exec"
  *   "unit", "container": string | null
+ *   "waker":         {"comm", "pid", "tid"} | null   who woke an off-CPU block
  *   "fields":        object | null      a tracepoint's, by name, as its file's
  *                                       format names them: integers as numbers,
  *                                       pointers as "0x..." strings, strings as
