@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Tracepoints as events.  perfrecd records -e cpu-clock -e
-# sched:sched_process_exec system-wide (tracefs mounted for it if it was
-# not, and unmounted after) while a copy of true at a path of this test's
+# sched:sched_process_exec system-wide (in a mount namespace of the
+# test's own, with tracefs mounted there if it was not) while a copy of true at a path of this test's
 # own is exec'd, once before and once after a SIGHUP starts a second
 # file, with perf record -e sched:sched_process_exec -a beside it:
 #   - every file holds the TRACEPOINT_FORMAT record (perfrec-dump), and
@@ -16,15 +16,21 @@
 #   - the samples round-trip through the other sample encoding
 #     (tests/recode) unchanged.
 test_name=test-daemon-tracepoint
+
+# The whole test in a mount namespace of its own, where it mounts tracefs
+# if it is not: other tests mount and unmount the machine's meanwhile, and
+# perf record reads it again as it ends.  Nothing of the host's is changed.
+if [ -z "${PERFREC_TEST_OWN_MOUNTS:-}" ] && [ "$(id -u)" -eq 0 ] &&
+   command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+	PERFREC_TEST_OWN_MOUNTS=1 exec unshare -m --propagation private "$0" "$@"
+fi
 . "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
 
-command -v unshare >/dev/null && unshare -m true 2>/dev/null ||
-	skip "unshare -m does not work here"
+[ -n "${PERFREC_TEST_OWN_MOUNTS:-}" ] || skip "unshare -m does not work here"
 tracefs=/sys/kernel/tracing
 if ! awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "tracefs") found = 1; break } }
 	  END { exit !found }' /proc/self/mountinfo; then
 	mount -t tracefs nodev "$tracefs" || skip "cannot mount tracefs at $tracefs"
-	at_exit "umount '$tracefs'"
 fi
 
 out=$work/out
