@@ -2,16 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Tracepoints as events.  perfrecd records -e cpu-clock -e
-# sched:sched_process_exec system-wide (in a mount namespace of the
-# test's own, with tracefs mounted there if it was not) while a copy of true at a path of this test's
-# own is exec'd, once before and once after a SIGHUP starts a second
-# file, with perf record -e sched:sched_process_exec -a beside it:
+# sched:sched_process_exec -e sched:sched_switch system-wide, in a mount
+# namespace of the test's own (tracefs mounted there if it was not),
+# while a copy of true at a path of the test's own is exec'd once before
+# and once after a SIGHUP starts a second file, and sleep of a known pid
+# runs; perf record -a of the same two tracepoints runs beside it.
 #   - every file holds the TRACEPOINT_FORMAT record (perfrec-dump), and
 #     reads alone;
 #   - read in a mount namespace without tracefs (a host that has none),
 #     --view=samples gives each exec as perf script does:
 #     "filename=PATH pid=PID old_pid=PID", the same fields as perf script
 #     prints for the same exec, and the event's name;
+#   - sched_switch's lines of the sleeper are perf script's (prev_state
+#     as letters, "==>"), unless perfrecd lost samples;
 #   - --view=samples --json gives the same fields in its "fields" object;
 #   - the samples round-trip through the other sample encoding
 #     (tests/recode) unchanged.
@@ -46,7 +49,8 @@ run_exe() {
 
 perf_ok=
 if command -v perf >/dev/null 2>&1; then
-	perf record -q -a -e sched:sched_process_exec -o "$work/perf.data" \
+	perf record -q -a -e sched:sched_process_exec -e sched:sched_switch -m 1024 \
+		-o "$work/perf.data" \
 		2>"$work/perf.err" &
 	perf_pid=$!
 	at_exit "kill -INT $perf_pid 2>/dev/null"
@@ -55,8 +59,8 @@ if command -v perf >/dev/null 2>&1; then
 		note "perf record did not start: $(head -n 1 "$work/perf.err")"
 fi
 
-check "perfrecd -e cpu-clock -e sched:sched_process_exec: two files, an exec in each"
-start_daemon "$out" -d 60 -e cpu-clock -e sched:sched_process_exec
+check "perfrecd -e cpu-clock -e sched:sched_process_exec -e sched:sched_switch: two files, an exec in each"
+start_daemon "$out" -d 60 -m 256 -e cpu-clock -e sched:sched_process_exec -e sched:sched_switch
 file1=$(files_in "$out" | head -n 1)
 wait_flushed "$file1"
 pid1=$(run_exe 1)
@@ -65,6 +69,9 @@ wait_for '[ "$(file_count "$out")" -ge 2 ]' 20 || fail "no second file after SIG
 file2=$(files_in "$out" | tail -n 1)
 wait_flushed "$file2"
 pid2=$(run_exe 2)
+# A sleeper of a known pid: its switches out (S) and back in, for sched_switch.
+sh -c 'echo $$ >"$1"; exec sleep 0.3' sh "$work/pid.sleeper"
+sleeper=$(cat "$work/pid.sleeper")
 sleep 0.5
 kill -INT "$daemon_pid"
 wait_daemon
@@ -104,8 +111,14 @@ for file in "$file1" "$file2"; do
 		fail "$file read alone: no fields"
 done
 if [ -n "$perf_ok" ]; then
-	perf script -i "$work/perf.data" -F event,trace 2>/dev/null >"$work/perf.script" ||
-		fail "perf script: status $?"
+	# perf is the reference, not what is tested: where it fails (Debian's
+	# 6.1 once exited 242 on a busy run), the comparisons are left out.
+	if ! perf script -i "$work/perf.data" -F event,trace 2>"$work/perf-script.err" >"$work/perf.script"; then
+		note "perf script failed, not compared: $(grep -v "not valid for" "$work/perf-script.err" | tail -n 2)"
+		perf_ok=
+	fi
+fi
+if [ -n "$perf_ok" ]; then
 	for pid in $pid1 $pid2; do
 		theirs=$(grep -o "sched:sched_process_exec: filename=$exe pid=$pid old_pid=$pid\$" \
 			"$work/perf.script") || fail "perf script has no exec as $pid: $(tail -n 3 "$work/perf.script")"
@@ -113,7 +126,28 @@ if [ -n "$perf_ok" ]; then
 		[ "$theirs" = "$ours" ] || fail "perf script: '$theirs', perfrec-report: '$ours'"
 	done
 else
-	note "no perf record here: not compared with perf script"
+	note "not compared with perf script (no perf record here, or it failed)"
+fi
+
+check "sched_switch as perf script prints it: the sleeper's switches, prev_state and ==> alike"
+report_without_tracefs --view=samples --event sched:sched_switch "$out" 2>"$work/switch.err" |
+	grep -o "sched:sched_switch: .*" | grep -E "(prev|next)_pid=$sleeper " | sort >"$work/switch.ours" ||
+	fail "no sched_switch of the sleeper $sleeper: $(cat "$work/switch.err")"
+grep -q "prev_pid=$sleeper prev_prio=[0-9]* prev_state=S ==> next_comm=" "$work/switch.ours" ||
+	fail "the sleeper never switched out sleeping: $(cat "$work/switch.ours")"
+note "  $(head -n 1 "$work/switch.ours")"
+if [ -n "$perf_ok" ]; then
+	grep -o "sched:sched_switch: .*" "$work/perf.script" | grep -E "(prev|next)_pid=$sleeper " |
+		sort >"$work/switch.perf"
+	lost=$(grep -o '[0-9]* lost' "$work/daemon.err" | head -n 1)
+	if [ "$lost" = "0 lost" ]; then
+		cmp -s "$work/switch.ours" "$work/switch.perf" ||
+			fail "sched_switch differs from perf script's: $(diff "$work/switch.perf" "$work/switch.ours" | head -n 6)"
+	else
+		note "perfrecd lost samples ($lost): only ours checked against perf's"
+		[ -z "$(comm -23 "$work/switch.ours" "$work/switch.perf")" ] ||
+			fail "sched_switch lines perf script does not have: $(comm -23 "$work/switch.ours" "$work/switch.perf" | head -n 3)"
+	fi
 fi
 
 check "the JSON samples: the same fields in \"fields\""
