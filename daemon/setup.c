@@ -386,10 +386,13 @@ int prd_collector_setup(struct collector *c, int *go_fd, int *failed_fd)
 	target.sysfs_root = o->sysfs_root;
 	/*
 	 * Every event's samples share the CPU's ring, sized for their summed
-	 * rates; a period gives no rate, so it is counted as 1 kHz.
+	 * rates; a period gives no rate, so it is counted as 1 kHz, and a
+	 * tracepoint's every hit as 4 kHz: sched_switch under a busy pipe
+	 * lost samples from rings sized for less (bench/README.md).
 	 */
 	for (size_t e = 0; e < count; e++)
-		rate += attrs[e].freq ? attrs[e].sample_freq : 1000;
+		rate += attrs[e].freq ? attrs[e].sample_freq :
+			attrs[e].type == PERF_TYPE_TRACEPOINT ? 4000 : 1000;
 	target.ring_pages = o->ring_pages ? o->ring_pages :
 			    prd_event_ring_pages_for(rate, sample_bytes_estimate(&attrs[0]));
 	for (size_t e = 0; e < count; e++)
