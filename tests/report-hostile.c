@@ -1363,6 +1363,26 @@ static void write_tracepoint_file(const char *path)
 	finish(&o.r);
 	emit(&o);
 
+	/* An OFF_CPU record beside them, for perfrec-dump: a waker's name to escape. */
+	{
+		static const uint64_t chain[3] = { PERF_CONTEXT_KERNEL, KERNEL_TEXT + 0x200,
+						   KERNEL_TEXT + 0x300 };
+		struct prf_off_cpu off = {
+			.time = t + 5, .duration = 1500000, .pid = 14001, .tid = 14002, .cpu = 1,
+			.flags = PRF_OFF_CPU_WAKER, .cgroup = 77, .waker_pid = 14003,
+			.waker_tid = 14004, .waker_comm = "wa\033[2Jker", .callchain = chain,
+			.callchain_nr = 3, .waker_callchain = chain, .waker_callchain_nr = 2,
+		};
+		uint64_t record[64];
+		ssize_t n = prf_encode_off_cpu(&off, record, sizeof(record));
+
+		if (n < 0)
+			die("prf_encode_off_cpu: %s", strerror((int)-n));
+		o.r.size = 0;
+		put(&o.r, record, (size_t)n);
+		o.r.time = t + 5;
+		emit(&o);
+	}
 	memcpy(raw + 8, &location, 4);
 	memcpy(raw + 12, &pid, 4);
 	memcpy(raw + 16, "tr\033[31mce\n", 11);

@@ -245,6 +245,14 @@ for event in x:unparsed x:no_format; do
 	[ "$(grep -c '^tracee 14001/14001 .*: 1$' "$work/tp-other")" -eq 1 ] ||
 		fail "$event: not one sample without fields: $(head -n 3 "$work/tp-other")"
 done
+# perfrec-dump: the formats, and an OFF_CPU record beside them, escaped.
+"$dump" "$file" >"$work/tp.dump" 2>/dev/null || true
+for line in 'TRACEPOINT_FORMAT name=sched:sched_process_exec config=365 size=[0-9]* fields=4$' \
+	'TRACEPOINT_FORMAT name=x:unparsed config=366 size=[0-9]* fields=malformed$' \
+	'TRACEPOINT_FORMAT size=[0-9]* error=malformed$' \
+	'OFF_CPU time=1000\.000000005 duration=1500000 pid=14001 tid=14002 cpu=1 flags=waker cgroup=77 waker_pid=14003 waker_tid=14004 waker_comm="wa\\x1b\[2Jker" callchain=3 waker_callchain=2 user_regs=0 user_stack=0$'; do
+	grep -q "$line" "$work/tp.dump" || fail "perfrec-dump: no line '$line': $(grep -e TRACEPOINT -e OFF_CPU "$work/tp.dump")"
+done
 report_ok "$work/tp.json" --view=samples --json --event sched:sched_process_exec "$file"
 python3 - "$work/tp.json" <<'PY' || fail "the JSON samples of the lying tracepoints are wrong"
 import json, sys
