@@ -52,12 +52,14 @@ static void unescape_octal(char *s)
 static int find_tracefs(char *dir, size_t size)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096], debugfs[4096] = "";
+	char *line = NULL, debugfs[4096] = "";
+	size_t line_size = 0;
 	int found = 0;
 
 	if (!f)
 		return -errno;
-	while (!found && fgets(line, sizeof(line), f)) {
+	/* Whole lines, however long a mount point: a piece of one is no mount. */
+	while (!found && getline(&line, &line_size, f) > 0) {
 		char *field[5] = { 0 }, *save = NULL, *type, *dash;
 		char *p = line;
 
@@ -78,6 +80,7 @@ static int find_tracefs(char *dir, size_t size)
 			snprintf(debugfs, sizeof(debugfs), "%s/tracing", field[4]);
 		}
 	}
+	free(line);
 	fclose(f);
 	if (!found && debugfs[0] && !access(debugfs, F_OK) &&
 	    snprintf(dir, size, "%s", debugfs) < (int)size)
@@ -141,8 +144,7 @@ static int read_error(const char *name, const char *path, int err, struct prf_er
 	if (err == -ENOENT)
 		return prf_set_error(error, -ENOENT, "unknown tracepoint '%s' (no %s)", name, path);
 	if (err == -EFBIG)
-		return prf_set_error(error, -EINVAL, "tracepoint '%s': %s is over %u bytes",
-				     name, path, FORMAT_MAX);
+		return prf_set_error(error, -EINVAL, "tracepoint '%s': %s is too large", name, path);
 	return prf_set_error(error, err, "tracepoint '%s': %s: %s%s", name, path, strerror(-err),
 			     err == -EACCES || err == -EPERM ?
 			     " (tracefs is root's: run as root, or with CAP_DAC_READ_SEARCH)" : "");
