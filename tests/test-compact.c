@@ -587,6 +587,85 @@ START_TEST(expansion_past_the_limit_is_refused)
 }
 END_TEST
 
+/*
+ * Tracepoint samples (perfrecd's -e subsystem:name) beside clock samples:
+ * PERF_SAMPLE_RAW after the callchain, no period (the attr's 1).  The raw
+ * data is kept whatever the encoding models: every sample comes back as
+ * it went, byte for byte.
+ */
+#define TRACEPOINT_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN | \
+			 PERF_SAMPLE_RAW)
+
+START_TEST(tracepoint_samples_round_trip)
+{
+	static uint64_t clock_ids[] = { 7 }, tracepoint_ids[] = { 8 };
+	struct prf_event events[2] = {
+		make_event("cpu-clock", FP_TYPE, clock_ids, 1),
+		make_event("sched:sched_switch", TRACEPOINT_TYPE, tracepoint_ids, 1),
+	};
+	struct prf_file_info info = { .hostname = "test", .events = events, .event_count = 2 };
+	struct rng rng = { 0x7e57 };
+	struct samples s = { .count = 600 };
+	uint64_t time = 1000000000;
+
+	events[1].attr.type = PERF_TYPE_TRACEPOINT;
+	events[1].attr.config = 372;
+	events[1].attr.sample_period = 1;
+	for (size_t i = 0; i < s.count; i++) {
+		int tracepoint = i % 3 != 0;
+		uint8_t *record = calloc(1, 1024), *p = record + 8;
+		uint32_t raw_size = 68;		/* sched_switch's: 4 + 68 is 8-aligned */
+		uint64_t depth = 3 + i % 4;
+
+		time += 1000 + rng_next(&rng) % 1000;
+		put(&p, tracepoint ? 8 : 7);
+		put(&p, 0xffffffff81000000ull + i % 16);
+		put_pair(&p, 100 + (uint32_t)(i % 5), 100 + (uint32_t)(i % 5));
+		put(&p, time);
+		put_pair(&p, (uint32_t)(i % 2), 0);
+		if (!tracepoint)
+			put(&p, 250000);
+		put(&p, depth);
+		put(&p, PERF_CONTEXT_KERNEL);
+		for (uint64_t k = 1; k < depth; k++)
+			put(&p, 0xffffffff81000000ull + 0x100 * k + i % 3);
+		if (tracepoint) {
+			memcpy(p, &raw_size, 4);
+			for (uint32_t b = 0; b < raw_size; b++)
+				p[4 + b] = (uint8_t)rng_next(&rng);
+			p += 4 + raw_size;
+		}
+		s.sizes[i] = (size_t)(p - record);
+		memcpy(record, &(struct perf_event_header){ PERF_RECORD_SAMPLE,
+			PERF_RECORD_MISC_KERNEL, (uint16_t)s.sizes[i] }, 8);
+		s.records[i] = record;
+		s.times[i] = time;
+	}
+	for (int encoding = PRF_ENCODING_VERBATIM; encoding <= PRF_ENCODING_COMPACT; encoding++) {
+		struct prf_writer_options options = { .zstd_level = 1, .name = "memfd",
+						      .sample_encoding = encoding };
+		struct prf_writer *w;
+		struct prf_error error;
+		struct result res;
+		int fd = memfd_create("prf", 0);
+
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(prf_writer_open(&w, fd, &info, &options, &error), 0);
+		for (size_t i = 0; i < s.count; i++)
+			ck_assert_int_eq(prf_writer_append(w, s.records[i], s.sizes[i], s.times[i]), 0);
+		ck_assert_int_eq(prf_writer_finish(w), 0);
+		prf_writer_close(w);
+		ck_assert_int_eq(read_back(fd, &s, &res), 0);
+		ck_assert_uint_eq(res.records, s.count);
+		ck_assert_uint_eq(res.mismatches, 0);
+		ck_assert_uint_eq(res.compact_chunks, encoding == PRF_ENCODING_COMPACT);
+		close(fd);
+	}
+	samples_free(&s);
+}
+END_TEST
+
 static Suite *compact_suite(void)
 {
 	Suite *s = suite_create("compact");
@@ -599,6 +678,7 @@ static Suite *compact_suite(void)
 	tcase_add_loop_test(tc, truncation_at_every_byte_of_the_last_chunks, 0, 2);
 	tcase_add_test(tc, bit_flips_in_stack_tables_and_columns);
 	tcase_add_test(tc, expansion_past_the_limit_is_refused);
+	tcase_add_test(tc, tracepoint_samples_round_trip);
 	suite_add_tcase(s, tc);
 	return s;
 }
