@@ -3,7 +3,9 @@
 # measures each with its own clock; tests/offcpu-read prints the
 # capture's OFF_CPU records through format/'s decoder.  The workload
 # keeps its frame pointers; offcpu-workload-nofp is the same code
-# without them, for dwarf mode.
+# without them, for dwarf mode.  test-report-offcpu-live.sh: the same
+# captures read by perfrec-report (flat, folded --waker, wall, pprof and
+# the page in chromium) against the workload's own figures.
 check_PROGRAMS += tests/offcpu-workload tests/offcpu-workload-nofp tests/offcpu-read
 tests_offcpu_workload_SOURCES = tests/offcpu-workload.c
 tests_offcpu_workload_CFLAGS = $(AM_CFLAGS) -O2 -g -fno-omit-frame-pointer \
@@ -16,6 +18,7 @@ tests_offcpu_workload_nofp_LDADD = -lpthread
 tests_offcpu_read_SOURCES = tests/offcpu-read.c
 tests_offcpu_read_LDADD = $(FORMAT_LIBS)
 
-OFFCPU_TESTS = tests/test-daemon-offcpu.sh
+OFFCPU_TESTS = tests/test-daemon-offcpu.sh tests/test-report-offcpu-live.sh
 TESTS += $(OFFCPU_TESTS)
 EXTRA_DIST += $(OFFCPU_TESTS)
+CLEANFILES += tests/test-report-offcpu-live.png

@@ -48,6 +48,15 @@
 //   node flame-check.js switch PAGE
 //       a page of several profiles from a hostile capture: each shown in
 //       turn, drawn, and no element or script of the capture's appears
+//   node flame-check.js blocks PAGE EXPECTED SCREENSHOT
+//       a real capture's page, --profile=off-cpu --waker: EXPECTED (JSON)
+//       gives the report's total_period, and for each name the time of the
+//       folded --waker stacks that hold a frame of that name: the page
+//       opens on the off-CPU profile with that total in its header; a
+//       search for each name (exact, as a regular expression) matches that
+//       time to the nanosecond; a frame named EXPECTED.waker lies above a
+//       "--" frame of process EXPECTED.process (zoomed to), whose tooltip
+//       gives a time; the screenshot is not blank
 //
 // In every mode but profiles and switch, a page of one profile has no switch.
 //
@@ -523,6 +532,53 @@ async function switchAll(browser) {
 	return problems;
 }
 
+async function blocks(browser, expectedPath, screenshot) {
+	const expected = JSON.parse(fs.readFileSync(expectedPath, 'utf8'));
+	const { page, problems, loadMs } = await open(browser);
+	const shown = await page.evaluate(() => window.perfrecFlame.profile());
+	note(`loaded in ${loadMs} ms; profiles ${JSON.stringify(await page.evaluate(() => window.perfrecFlame.profiles()))}, ` +
+	     `shown ${shown.kind}, ${shown.totalPeriod} ns`);
+	check(shown.kind === 'off-cpu', `the page opens on ${shown.kind}, --profile=off-cpu asked for off-cpu`);
+	check(shown.totalPeriod === expected.total_period,
+	      `the page's total ${shown.totalPeriod} ns is not the report's ${expected.total_period} ns`);
+	const facts = await page.$eval('#facts', (e) => [...e.children].map((d) => [d.children[0].textContent, d.children[1].textContent]));
+	const total = facts.find((f) => f[0] === 'Off-CPU');
+	const time = total && parseDuration(total[1]);
+	check(time && Math.abs(time.ns - expected.total_period) <= time.step,
+	      `the header's Off-CPU ${JSON.stringify(total)} is not the report's ${expected.total_period} ns`);
+	await page.click('#regex');
+	for (const [name, period] of Object.entries(expected.names)) {
+		const text = await search(page, '^' + name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '$');
+		const matched = await page.evaluate(() => window.perfrecFlame.matched());
+		note(`search ${name}: ${text}; the folded stacks: ${period} ns`);
+		check(period > 0, `${name}: no time in the folded stacks`);
+		check(matched && matched.period === period, `${name}: the page matches ${matched && matched.period} ns, the folded stacks ${period} ns`);
+	}
+	await search(page, '');
+	await page.click('#regex');
+	// Zoomed to the workload's process: its stacks wide enough to read.
+	const process = (await frames(page)).filter((f) => f.depth === 1 && f.name === expected.process)
+		.sort((a, b) => b.width - a.width)[0];
+	check(process, `no frame of process ${expected.process}`);
+	await atFrame(page, process, 'click');
+	const drawn = await frames(page);
+	const wakes = drawn.filter((f) => f.name === '--');
+	const above = drawn.filter((f) => f.name === expected.waker && wakes.some((w) =>
+		f.depth > w.depth && f.x >= w.x - 0.5 && f.x + f.width <= w.x + w.width + 0.5));
+	note(`${wakes.length} "--" frames drawn, ${above.length} ${expected.waker} frames above one`);
+	check(above.length > 0, `no ${expected.waker} frame above a "--" frame`);
+	const widest = wakes.sort((a, b) => b.width - a.width)[0];
+	await atFrame(page, widest, 'hover');
+	const tip = await page.$eval('#tip', (e) => (e.hidden ? '' : e.textContent));
+	note(`the widest "--": ${JSON.stringify(tip)}`);
+	check(/^--/.test(tip) && /[0-9.]+ (s|ms|µs|ns) \(\d+\.\d\d%\)/.test(tip), `the tooltip of "--" gives no time: ${tip}`);
+	await page.screenshot({ path: screenshot, fullPage: true });
+	const png = pngColours(fs.readFileSync(screenshot));
+	note(`screenshot ${screenshot}: ${png.width}x${png.height}, ${png.colours} colours`);
+	check(png.colours >= 20, `the screenshot has ${png.colours} colours: blank?`);
+	return problems;
+}
+
 async function big(browser, maxMs) {
 	const { page, problems, loadMs } = await open(browser);
 	const info = await page.evaluate(() => ({
@@ -579,6 +635,8 @@ async function big(browser, maxMs) {
 			problems = await big(browser, Number(rest[0]));
 		else if (mode === 'switch')
 			problems = await switchAll(browser);
+		else if (mode === 'blocks')
+			problems = await blocks(browser, rest[0], rest[1]);
 		else if (mode === 'profiles')
 			problems = await profiles(browser, rest[0], rest[1], rest[2]);
 		else
