@@ -41,3 +41,11 @@ CLEANFILES += tests/.cpu-hotplug.lock
 # tests/jit-flood.py is the attacker.
 TESTS += tests/test-attacks-jit.sh tests/test-attacks-bincache.sh
 EXTRA_DIST += tests/test-attacks-jit.sh tests/test-attacks-bincache.sh tests/jit-flood.py
+
+# An unprivileged user against the off-CPU program's maps;
+# tests/offcpu-attack is the attacker.
+check_PROGRAMS += tests/offcpu-attack
+tests_offcpu_attack_SOURCES = tests/offcpu-attack.c
+tests_offcpu_attack_LDADD = -lpthread
+TESTS += tests/test-attacks-offcpu.sh
+EXTRA_DIST += tests/test-attacks-offcpu.sh

@@ -46,6 +46,8 @@ struct task_off {
 	__u32 cpu, flags;
 	__u32 waker_pid, waker_tid;
 	char waker_comm[16];
+	__u32 pending_tid;	/* its key in pending: an exec from a thread changes pid */
+	__u32 reserved;
 };
 
 struct {
@@ -204,6 +206,7 @@ static __always_inline void block_ended(struct task_struct *next, struct task_of
 		return;
 	}
 	s->flags = TASK_PENDING;
+	s->pending_tid = tid;
 }
 
 SEC("tp_btf/sched_switch")
@@ -213,19 +216,27 @@ int BPF_PROG(offcpu_switch, _Bool preempt, struct task_struct *prev, struct task
 	struct task_off *s;
 	unsigned int state;
 
-	/* TASK_RUNNING is 0; a preempted task may have set another state and not slept yet. */
+	/*
+	 * TASK_RUNNING is 0; a preempted task may have set another state and
+	 * not slept yet.  A dying task's last switch starts no block, but
+	 * ends what it left in the maps: a thread can return to user space
+	 * from a long block without a system call's exit (a stop, a page
+	 * fault) and die there (a signal), and its entry in pending would
+	 * stay for good; 1024 of them and no block kept its user stack.
+	 */
 	state = task_state(prev);
-	if (!preempt && state && !(state & TASK_DEAD) && prev->pid && prev->tgid != self_tgid) {
-		s = bpf_task_storage_get(&tasks, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!preempt && state && prev->pid && prev->tgid != self_tgid) {
+		s = bpf_task_storage_get(&tasks, prev, 0, state & TASK_DEAD ? 0 :
+					 BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (s) {
 			if (s->flags & TASK_PENDING)
-				send_pending(prev->pid);
+				send_pending(s->pending_tid);
 			if (s->flags & TASK_WAKER_STACK) {
 				__u32 tid = prev->pid;
 
 				bpf_map_delete_elem(&waker_stacks, &tid);
 			}
-			s->start = now;
+			s->start = state & TASK_DEAD ? 0 : now;
 			s->cpu = bpf_get_smp_processor_id();
 			s->flags = 0;
 		}
@@ -361,7 +372,7 @@ int BPF_PROG(offcpu_sys_exit, struct pt_regs *regs, long ret)
 	if (!s || !(s->flags & TASK_PENDING))
 		return 0;
 	s->flags &= ~TASK_PENDING;
-	tid = task->pid;
+	tid = s->pending_tid;
 	h = bpf_map_lookup_elem(&pending, &tid);
 	e = bpf_map_lookup_elem(&scratch, &zero);
 	if (!h || !e) {

@@ -1,0 +1,75 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# perfrecd --off-cpu against an unprivileged user, tried for real:
+#  - A long block that ends without a system call's exit (a stop, a page
+#    fault) waits in the BPF program's `pending` map for one; a thread
+#    that then died there (a signal) left its entry for good.  The user
+#    nobody, stopping and killing processes of threads that spin in user
+#    space (tests/offcpu-attack), leaked 780 of the map's 1024 entries in
+#    60 rounds of 16 threads (11 s); full, every long block on the
+#    machine lost its user stack.  Now a dying thread's last switch sends
+#    what it left: the map is empty once the attacker is gone (bpftool),
+#    and a root workload's blocks after the attack still have user stacks.
+test_name=test-attacks-offcpu
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+
+attack=$top_builddir/tests/offcpu-attack
+needs_built "$attack"
+needs_nobody
+command -v bpftool >/dev/null 2>&1 || skip "no bpftool (apt-get install bpftool)"
+chmod 755 "$work"
+
+status=0
+"$perfrecd" --config /dev/null --off-cpu -d 0.2 -o "$work/probe" >/dev/null 2>"$work/probe.err" || status=$?
+[ "$status" -eq 0 ] || skip "no --off-cpu here: $(grep -- --off-cpu "$work/probe.err" | head -n 1)"
+
+# map_entries NAME: the entries of perfrecd's own map NAME (other tests'
+# daemons have maps of that name too), found through its descriptors.
+map_entries() {
+	for info in /proc/"$daemon_pid"/fdinfo/*; do
+		id=$(sed -n 's/^map_id:[[:space:]]*//p' "$info" 2>/dev/null)
+		[ -n "$id" ] || continue
+		bpftool map show id "$id" 2>/dev/null | grep -q " name $1 " || continue
+		bpftool -j map dump id "$id" | "$python" -c 'import json, sys; print(len(json.load(sys.stdin)))'
+		return
+	done
+	fail "perfrecd has no BPF map named $1"
+}
+
+out=$work/out
+mkdir -m 700 "$out"
+start_daemon "$out" --config /dev/null --off-cpu -d 15
+
+check "threads stopped, continued and killed in user space leave nothing in pending"
+timeout 12 setpriv --reuid=nobody --regid="$nobody_group" --clear-groups \
+	"$attack" 24 16 10 || fail "offcpu-attack: status $?"
+sleep 0.2
+left=$(map_entries pending)
+note "  pending after 24 rounds of 16 threads: $left entries (780 of 1024 after 60 rounds before the fix)"
+# A thread between its switch-in and its system call's exit may be there.
+[ "$left" -le 16 ] || fail "pending holds $left entries after the attacker is gone"
+
+check "blocks after the attack still have their user stacks"
+: >"$work/pids"
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	sleep 0.02 &
+	echo "$!" >>"$work/pids"
+	wait "$!"
+done
+kill -INT "$daemon_pid"
+wait_daemon
+[ "$daemon_status" -eq 0 ] || fail "perfrecd: status $daemon_status"
+"$dump" $(files_in "$out") | grep ' OFF_CPU ' >"$work/blocks" || fail "no OFF_CPU record"
+stopped=$(grep -c 'waker_comm=offcpu-attack' "$work/blocks" || true)
+[ "$stopped" -gt 0 ] || fail "no block of the attacker's threads was recorded"
+sed 's/.*/ pid=& /' "$work/pids" >"$work/pid-patterns"
+# The nanosleeps: sleep's other blocks (a page fault's) have no user part.
+grep -F -f "$work/pid-patterns" "$work/blocks" |
+	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^duration=/ && substr($i, 10) + 0 >= 15000000) print }' \
+	>"$work/sleeps" || true
+late=$(grep -c 'flags=[a-z|]*user_late' "$work/sleeps" || true)
+note "  $stopped blocks woken by the attacker; sleep's: $(wc -l <"$work/sleeps"), $late with a user part"
+[ "$(wc -l <"$work/sleeps")" -ge 10 ] || fail "sleep's blocks: $(wc -l <"$work/sleeps") of 10"
+[ "$late" -eq "$(wc -l <"$work/sleeps")" ] || fail "sleep's blocks without a user part: $(grep -v user_late "$work/sleeps")"
+note "PASS"
