@@ -268,6 +268,21 @@ size_t prf_text_make_safe(char *s);
  */
 int prf_open_regular(const char *path);
 
+/* ---- /proc/PID/mountinfo -------------------------------------------- */
+
+struct prf_mount_line {
+	const char *root;	/* the part of its filesystem mounted there */
+	const char *point;	/* where */
+	const char *type;	/* "cgroup2", "tracefs", ... */
+};
+
+/*
+ * "36 25 0:31 ROOT POINT OPTIONS [OPTIONAL...] - TYPE SOURCE SUPER" split
+ * in place, the octal escapes of ROOT and POINT (" " is "\040") undone:
+ * 0, or -EINVAL for a line that is none (a piece of a long one).
+ */
+int prf_mountinfo_parse(char *line, struct prf_mount_line *out);
+
 /* ---- this host ------------------------------------------------------ */
 
 struct prf_host {

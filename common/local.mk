@@ -1,6 +1,6 @@
 # libperfrec-common: the bottom layer, libc alone.  Growth, the hash
 # index, hashes, the arena, varints, clocks, opening recorded paths,
-# host facts, the vDSO, the kallsyms table and text made safe to print:
+# host facts, mountinfo's lines, the vDSO, the kallsyms table and text made safe to print:
 # each rule once.
 noinst_LIBRARIES += common/libperfrec-common.a
 noinst_HEADERS += common/common.h
@@ -12,6 +12,7 @@ common_libperfrec_common_a_SOURCES = \
 	common/host.c \
 	common/vdso.c \
 	common/kallsyms.c \
-	common/text.c
+	common/text.c \
+	common/mountinfo.c
 
 COMMON_LIBS = common/libperfrec-common.a

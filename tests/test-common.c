@@ -319,6 +319,28 @@ START_TEST(text_made_safe_keeps_utf8_and_replaces_controls)
 }
 END_TEST
 
+/* The kernel's own lines (show_mountinfo()), escapes and all, and pieces of lines. */
+START_TEST(mountinfo_lines_split_and_unescaped)
+{
+	char tracefs[] = "37 26 0:12 / /sys/kernel/tracing rw,nosuid,nodev,noexec,relatime shared:13 - tracefs nodev rw\n";
+	char cgroup[] = "36 25 0:31 /user.slice /mnt/my\\040cg\\134x rw master:1 - cgroup2 cgroup2 rw,nsdelegate\n";
+	char piece[] = "/a/very/long/mount/point/cut/by/a/reader rw - ";
+	char none[] = "37 26 0:12 / /sys/kernel/tracing rw tracefs nodev rw\n";
+	struct prf_mount_line m;
+
+	ck_assert_int_eq(prf_mountinfo_parse(tracefs, &m), 0);
+	ck_assert_str_eq(m.root, "/");
+	ck_assert_str_eq(m.point, "/sys/kernel/tracing");
+	ck_assert_str_eq(m.type, "tracefs");
+	ck_assert_int_eq(prf_mountinfo_parse(cgroup, &m), 0);
+	ck_assert_str_eq(m.root, "/user.slice");
+	ck_assert_str_eq(m.point, "/mnt/my cg\\x");
+	ck_assert_str_eq(m.type, "cgroup2");
+	ck_assert_int_eq(prf_mountinfo_parse(piece, &m), -EINVAL);
+	ck_assert_int_eq(prf_mountinfo_parse(none, &m), -EINVAL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("common");
@@ -336,6 +358,7 @@ int main(void)
 	tcase_add_test(tc, open_regular_refuses_all_but_files);
 	tcase_add_test(tc, host_is_this_one);
 	tcase_add_test(tc, text_made_safe_keeps_utf8_and_replaces_controls);
+	tcase_add_test(tc, mountinfo_lines_split_and_unescaped);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

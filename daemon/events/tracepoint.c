@@ -28,23 +28,6 @@ static int name_valid(const char *name)
 	       strspn(name + subsystem + 1, word) == strlen(name + subsystem + 1);
 }
 
-/* mountinfo escapes ' ', '\t', '\n' and '\\' as \ooo: undone in place. */
-static void unescape_octal(char *s)
-{
-	char *out = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*out++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
-			s += 3;
-		} else {
-			*out++ = *s;
-		}
-	}
-	*out = '\0';
-}
-
 /*
  * The tracefs directory: a tracefs mount of its root, else debugfs's
  * tracing/ (where kernels automount it).  0, or -ENOENT.
@@ -60,24 +43,14 @@ static int find_tracefs(char *dir, size_t size)
 		return -errno;
 	/* Whole lines, however long a mount point: a piece of one is no mount. */
 	while (!found && getline(&line, &line_size, f) > 0) {
-		char *field[5] = { 0 }, *save = NULL, *type, *dash;
-		char *p = line;
+		struct prf_mount_line m;
 
-		/* id parent major:minor root mountpoint ... - fstype source options */
-		dash = strstr(line, " - ");
-		if (!dash)
+		if (prf_mountinfo_parse(line, &m) < 0 || strcmp(m.root, "/"))
 			continue;
-		*dash = '\0';
-		for (size_t i = 0; i < 5; i++, p = NULL)
-			field[i] = strtok_r(p, " ", &save);
-		type = strtok_r(dash + 3, " ", &save);
-		if (!field[4] || !type || strcmp(field[3], "/"))
-			continue;
-		unescape_octal(field[4]);
-		if (!strcmp(type, "tracefs")) {
-			found = snprintf(dir, size, "%s", field[4]) < (int)size;
-		} else if (!strcmp(type, "debugfs") && !debugfs[0]) {
-			snprintf(debugfs, sizeof(debugfs), "%s/tracing", field[4]);
+		if (!strcmp(m.type, "tracefs")) {
+			found = snprintf(dir, size, "%s", m.point) < (int)size;
+		} else if (!strcmp(m.type, "debugfs") && !debugfs[0]) {
+			snprintf(debugfs, sizeof(debugfs), "%s/tracing", m.point);
 		}
 	}
 	free(line);

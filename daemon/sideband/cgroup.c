@@ -59,23 +59,6 @@ int prd_cgroup_kernel_support(void)
 	return 1;
 }
 
-/* Undoes mountinfo's octal escapes (" " is "\040") in place. */
-static void unescape(char *s)
-{
-	char *out = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*out++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
-			s += 3;
-		} else {
-			*out++ = *s;
-		}
-	}
-	*out = '\0';
-}
-
 /*
  * "36 25 0:31 ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER":
  * the first cgroup2 mount, its mount point and the hierarchy's part it shows.
@@ -93,22 +76,14 @@ int prd_cgroup_find_mount(const char *proc_root, char *mount, size_t mount_size,
 	if (!f)
 		return -errno;
 	while (found < 0 && getline(&line, &line_size, f) > 0) {
-		char *fields[6], *save = NULL, *dash = strstr(line, " - ");
-		size_t n = 0;
+		struct prf_mount_line m;
 
-		if (!dash || strncmp(dash + 3, "cgroup2 ", 8) != 0)
+		if (prf_mountinfo_parse(line, &m) < 0 || strcmp(m.type, "cgroup2"))
 			continue;
-		*dash = '\0';
-		for (char *t = strtok_r(line, " ", &save); t && n < 6; t = strtok_r(NULL, " ", &save))
-			fields[n++] = t;
-		if (n < 5)
+		if (strlen(m.point) >= mount_size || strlen(m.root) >= root_size)
 			continue;
-		unescape(fields[3]);
-		unescape(fields[4]);
-		if (strlen(fields[4]) >= mount_size || strlen(fields[3]) >= root_size)
-			continue;
-		strcpy(mount, fields[4]);
-		strcpy(root, strcmp(fields[3], "/") == 0 ? "" : fields[3]);
+		strcpy(mount, m.point);
+		strcpy(root, strcmp(m.root, "/") == 0 ? "" : m.root);
 		found = 0;
 	}
 	free(line);
