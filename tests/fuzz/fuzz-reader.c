@@ -271,6 +271,28 @@ static void decode_tracepoint_format(const struct span *record)
 	prf_tracepoint_fields_free(fields);
 }
 
+/*
+ * An off-CPU block: every pointer into the record and read whole, the
+ * waker's name NUL-terminated, as the session reads them in place.
+ */
+static void decode_off_cpu(const struct span *record)
+{
+	struct prf_off_cpu block;
+
+	if (prf_decode_off_cpu(record->start, record->size, &block) < 0)
+		return;
+	check_array(record, block.callchain, block.callchain_nr, sizeof(uint64_t), 8,
+		    "off-CPU callchain");
+	check_array(record, block.waker_callchain, block.waker_callchain_nr,
+		    sizeof(uint64_t), 8, "off-CPU waker callchain");
+	check_regs(record, &block.user_regs, "off-CPU user registers");
+	check_array(record, block.user_stack, block.user_stack_size, 1, 1, "off-CPU user stack");
+	if (!memchr(block.waker_comm, '\0', sizeof(block.waker_comm)))
+		fail("off-CPU waker name not NUL-terminated");
+	touch_string(block.waker_comm);
+	sink += block.time + block.duration + block.pid + block.tid + block.cgroup;
+}
+
 static void read_record(struct prf_reader *r, const struct prf_record *in)
 {
 	const struct prf_file_info *info = prf_reader_info(r);
@@ -291,6 +313,8 @@ static void read_record(struct prf_reader *r, const struct prf_record *in)
 		fail("event_for: an event not among the file's");
 	if (in->type == PRF_RECORD_TRACEPOINT_FORMAT)
 		decode_tracepoint_format(&record);
+	if (in->type == PRF_RECORD_OFF_CPU)
+		decode_off_cpu(&record);
 	decode_with(&record, ev ? &ev->attr : NULL);
 	for (size_t i = 0; i < FUZZ_ARRAY_SIZE(fuzz_attrs); i++)
 		decode_with(&record, &fuzz_attrs[i]);
