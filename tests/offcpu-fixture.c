@@ -35,6 +35,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "format.h"
+#define REC_WORDS 1024
+#define REC_PROGRAM "offcpu-fixture"
+#include "record-build.h"
 
 #define BASE_NS		1000000000000ull
 #define PERIOD_NS	1000000ull
@@ -88,46 +91,6 @@ static uint64_t kernel_at(enum kernel_fn fn)
 
 static struct prf_writer *writer;
 static struct perf_event_attr attr;
-
-struct rec {
-	uint64_t words[1024];
-	size_t size;
-};
-
-static void put(struct rec *r, const void *data, size_t size)
-{
-	if (r->size + size > sizeof(r->words)) {
-		fprintf(stderr, "offcpu-fixture: record too long\n");
-		exit(1);
-	}
-	memcpy((uint8_t *)r->words + r->size, data, size);
-	r->size += size;
-}
-
-static void put_u64(struct rec *r, uint64_t v)
-{
-	put(r, &v, sizeof(v));
-}
-
-static void put_u32s(struct rec *r, uint32_t a, uint32_t b)
-{
-	put(r, &a, sizeof(a));
-	put(r, &b, sizeof(b));
-}
-
-static void put_string(struct rec *r, const char *s)
-{
-	static const uint8_t zeros[8];
-
-	put(r, s, strlen(s) + 1);
-	put(r, zeros, (8 - r->size % 8) % 8);
-}
-
-static void begin(struct rec *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->size = sizeof(struct perf_event_header);
-}
 
 static void append(const void *record, size_t size, uint64_t time)
 {

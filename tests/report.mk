@@ -20,7 +20,7 @@ tests_qsort_workload_LDFLAGS =
 # A capture of its own stack and odd variants (test-report-unwind).  Not
 # instrumented: it copies the stack past its own frame.
 check_PROGRAMS += tests/unwind-fixture
-tests_unwind_fixture_SOURCES = tests/unwind-fixture.c
+tests_unwind_fixture_SOURCES = tests/unwind-fixture.c tests/record-build.h
 tests_unwind_fixture_CFLAGS = -O1 -g -fno-omit-frame-pointer
 tests_unwind_fixture_LDADD = $(FORMAT_LIBS)
 
@@ -28,7 +28,7 @@ tests_unwind_fixture_LDADD = $(FORMAT_LIBS)
 # in its own functions (test-report-offcpu).  Frame pointers or not, only
 # the addresses of its functions are used.
 check_PROGRAMS += tests/offcpu-fixture
-tests_offcpu_fixture_SOURCES = tests/offcpu-fixture.c
+tests_offcpu_fixture_SOURCES = tests/offcpu-fixture.c tests/record-build.h
 tests_offcpu_fixture_CFLAGS = -O1 -g
 tests_offcpu_fixture_LDADD = $(FORMAT_LIBS)
 

@@ -50,6 +50,9 @@
 #define BASE_NS		1000000000000ull
 #define PERIOD		1000000ull
 #define KERNEL_TEXT	0xffffffff81000000ull
+#define REC_WORDS ((STACK_MAX + 1024) / 8)
+#define REC_PROGRAM "unwind-fixture"
+#include "record-build.h"
 
 static uint64_t regs[REGS];		/* perf order: AX BX CX DX SI DI BP SP IP R8..R15 */
 static uint8_t stack_copy[STACK_MAX];
@@ -116,47 +119,6 @@ __attribute__((noinline)) static void outer(void)
 }
 
 /* ---- records ------------------------------------------------------- */
-
-struct rec {
-	uint64_t words[(STACK_MAX + 1024) / 8];
-	size_t size;
-};
-
-static void put(struct rec *r, const void *data, size_t size)
-{
-	if (r->size + size > sizeof(r->words)) {
-		fprintf(stderr, "unwind-fixture: record too long\n");
-		exit(1);
-	}
-	memcpy((uint8_t *)r->words + r->size, data, size);
-	r->size += size;
-}
-
-static void put_u64(struct rec *r, uint64_t v)
-{
-	put(r, &v, sizeof(v));
-}
-
-static void put_u32s(struct rec *r, uint32_t a, uint32_t b)
-{
-	put(r, &a, sizeof(a));
-	put(r, &b, sizeof(b));
-}
-
-static void put_string(struct rec *r, const char *s)
-{
-	static const uint8_t zeros[8];
-	size_t n = strlen(s) + 1;
-
-	put(r, s, n);
-	put(r, zeros, (8 - r->size % 8) % 8);
-}
-
-static void begin(struct rec *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->size = sizeof(struct perf_event_header);
-}
 
 static struct perf_event_attr attr_of(uint64_t mask)
 {
