@@ -144,6 +144,9 @@ check "numbers are decimal (a leading 0 is no octal), or hexadecimal with 0x"
 # 01025 read as octal is 533, within --max-stack's 1..1024; as decimal it is not.
 run --config /dev/null --max-stack 01025 --check-config
 expect 2 "max-stack: 01025 is out of range \\(1 to 1024\\)"
+check "a time out of range is said in the units it is written in"
+run --config /dev/null --off-cpu-min 61s --check-config
+expect 2 "^perfrecd: --off-cpu-min: 61s is out of range \\(1us to 60s\\)\$"
 for value in "--max-stack 08" "--rotate-size 08M" "--rotate-size 010M" "-F 0x63"; do
 	# shellcheck disable=SC2086
 	run --config /dev/null $value --check-config

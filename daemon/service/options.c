@@ -375,6 +375,20 @@ static const struct setting *find_setting(const char *name)
 	return NULL;
 }
 
+/* A bound in nanoseconds as the man page writes it (1us, 60s): 60000000000 tells little to whoever typed 61s. */
+static const char *ns_text(uint64_t ns, char *text, size_t size)
+{
+	static const struct { uint64_t ns; const char *unit; } units[] = {
+		{ 1000000000ull, "s" }, { 1000000, "ms" }, { 1000, "us" }, { 1, "ns" },
+	};
+	size_t i = 0;
+
+	while (ns % units[i].ns)
+		i++;
+	snprintf(text, size, "%llu%s", (unsigned long long)(ns / units[i].ns), units[i].unit);
+	return text;
+}
+
 static int apply(struct perfrecd_options *o, const struct setting *s,
 		 const char *value, struct prf_error *error)
 {
@@ -468,6 +482,13 @@ static int apply(struct perfrecd_options *o, const struct setting *s,
 					     value);
 		break;
 	}
+	}
+	if ((s->min || s->max) && (n < s->min || n > s->max) && s->kind == KIND_NANOSECONDS) {
+		char min[32], max[32];
+
+		return prf_set_error(error, -ERANGE, "%s: %s is out of range (%s to %s)", s->name,
+				     value, ns_text(s->min, min, sizeof(min)),
+				     ns_text(s->max, max, sizeof(max)));
 	}
 	if ((s->min || s->max) && (n < s->min || n > s->max))
 		return prf_set_error(error, -ERANGE, "%s: %s is out of range (%llu to %llu)",
