@@ -11,11 +11,13 @@
 #    machine lost its user stack.  Now a dying thread's last switch sends
 #    what it left: the map is empty once the attacker is gone (bpftool),
 #    and a root workload's blocks after the attack still have user stacks.
+#  - Beside it: every waker kernel stack of the attacker's wake-ups starts
+#    in try_to_wake_up() (the walk used to start one frame up on some).
 test_name=test-attacks-offcpu
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
 attack=$top_builddir/tests/offcpu-attack
-needs_built "$attack"
+needs_built "$attack" "$top_builddir/perfrec-report"
 needs_nobody
 command -v bpftool >/dev/null 2>&1 || skip "no bpftool (apt-get install bpftool)"
 chmod 755 "$work"
@@ -72,4 +74,16 @@ late=$(grep -c 'flags=[a-z|]*user_late' "$work/sleeps" || true)
 note "  $stopped blocks woken by the attacker; sleep's: $(wc -l <"$work/sleeps"), $late with a user part"
 [ "$(wc -l <"$work/sleeps")" -ge 10 ] || fail "sleep's blocks: $(wc -l <"$work/sleeps") of 10"
 [ "$late" -eq "$(wc -l <"$work/sleeps")" ] || fail "sleep's blocks without a user part: $(grep -v user_late "$work/sleeps")"
+check "the waker's kernel stacks start where it woke the thread, in try_to_wake_up(), every one"
+# The walk from sched_waking began in __traceiter_sched_waking on some
+# wake-ups (10 to 100 % of a capture's) and above it on the others: one
+# wake-up path made two stacks.  The attacker's SIGCONTs are many of them.
+report=$top_builddir/perfrec-report
+"$report" --profile=off-cpu --waker --view=folded --comm offcpu-attack "$out" >"$work/folded" 2>"$work/report.err" ||
+	fail "perfrec-report: $(cat "$work/report.err")"
+grep -o -- ';--;[^;]*_\[k\]' "$work/folded" | sort | uniq -c >"$work/waker-tops" || true
+note "  the waker kernel stacks' first frames: $(tr -s ' \n' ' ' <"$work/waker-tops")"
+grep -q 'try_to_wake_up' "$work/waker-tops" || fail "no waker stack starts in try_to_wake_up()"
+! grep -v 'try_to_wake_up' "$work/waker-tops" | grep -q . ||
+	fail "waker stacks that start elsewhere: $(grep -v try_to_wake_up "$work/waker-tops")"
 note "PASS"

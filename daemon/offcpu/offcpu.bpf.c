@@ -31,6 +31,8 @@ const volatile __u64 min_ns = 1000000;
 const volatile __u32 self_tgid;
 const volatile __u32 stack_size;	/* dwarf: user stack bytes to copy; 0 none */
 const volatile __u32 want_kernel = 1, want_user = 1;
+/* __traceiter_sched_waking's extent (offcpu.c): dropped from the waker's walk. */
+const volatile __u64 traceiter_start, traceiter_end;
 
 /* Events the ring buffer had no room for: perfrecd reports them. */
 __u64 lost;
@@ -294,6 +296,9 @@ int BPF_PROG(offcpu_waking, struct task_struct *p)
 		 * starts where it woke the thread (try_to_wake_up()).
 		 */
 		n = bpf_get_stack(ctx, w->ips, OFFCPU_STACK_MAX * 8, 2 & BPF_F_SKIP_FIELD_MASK);
+		/* Sometimes the walk starts one frame up, in the tracepoint's iterator. */
+		if (n > 0 && w->ips[0] >= traceiter_start && w->ips[0] < traceiter_end)
+			n = bpf_get_stack(ctx, w->ips, OFFCPU_STACK_MAX * 8, 3 & BPF_F_SKIP_FIELD_MASK);
 		w->kernel_nr = n > 0 ? (__u64)n / 8 : 0;
 	}
 	if (want_user && w->kernel_nr <= OFFCPU_STACK_MAX) {

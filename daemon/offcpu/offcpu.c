@@ -5,6 +5,7 @@
  * events into PRF_RECORD_OFF_CPU's decoded form for the collector.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -115,6 +116,48 @@ static int handle_event(void *context, void *data, size_t size)
 	return 0;
 }
 
+/*
+ * Where __traceiter_sched_waking starts and the next text symbol does.
+ * The waker's kernel walk starts in it on some wake-ups and above it on
+ * others (248 of 2,278 waker stacks of one capture here), so that one
+ * wake-up path made two stacks: the program drops it when it is there.
+ * 0, 0 where kallsyms hides the addresses.
+ */
+static void traceiter_extent(uint64_t *start, uint64_t *end)
+{
+	static const char name[] = "__traceiter_sched_waking";
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char *line = NULL;
+	size_t line_size = 0;
+	ssize_t n;
+
+	*start = *end = 0;
+	if (!f)
+		return;
+	for (int pass = 0; pass < 2 && (pass == 0 || *start); pass++) {
+		rewind(f);
+		while ((n = getline(&line, &line_size, f)) > 0) {
+			struct prf_kallsyms_line k;
+
+			if (line[n - 1] == '\n')
+				n--;
+			if (!prf_kallsyms_parse_line(line, line + n, &k) || k.module)
+				continue;
+			if (pass == 0 && k.name_length == sizeof(name) - 1 &&
+			    !memcmp(k.name, name, sizeof(name) - 1)) {
+				*start = k.address;
+				break;
+			}
+			if (pass == 1 && k.address > *start && (!*end || k.address < *end))
+				*end = k.address;
+		}
+	}
+	if (!*end)
+		*start = 0;
+	free(line);
+	fclose(f);
+}
+
 static int load_error(int err, struct prf_error *error)
 {
 	if (err == -EPERM)
@@ -136,6 +179,7 @@ int prd_offcpu_open(struct prd_offcpu **out, const struct prd_offcpu_config *con
 {
 	struct prd_offcpu *o;
 	size_t ring_bytes = config->ring_bytes ? config->ring_bytes : RING_BYTES_DEFAULT;
+	uint64_t traceiter_start, traceiter_end;
 	int err;
 
 	*out = NULL;
@@ -161,6 +205,9 @@ int prd_offcpu_open(struct prd_offcpu **out, const struct prd_offcpu_config *con
 				      OFFCPU_USER_STACK_MAX : config->stack_user_size;
 	o->skel->rodata->want_kernel = !!config->kernel_callchain;
 	o->skel->rodata->want_user = !!config->user_callchain;
+	traceiter_extent(&traceiter_start, &traceiter_end);
+	o->skel->rodata->traceiter_start = traceiter_start;
+	o->skel->rodata->traceiter_end = traceiter_end;
 	err = bpf_map__set_max_entries(o->skel->maps.events, (uint32_t)ring_bytes);
 	if (!err)
 		err = offcpu_bpf__load(o->skel);
