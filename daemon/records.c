@@ -267,9 +267,18 @@ void prd_collector_drain_offcpu(struct collector *c)
 	prd_offcpu_drain(c->offcpu, append_off_cpu, c);
 	lost = prd_offcpu_lost(c->offcpu);
 	if (lost != c->stats.off_cpu_lost) {
+		struct prf_lost_note_record note = { 0 };
+
 		prd_log_warning("off-CPU: %llu blocks lost: the BPF ring buffer was full",
 				(unsigned long long)(lost - c->stats.off_cpu_lost));
-		c->stats.lost += lost - c->stats.off_cpu_lost;
+		/* In the file, where readers count them: STATS' lost is the kernel's. */
+		note.header.type = PRF_RECORD_LOST_NOTE;
+		note.header.size = sizeof(note);
+		note.time = prf_clock_ns(CLOCK_MONOTONIC);
+		note.reason = PRF_LOST_OFF_CPU;
+		note.cpu = -1;
+		note.records = lost - c->stats.off_cpu_lost;
+		prd_output_append(c->output, &note, sizeof(note), note.time);
 		c->stats.off_cpu_lost = lost;
 	}
 }

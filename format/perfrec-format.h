@@ -257,6 +257,7 @@ enum prf_lost_reason {
 	PRF_LOST_WRITE_ERROR = 1,	/* the disk refused (ENOSPC, EIO, ...) */
 	PRF_LOST_RING_OVERRUN = 2,	/* the collector found a ring inconsistent */
 	PRF_LOST_CPU_OFFLINE = 3,
+	PRF_LOST_OFF_CPU = 4,		/* 1.4: off-CPU blocks the BPF ring had no room for */
 };
 
 /* Data the collector itself lost between two records of this file. */

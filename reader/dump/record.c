@@ -451,6 +451,7 @@ static const char *lost_reason_name(uint32_t reason)
 	case PRF_LOST_WRITE_ERROR:	return "write_error";
 	case PRF_LOST_RING_OVERRUN:	return "ring_overrun";
 	case PRF_LOST_CPU_OFFLINE:	return "cpu_offline";
+	case PRF_LOST_OFF_CPU:		return "off_cpu";
 	default:			return NULL;
 	}
 }

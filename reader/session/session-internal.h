@@ -200,7 +200,7 @@ struct sideband_part {
 	char *kallsyms;			/* the file's first kernel symbol table */
 	size_t kallsyms_size;
 	uint64_t samples_total, lost, dropped, start_ns, end_ns;
-	uint64_t off_cpu_total;
+	uint64_t off_cpu_total, off_cpu_lost;
 	int off_cpu_stacks;		/* an OFF_CPU record has a user stack copy */
 	char warnings[SIDEBAND_PART_WARNINGS][1024];
 	size_t warning_count;

@@ -71,6 +71,7 @@ struct session_summary {
 	const char *const *file_names;
 	int user_stacks;		/* samples with user stack copies (dwarf mode) */
 	uint64_t off_cpu_total;		/* OFF_CPU records in the files */
+	uint64_t off_cpu_lost;		/* blocks the recorder had no room for */
 };
 
 /*

@@ -412,6 +412,16 @@ static void take_perfrec_record(struct pass_one *p, const struct prf_record *rec
 	case PRF_RECORD_TRACEPOINT_FORMAT:
 		take_tracepoint_format(p, record);
 		break;
+	case PRF_RECORD_LOST_NOTE:
+		if (record->size >= sizeof(struct prf_lost_note_record)) {
+			struct prf_lost_note_record r;
+
+			memcpy(&r, record->data, sizeof(r));
+			if (r.reason == PRF_LOST_OFF_CPU &&
+			    r.records <= UINT64_MAX - p->part->off_cpu_lost)
+				p->part->off_cpu_lost += r.records;
+		}
+		break;
 	case PRF_RECORD_STATS:
 		if (record->size >= sizeof(struct prf_stats_record)) {
 			struct prf_stats_record r;
@@ -566,6 +576,8 @@ int session_sideband_merge(struct session *s, size_t index, struct sideband_part
 	s->build_id_count += part->build_id_count;
 	s->facts.samples_total += part->samples_total;
 	s->facts.off_cpu_total += part->off_cpu_total;
+	if (part->off_cpu_lost <= UINT64_MAX - s->facts.off_cpu_lost)
+		s->facts.off_cpu_lost += part->off_cpu_lost;
 	s->facts.user_stacks |= part->off_cpu_stacks;
 	s->facts.lost += part->lost;
 	s->facts.dropped += part->dropped;

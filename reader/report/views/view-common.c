@@ -306,8 +306,10 @@ static void print_counts(const struct report_data *data, FILE *out)
 	fprintf(out, "# %s: %" PRIu64, what, header->samples);
 	if (header->samples != in_files)
 		fprintf(out, " of %" PRIu64 " (filtered)", in_files);
-	fprintf(out, "\n# lost: %" PRIu64 " samples, %" PRIu64 " records dropped\n",
-		header->lost, header->dropped);
+	fprintf(out, "\n# lost: %" PRIu64 " samples, ", header->lost);
+	if (data->kind != REPORT_PROFILE_CPU)
+		fprintf(out, "%" PRIu64 " off-CPU blocks, ", header->off_cpu_lost);
+	fprintf(out, "%" PRIu64 " records dropped\n", header->dropped);
 	fprintf(out, "# files: %zu", header->files);
 	if (header->damaged_files)
 		fprintf(out, ", %zu damaged", header->damaged_files);

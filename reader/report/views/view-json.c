@@ -22,6 +22,7 @@
  *     "samples":                        after filters
  *     "samples_total":                  in the files
  *     "lost":                           samples the kernel could not record
+ *     "off_cpu_lost":                   off-CPU blocks the recorder had no room for
  *     "dropped":                        records the collector could not write
  *     "files", "damaged_files"
  *     "incomplete_files":               without a trailer but not damaged: still
@@ -226,6 +227,7 @@ static void json_header(FILE *out, const struct session_summary *header)
 	json_u64(out, "samples", header->samples);
 	json_u64(out, "samples_total", header->samples_total);
 	json_u64(out, "lost", header->lost);
+	json_u64(out, "off_cpu_lost", header->off_cpu_lost);
 	json_u64(out, "dropped", header->dropped);
 	json_u64(out, "files", header->files);
 	json_u64(out, "damaged_files", header->damaged_files);
