@@ -312,6 +312,8 @@ static int open_offcpu(struct collector *c)
 		prd_log_error("%s", error.message);
 		return ret == -EOPNOTSUPP ? 2 : 1;
 	}
+	prd_log_info("--off-cpu: blocked threads' user stacks read at %s",
+		     prd_offcpu_resume_hook(c->offcpu));
 	c->offcpu_buffer = malloc(OFF_CPU_BUFFER_SIZE);
 	if (!c->offcpu_buffer) {
 		prd_log_error("out of memory");

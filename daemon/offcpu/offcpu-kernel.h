@@ -33,6 +33,7 @@ struct task_struct {
 	int tgid;
 	char comm[TASK_COMM_LEN];
 	struct css_set *cgroups;
+	struct rseq *rseq;		/* user space's, registered by sys_rseq */
 } __attribute__((preserve_access_index));
 
 /* Before Linux 5.14 the state was a long named state. */

@@ -12,6 +12,12 @@ int prd_offcpu_open(struct prd_offcpu **out, const struct prd_offcpu_config *con
 			     "--off-cpu: this perfrecd was built without libbpf (configure --enable-off-cpu)");
 }
 
+const char *prd_offcpu_resume_hook(const struct prd_offcpu *o)
+{
+	(void)o;
+	return "none";
+}
+
 int prd_offcpu_fd(const struct prd_offcpu *o)
 {
 	(void)o;

@@ -9,12 +9,24 @@
  * to run, which is where it blocked.  Its user stack cannot be read from
  * there (bpf_get_task_stack() gives no user frames of a task that is not
  * current), but its user registers and stack stay as they were until it
- * returns to user space: the record waits in `pending` until its syscall
- * exit, where the thread is current.  One that leaves the CPU again
- * first (a page fault's wait) is sent without a user part.  The waker is
- * noted at sched_waking, where it is current, and its stacks taken when
- * the wakee has already been off for the threshold.  fentry/fexit would
- * avoid the syscall-exit hook, but this kernel refuses them (EPERM).
+ * returns to user space: the record waits in `pending` until the thread,
+ * current again, is on its way back there.  One that leaves the CPU again
+ * first is sent without a user part.  The waker is noted at sched_waking,
+ * where it is current, and its stacks taken when the wakee has already
+ * been off for the threshold.
+ *
+ * The way back is one of two hooks, perfrecd's choice at load time.
+ * rseq_update: the kernel sets TIF_NOTIFY_RESUME at every switch-out of
+ * a thread that registered rseq (glibc 2.35 on does, for every thread),
+ * and the tracepoint fires on its way back to user space, after a
+ * syscall, a page fault or an interrupt alike: a cost per switch of such
+ * threads only.  The blocks of threads without rseq (static or Go
+ * programs, glibc.pthread.rseq=0) are sent at once without a user part.
+ * sys_exit, where the kernel has no rseq_update: every system call of
+ * every process passes there (some 170 ns each, bench/README.md), and a
+ * page fault's block waits there for the thread's next system call,
+ * whose user stack it then takes.
+ * fentry/fexit would avoid both, but this kernel refuses them (EPERM).
  */
 #include <linux/types.h>
 #include <linux/bpf.h>
@@ -33,6 +45,7 @@ const volatile __u32 stack_size;	/* dwarf: user stack bytes to copy; 0 none */
 const volatile __u32 want_kernel = 1, want_user = 1;
 /* __traceiter_sched_waking's extent (offcpu.c): dropped from the waker's walk. */
 const volatile __u64 traceiter_start, traceiter_end;
+const volatile __u32 resume_rseq;	/* the user part at rseq_update, else sys_exit */
 
 /* Events the ring buffer had no room for: perfrecd reports them. */
 __u64 lost;
@@ -101,6 +114,18 @@ static __always_inline unsigned int task_state(struct task_struct *t)
 	if (bpf_core_field_exists(t->__state))
 		return BPF_CORE_READ(t, __state);
 	return (unsigned int)BPF_CORE_READ((struct task_struct___old *)t, state);
+}
+
+/*
+ * Whether the thread registered rseq, so that rseq_update will see it
+ * return to user space.  Linux 6.19 reworked the field: perfrecd chooses
+ * rseq_update only where it is the pointer read here.
+ */
+static __always_inline int task_has_rseq(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->rseq))
+		return BPF_CORE_READ(t, rseq) != 0;
+	return 0;
 }
 
 /* Wake perfrecd when a quarter of the ring waits, as its perf rings do. */
@@ -199,7 +224,7 @@ static __always_inline void block_ended(struct task_struct *next, struct task_of
 	}
 	s->flags = 0;
 	/* Kernel threads never return to user space: nothing to wait for. */
-	if (!want_user || (next->flags & PF_KTHREAD) ||
+	if (!want_user || (next->flags & PF_KTHREAD) || (resume_rseq && !task_has_rseq(next)) ||
 	    bpf_map_update_elem(&pending, &tid, &e->head, BPF_ANY)) {
 		__u64 size = OFFCPU_HEAD_BYTES(head_frames(&e->head, 0));
 
@@ -360,11 +385,10 @@ static __always_inline __u32 copy_stack(struct offcpu_event *e)
 
 /*
  * The thread leaves the kernel with the user state it blocked in: its
- * user part.  Every thread passes here at every syscall, so the common
+ * user part.  Many pass here that have nothing pending, so the common
  * case is one task-storage lookup and a flag test.
  */
-SEC("tp_btf/sys_exit")
-int BPF_PROG(offcpu_sys_exit, struct pt_regs *regs, long ret)
+static __always_inline void resuming(void *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct task_off *s = bpf_task_storage_get(&tasks, task, 0, 0);
@@ -375,14 +399,14 @@ int BPF_PROG(offcpu_sys_exit, struct pt_regs *regs, long ret)
 	long n;
 
 	if (!s || !(s->flags & TASK_PENDING))
-		return 0;
+		return;
 	s->flags &= ~TASK_PENDING;
 	tid = s->pending_tid;
 	h = bpf_map_lookup_elem(&pending, &tid);
 	e = bpf_map_lookup_elem(&scratch, &zero);
 	if (!h || !e) {
 		bpf_map_delete_elem(&pending, &tid);
-		return 0;
+		return;
 	}
 	bpf_probe_read_kernel(&e->head, sizeof(e->head), h);
 	bpf_map_delete_elem(&pending, &tid);
@@ -402,5 +426,18 @@ int BPF_PROG(offcpu_sys_exit, struct pt_regs *regs, long ret)
 		size = OFFCPU_HEAD_BYTES(head_frames(&e->head, 1));
 	if (size <= sizeof(*e))
 		send(e, size);
+}
+
+SEC("tp_btf/rseq_update")
+int BPF_PROG(offcpu_rseq_update, struct task_struct *t)
+{
+	resuming(ctx);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(offcpu_sys_exit, struct pt_regs *regs, long ret)
+{
+	resuming(ctx);
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <asm/perf_regs.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "offcpu.h"
 #include "offcpu-event.h"
@@ -33,10 +34,65 @@ struct prd_offcpu {
 	prd_offcpu_emit_fn emit;
 	void *context;
 	int emit_error;
+	int resume_rseq;	/* the user part at rseq_update, else sys_exit */
 	/* a callchain with its PERF_CONTEXT_* markers, as the record holds it */
 	uint64_t callchain[2 * OFFCPU_STACK_MAX + 2];
 	uint64_t waker_callchain[2 * OFFCPU_STACK_MAX + 2];
 };
+
+/*
+ * Whether the user part can be read at rseq_update rather than sys_exit:
+ * the kernel has the tracepoint (its BTF) and task_struct's rseq is the
+ * pointer the program reads to tell the threads that pass there.
+ */
+static int rseq_usable(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_member *m;
+	const struct btf_type *t;
+	int id, usable = 0;
+
+	if (!btf)
+		return 0;
+	id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
+	if (btf__find_by_name_kind(btf, "btf_trace_rseq_update", BTF_KIND_TYPEDEF) > 0 && id > 0) {
+		t = btf__type_by_id(btf, id);
+		m = btf_members(t);
+		for (int i = 0; i < btf_vlen(t); i++, m++) {
+			if (strcmp(btf__name_by_offset(btf, m->name_off), "rseq"))
+				continue;
+			usable = btf_is_ptr(btf__type_by_id(btf, m->type));
+			break;
+		}
+	}
+	btf__free(btf);
+	return usable;
+}
+
+static const char *hook_env(void)
+{
+	return getenv("PERFRECD_OFF_CPU_HOOK");
+}
+
+/* rseq_update where it can be, unless PERFRECD_OFF_CPU_HOOK says (to compare, to test). */
+static int choose_hook(struct prd_offcpu *o)
+{
+	const char *hook = hook_env();
+	int usable = rseq_usable();
+
+	if (!hook || !*hook) {
+		o->resume_rseq = usable;
+		return 0;
+	}
+	if (!strcmp(hook, "sys_exit")) {
+		o->resume_rseq = 0;
+		return 0;
+	}
+	if (strcmp(hook, "rseq_update"))
+		return -EINVAL;
+	o->resume_rseq = 1;
+	return usable ? 0 : -EOPNOTSUPP;
+}
 
 static int quiet(enum libbpf_print_level level, const char *format, va_list args)
 {
@@ -208,6 +264,16 @@ int prd_offcpu_open(struct prd_offcpu **out, const struct prd_offcpu_config *con
 	traceiter_extent(&traceiter_start, &traceiter_end);
 	o->skel->rodata->traceiter_start = traceiter_start;
 	o->skel->rodata->traceiter_end = traceiter_end;
+	err = choose_hook(o);
+	if (err) {
+		prd_offcpu_close(o);
+		return prf_set_error(error, err, "PERFRECD_OFF_CPU_HOOK=%s: %s", hook_env(),
+				     err == -EINVAL ? "not sys_exit or rseq_update" :
+				     "this kernel has no rseq_update tracepoint or no task_struct.rseq pointer");
+	}
+	o->skel->rodata->resume_rseq = o->resume_rseq;
+	bpf_program__set_autoload(o->resume_rseq ? o->skel->progs.offcpu_sys_exit :
+				  o->skel->progs.offcpu_rseq_update, false);
 	err = bpf_map__set_max_entries(o->skel->maps.events, (uint32_t)ring_bytes);
 	if (!err)
 		err = offcpu_bpf__load(o->skel);
@@ -217,10 +283,10 @@ int prd_offcpu_open(struct prd_offcpu **out, const struct prd_offcpu_config *con
 	}
 	err = offcpu_bpf__attach(o->skel);
 	if (err) {
+		prf_set_error(error, err, "--off-cpu: attaching to sched_switch, sched_waking and %s: %s",
+			      prd_offcpu_resume_hook(o), strerror(-err));
 		prd_offcpu_close(o);
-		return prf_set_error(error, err,
-				     "--off-cpu: attaching to sched_switch, sched_waking and sys_exit: %s",
-				     strerror(-err));
+		return err;
 	}
 	o->ring = ring_buffer__new(bpf_map__fd(o->skel->maps.events), handle_event, o, NULL);
 	if (!o->ring) {
@@ -231,6 +297,11 @@ int prd_offcpu_open(struct prd_offcpu **out, const struct prd_offcpu_config *con
 	}
 	*out = o;
 	return 0;
+}
+
+const char *prd_offcpu_resume_hook(const struct prd_offcpu *o)
+{
+	return o->resume_rseq ? "rseq_update" : "sys_exit";
 }
 
 int prd_offcpu_fd(const struct prd_offcpu *o)

@@ -28,6 +28,12 @@ struct prd_offcpu_config {
  */
 int prd_offcpu_open(struct prd_offcpu **out, const struct prd_offcpu_config *config,
 		    struct prf_error *error);
+/*
+ * The tracepoint where a blocked thread's user part is read as it
+ * returns to user space: "rseq_update" where the kernel has it, else
+ * "sys_exit" (every system call's).
+ */
+const char *prd_offcpu_resume_hook(const struct prd_offcpu *o);
 /* Readable when the ring is a quarter full. */
 int prd_offcpu_fd(const struct prd_offcpu *o);
 
