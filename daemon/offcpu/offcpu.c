@@ -74,24 +74,24 @@ static const char *hook_env(void)
 	return getenv("PERFRECD_OFF_CPU_HOOK");
 }
 
-/* rseq_update where it can be, unless PERFRECD_OFF_CPU_HOOK says (to compare, to test). */
-static int choose_hook(struct prd_offcpu *o)
+/*
+ * rseq_update where it can be, unless PERFRECD_OFF_CPU_HOOK says (to
+ * compare, to test): NULL, or why the setting cannot be.
+ */
+static const char *choose_hook(struct prd_offcpu *o)
 {
 	const char *hook = hook_env();
 	int usable = rseq_usable();
 
-	if (!hook || !*hook) {
-		o->resume_rseq = usable;
-		return 0;
-	}
-	if (!strcmp(hook, "sys_exit")) {
-		o->resume_rseq = 0;
-		return 0;
-	}
-	if (strcmp(hook, "rseq_update"))
-		return -EINVAL;
-	o->resume_rseq = 1;
-	return usable ? 0 : -EOPNOTSUPP;
+	o->resume_rseq = usable;
+	if (!hook || !*hook)
+		return NULL;
+	o->resume_rseq = !strcmp(hook, "rseq_update");
+	if (!o->resume_rseq && strcmp(hook, "sys_exit"))
+		return "neither sys_exit nor rseq_update";
+	if (o->resume_rseq && !usable)
+		return "this kernel has no rseq_update tracepoint or no task_struct.rseq pointer";
+	return NULL;
 }
 
 static int quiet(enum libbpf_print_level level, const char *format, va_list args)
@@ -236,6 +236,7 @@ int prd_offcpu_open(struct prd_offcpu **out, const struct prd_offcpu_config *con
 	struct prd_offcpu *o;
 	size_t ring_bytes = config->ring_bytes ? config->ring_bytes : RING_BYTES_DEFAULT;
 	uint64_t traceiter_start, traceiter_end;
+	const char *cause;
 	int err;
 
 	*out = NULL;
@@ -264,12 +265,12 @@ int prd_offcpu_open(struct prd_offcpu **out, const struct prd_offcpu_config *con
 	traceiter_extent(&traceiter_start, &traceiter_end);
 	o->skel->rodata->traceiter_start = traceiter_start;
 	o->skel->rodata->traceiter_end = traceiter_end;
-	err = choose_hook(o);
-	if (err) {
+	cause = choose_hook(o);
+	if (cause) {
+		prf_set_error(error, -EOPNOTSUPP, "--off-cpu: PERFRECD_OFF_CPU_HOOK=%s: %s",
+			      hook_env(), cause);
 		prd_offcpu_close(o);
-		return prf_set_error(error, err, "PERFRECD_OFF_CPU_HOOK=%s: %s", hook_env(),
-				     err == -EINVAL ? "not sys_exit or rseq_update" :
-				     "this kernel has no rseq_update tracepoint or no task_struct.rseq pointer");
+		return -EOPNOTSUPP;
 	}
 	o->skel->rodata->resume_rseq = o->resume_rseq;
 	bpf_program__set_autoload(o->resume_rseq ? o->skel->progs.offcpu_sys_exit :
