@@ -18,7 +18,8 @@ tests_offcpu_workload_nofp_LDADD = -lpthread
 tests_offcpu_read_SOURCES = tests/offcpu-read.c
 tests_offcpu_read_LDADD = $(FORMAT_LIBS)
 
-OFFCPU_TESTS = tests/test-daemon-offcpu.sh tests/test-report-offcpu-live.sh
+OFFCPU_TESTS = tests/test-daemon-offcpu.sh tests/test-daemon-offcpu-rseq.sh \
+	tests/test-report-offcpu-live.sh
 TESTS += $(OFFCPU_TESTS)
 EXTRA_DIST += $(OFFCPU_TESTS)
 CLEANFILES += tests/test-report-offcpu-live.png
