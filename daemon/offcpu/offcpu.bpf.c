@@ -24,8 +24,9 @@
  * programs, glibc.pthread.rseq=0) are sent at once without a user part.
  * sys_exit, where the kernel has no rseq_update: every system call of
  * every process passes there (some 170 ns each, bench/README.md), and a
- * page fault's block waits there for the thread's next system call,
- * whose user stack it then takes.
+ * page fault's block waits there for the thread's next system call, and
+ * goes without a user part: the user ip noted at the switch-in is not
+ * the one there.
  * fentry/fexit would avoid both, but this kernel refuses them (EPERM).
  */
 #include <linux/types.h>
@@ -58,6 +59,7 @@ enum task_flag {
 
 struct task_off {
 	__u64 start;		/* switch-out; 0: not blocked */
+	__u64 user_ip;		/* pending: where its user code stopped */
 	__u32 cpu, flags;
 	__u32 waker_pid, waker_tid;
 	char waker_comm[16];
@@ -169,6 +171,13 @@ static __always_inline void send_pending(__u32 tid)
 	bpf_map_delete_elem(&pending, &tid);
 }
 
+static __always_inline __u64 user_ip(struct task_struct *t)
+{
+	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(t);
+
+	return r ? BPF_CORE_READ(r, ip) : 0;
+}
+
 /* next blocked from s->start to now, at least the threshold: its kernel part. */
 static __always_inline void block_ended(struct task_struct *next, struct task_off *s, __u64 now)
 {
@@ -234,6 +243,7 @@ static __always_inline void block_ended(struct task_struct *next, struct task_of
 	}
 	s->flags = TASK_PENDING;
 	s->pending_tid = tid;
+	s->user_ip = user_ip(next);
 }
 
 SEC("tp_btf/sched_switch")
@@ -402,6 +412,15 @@ static __always_inline void resuming(void *ctx)
 		return;
 	s->flags &= ~TASK_PENDING;
 	tid = s->pending_tid;
+	/*
+	 * Its user code ran since (sys_exit after a page fault's block: the
+	 * fault returned without a system call), or it is another program's
+	 * (an exec): not the stack it blocked in.
+	 */
+	if (user_ip(task) != s->user_ip) {
+		send_pending(tid);
+		return;
+	}
 	h = bpf_map_lookup_elem(&pending, &tid);
 	e = bpf_map_lookup_elem(&scratch, &zero);
 	if (!h || !e) {
