@@ -178,8 +178,12 @@ static __always_inline __u64 user_ip(struct task_struct *t)
 	return r ? BPF_CORE_READ(r, ip) : 0;
 }
 
-/* next blocked from s->start to now, at least the threshold: its kernel part. */
-static __always_inline void block_ended(struct task_struct *next, struct task_off *s, __u64 now)
+/*
+ * next blocked from s->start to now, at least the threshold: its kernel
+ * part, if its kernel stack is still where it blocked (in_switch).
+ */
+static __always_inline void block_ended(struct task_struct *next, struct task_off *s, __u64 now,
+					int in_switch)
 {
 	struct offcpu_waker_stack *w;
 	struct offcpu_event *e;
@@ -206,7 +210,7 @@ static __always_inline void block_ended(struct task_struct *next, struct task_of
 		e->head.waker_tid = s->waker_tid;
 		__builtin_memcpy(e->head.waker_comm, s->waker_comm, sizeof(e->head.waker_comm));
 	}
-	if (want_kernel) {
+	if (want_kernel && in_switch) {
 		n = bpf_get_task_stack(next, e->head.ips, OFFCPU_STACK_MAX * 8, 0);
 		k = n > 0 ? (__u64)n / 8 : 0;
 	}
@@ -246,6 +250,23 @@ static __always_inline void block_ended(struct task_struct *next, struct task_of
 	s->user_ip = user_ip(next);
 }
 
+/* next runs again: its block ends, kept if it lasted the threshold. */
+static __always_inline void back_on_cpu(struct task_struct *next, struct task_off *s, __u64 now,
+				       int in_switch)
+{
+	if (now - s->start >= min_ns) {
+		block_ended(next, s, now, in_switch);
+	} else if (s->flags & TASK_WAKER_STACK) {
+		__u32 tid = next->pid;
+
+		bpf_map_delete_elem(&waker_stacks, &tid);
+		s->flags = 0;
+	} else {
+		s->flags = 0;
+	}
+	s->start = 0;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(offcpu_switch, _Bool preempt, struct task_struct *prev, struct task_struct *next)
 {
@@ -279,19 +300,8 @@ int BPF_PROG(offcpu_switch, _Bool preempt, struct task_struct *prev, struct task
 		}
 	}
 	s = bpf_task_storage_get(&tasks, next, 0, 0);
-	if (!s || !s->start)
-		return 0;
-	if (now - s->start >= min_ns) {
-		block_ended(next, s, now);
-	} else if (s->flags & TASK_WAKER_STACK) {
-		__u32 tid = next->pid;
-
-		bpf_map_delete_elem(&waker_stacks, &tid);
-		s->flags = 0;
-	} else {
-		s->flags = 0;
-	}
-	s->start = 0;
+	if (s && s->start)
+		back_on_cpu(next, s, now, 1);
 	return 0;
 }
 
@@ -396,7 +406,16 @@ static __always_inline __u32 copy_stack(struct offcpu_event *e)
 /*
  * The thread leaves the kernel with the user state it blocked in: its
  * user part.  Many pass here that have nothing pending, so the common
- * case is one task-storage lookup and a flag test.
+ * case is one task-storage lookup and two tests.
+ *
+ * A thread that runs with a start time had a switch-in offcpu_switch did
+ * not see: sched_switch runs in the context of the task switched out,
+ * and some kernels deliver no tracepoint in some tasks' context (a
+ * sandbox's supervisor threads).  Its next switch-out would overwrite
+ * the start and lose the block; it ends here instead, late by the time
+ * since it ran again, without its kernel part (its kernel stack has left
+ * where it blocked).  At sys_exit after a page fault's block that time
+ * includes user code's.
  */
 static __always_inline void resuming(void *ctx)
 {
@@ -408,7 +427,11 @@ static __always_inline void resuming(void *ctx)
 	__u64 size;
 	long n;
 
-	if (!s || !(s->flags & TASK_PENDING))
+	if (!s)
+		return;
+	if (s->start)
+		back_on_cpu(task, s, bpf_ktime_get_ns(), 0);
+	if (!(s->flags & TASK_PENDING))
 		return;
 	s->flags &= ~TASK_PENDING;
 	tid = s->pending_tid;
