@@ -339,6 +339,7 @@ struct prf_tracepoint_format_record {
 enum prf_off_cpu_flag {
 	PRF_OFF_CPU_WAKER = 1u << 0,	/* the waker's ids, name and callchain are known */
 	PRF_OFF_CPU_USER_LATE = 1u << 1,	/* user part read when it next returned to user space */
+	PRF_OFF_CPU_END_LATE = 1u << 2,	/* its switch-in unseen: ended on its way to user space */
 };
 
 /* Bounds a reader enforces: the kernel's own callchain limit and its stack copy's. */

@@ -5,6 +5,10 @@
 # tests/offcpu-workload's main thread sleeps, waits on a pipe its
 # "answerer" thread answers, and waits on a mutex its "holder" thread
 # holds, each phase measured by its own clock.  From the capture's
+# A record without a kernel part must say why: flag 4, PRF_OFF_CPU_END_LATE,
+# a block whose switch-in sched_switch did not show the program (this
+# VM's supervisor threads run no tracepoint: a switch from one of them is
+# unseen), ended on the thread's way back to user space.
 # OFF_CPU records (format/'s decoder, tests/offcpu-read):
 #   - each kind's total blocked time of the main thread within 5 % of the
 #     workload's measure;
@@ -143,7 +147,7 @@ for kind in sleep pipe mutex; do
 	check "$kind: the blocked user callchains pass through phase_$kind(), the kernel part is there"
 	phase_records "$kind" | chains_pass U "$(fn_range "phase_$kind")" ||
 		fail "$kind: a user callchain misses phase_$kind: $(phase_records "$kind" | head -2)"
-	phase_records "$kind" | awk '$11 == "K=-" { bad++ } END { exit bad > 0 }' ||
+	phase_records "$kind" | awk '$11 == "K=-" && int($7 / 4) % 2 == 0 { bad++ } END { exit bad > 0 }' ||
 		fail "$kind: a record without its kernel callchain"
 done
 check "the blocks carry the workload's cgroup v2 id (its directory's inode number)"
@@ -188,6 +192,10 @@ wait_daemon
 "$offcpu_read" $(files_in "$out") >"$work/records" || fail "offcpu-read failed"
 main_tid=$(awk '$1 == "tid" { print $2 }' "$work/workload.out")
 # A copy that would cross the stack's top is halved until it fits (4096, 2048, ...).
-awk -v t="$main_tid" '$1 == "off_cpu" && $5 == t { n++; split($NF, a, "="); if (a[2] < 512 || a[2] > 4096) bad++ } END { exit !(n >= 15 && !bad) }' "$work/records" ||
-	fail "dwarf: $(awk -v t="$main_tid" '$5 == t { print $NF }' "$work/records" | sort | uniq -c)"
+# Its 15 blocks' time is all there (two blocks may be one where a
+# switch-in went unseen: see PRF_OFF_CPU_END_LATE above), each with a copy.
+measured=$(awk '$1 == "phase" { s += $5 } END { print s + 0 }' "$work/workload.out")
+awk -v t="$main_tid" -v m="$measured" '$1 == "off_cpu" && $5 == t { n++; d += $3; split($NF, a, "="); if (a[2] < 512 || a[2] > 4096) bad++ }
+	END { e = d - m; if (e < 0) e = -e; exit !(n >= 13 && !bad && m > 0 && e <= 0.05 * m) }' "$work/records" ||
+	fail "dwarf: $(awk -v t="$main_tid" '$5 == t { print $NF }' "$work/records" | sort | uniq -c); the workload: $(tr '\n' ' ' <"$work/workload.out"); the blocks: $(awk -v t="$main_tid" '$5 == t { print $2, $3, $9, $10 }' "$work/records" | tr '\n' ';')"
 note "ok"

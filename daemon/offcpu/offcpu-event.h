@@ -19,6 +19,7 @@ enum offcpu_event_flag {
 	OFFCPU_EVENT_WAKER = 1u << 0,		/* waker ids and comm known */
 	OFFCPU_EVENT_REGS = 1u << 1,		/* regs and a stack copy follow */
 	OFFCPU_EVENT_USER = 1u << 2,		/* user part read at its syscall exit */
+	OFFCPU_EVENT_END_LATE = 1u << 3,	/* the switch-in was not seen: ended in resuming() */
 };
 
 struct offcpu_waker_stack {

@@ -200,7 +200,7 @@ static __always_inline void block_ended(struct task_struct *next, struct task_of
 	e->head.pid = next->tgid;
 	e->head.tid = tid;
 	e->head.cpu = s->cpu;
-	e->head.flags = 0;
+	e->head.flags = in_switch ? 0 : OFFCPU_EVENT_END_LATE;
 	e->head.kernel_nr = e->head.user_nr = 0;
 	e->head.waker_kernel_nr = e->head.waker_user_nr = 0;
 	e->head.stack_size = 0;
@@ -294,8 +294,20 @@ int BPF_PROG(offcpu_switch, _Bool preempt, struct task_struct *prev, struct task
 
 				bpf_map_delete_elem(&waker_stacks, &tid);
 			}
-			s->start = state & TASK_DEAD ? 0 : now;
-			s->cpu = bpf_get_smp_processor_id();
+			/*
+			 * A start still set is a switch-in this program did not
+			 * see (see resuming()) of a thread that blocks again before
+			 * its way back to user space would end the block there:
+			 * the block goes on from its first start, its short run in
+			 * the kernel counted in, rather than being lost.  A kernel
+			 * thread never passes there: its start is taken anew.
+			 */
+			if (state & TASK_DEAD)
+				s->start = 0;
+			else if (!s->start || (prev->flags & PF_KTHREAD)) {
+				s->start = now;
+				s->cpu = bpf_get_smp_processor_id();
+			}
 			s->flags = 0;
 		}
 	}

@@ -146,6 +146,8 @@ static int handle_event(void *context, void *data, size_t size)
 	r.cgroup = h->cgroup;
 	if (h->flags & OFFCPU_EVENT_USER)
 		r.flags |= PRF_OFF_CPU_USER_LATE;
+	if (h->flags & OFFCPU_EVENT_END_LATE)
+		r.flags |= PRF_OFF_CPU_END_LATE;
 	if (h->flags & OFFCPU_EVENT_WAKER) {
 		r.flags |= PRF_OFF_CPU_WAKER;
 		r.waker_pid = h->waker_pid;

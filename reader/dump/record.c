@@ -592,6 +592,7 @@ static void print_tracepoint_format(FILE *out, const struct prf_tracepoint_forma
 static const struct flag_name off_cpu_flag_names[] = {
 	{ PRF_OFF_CPU_WAKER, "waker" },
 	{ PRF_OFF_CPU_USER_LATE, "user_late" },
+	{ PRF_OFF_CPU_END_LATE, "end_late" },
 };
 
 static void print_off_cpu(FILE *out, const struct prf_off_cpu *off)
