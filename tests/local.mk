@@ -32,6 +32,7 @@ include tests/push.mk
 include tests/flame.mk
 include tests/daemon.mk
 include tests/offcpu.mk
+include tests/time.mk
 include tests/fuzz/local.mk
 include tests/symbolize.mk
 include tests/archive.mk
