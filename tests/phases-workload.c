@@ -48,27 +48,30 @@ static void say(const char *what)
 	fflush(stdout);
 }
 
-/* Spins until the monotonic clock reaches end; the clock is read every few µs. */
-static __attribute__((noinline)) void spin_until(uint64_t end)
-{
-	uint64_t x = sink;
-
-	while (now_ns(CLOCK_MONOTONIC) < end)
-		for (int i = 0; i < 2000; i++)
-			x = x * 6364136223846793005ull + 1442695040888963407ull;
-	sink = x;
-}
+/*
+ * Spins until the monotonic clock reaches end, the clock read every few
+ * µs.  A macro, so that each phase's samples have its own function as
+ * their leaf (no inlined frame), and a constant of each phase's own, so
+ * that the compiler cannot fold the two functions into one.
+ */
+#define SPIN_UNTIL(end, step)								\
+	do {										\
+		uint64_t x_ = sink;							\
+											\
+		while (now_ns(CLOCK_MONOTONIC) < (end))					\
+			for (int i_ = 0; i_ < 2000; i_++)				\
+				x_ = x_ * 6364136223846793005ull + (step);		\
+		sink = x_;								\
+	} while (0)
 
 static __attribute__((noinline)) void burn_phase_a(uint64_t end)
 {
-	spin_until(end);
-	__asm__ volatile("" ::: "memory");
+	SPIN_UNTIL(end, 1442695040888963407ull);
 }
 
 static __attribute__((noinline)) void burn_phase_b(uint64_t end)
 {
-	spin_until(end);
-	__asm__ volatile("" ::: "memory");
+	SPIN_UNTIL(end, 1013904223ull);
 }
 
 static __attribute__((noinline)) void run_phase(int which, uint64_t length_ns)

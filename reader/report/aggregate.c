@@ -7,6 +7,7 @@
 #include <sys/types.h>
 #include "call-tree.h"
 #include "common.h"
+#include "heat.h"
 #include "intern.h"
 #include "report.h"
 #include "stacks.h"
@@ -42,6 +43,7 @@ struct resolved_stack {
 struct flat_slot {
 	struct flat_entry entry;
 	uint64_t last_sample;		/* counts a stack's total once */
+	uint32_t sorted;		/* its index in the sorted rows */
 };
 
 
@@ -72,6 +74,9 @@ struct aggregator {
 	struct call_node no_tree;	/* the tree of a report without one */
 
 	struct stack_table *raw;	/* phase 1: the samples by resolved stack */
+	struct heat_table *heat;	/* phase 1: with time_bucket_ns */
+	uint32_t *raw_flat;		/* phase 2: each raw stack's flat slot; UINT32_MAX: none */
+	struct report_time_entry *time_entries;
 	struct resolved_stack scratch;	/* phase 1: the current sample's */
 	const struct report_symbol **stack;	/* the current stack, leaf first */
 	size_t stack_capacity;
@@ -98,7 +103,9 @@ struct aggregator *report_aggregator_new(struct session *session, struct symboli
 	a->stack_capacity = a->options.max_frames * 4;
 	a->stack = calloc(a->stack_capacity, sizeof(*a->stack));
 	a->raw = report_stacks_new();
-	if ((a->options.want_tree && !a->tree) || !a->stack || !a->raw) {
+	a->heat = a->options.time_bucket_ns ? report_heat_new() : NULL;
+	if ((a->options.want_tree && !a->tree) || !a->stack || !a->raw ||
+	    (a->options.time_bucket_ns && !a->heat)) {
 		report_aggregator_free(a);
 		return NULL;
 	}
@@ -124,6 +131,9 @@ void report_aggregator_free(struct aggregator *a)
 	report_tree_free(a->tree);
 	free(a->stack);
 	report_stacks_free(a->raw);
+	report_heat_free(a->heat);
+	free(a->raw_flat);
+	free(a->time_entries);
 	free(a->scratch.words);
 	free(a);
 }
@@ -551,15 +561,18 @@ static struct flat_slot *flat_slot_for(struct aggregator *a, const struct sessio
 	return slot;
 }
 
-static void count_flat(struct aggregator *a, const struct session_sample *sample,
-		       const struct report_symbol *leaf, size_t depth, uint64_t samples)
+/* The leaf's flat slot: its index, or UINT32_MAX without memory. */
+static uint32_t count_flat(struct aggregator *a, const struct session_sample *sample,
+			   const struct report_symbol *leaf, size_t depth, uint64_t samples)
 {
 	struct flat_slot *slot = flat_slot_for(a, sample, leaf);
+	uint32_t self;
 
 	if (!slot) {
 		a->out_of_memory = 1;
-		return;
+		return UINT32_MAX;
 	}
+	self = (uint32_t)(slot - a->flat);
 	slot->entry.self_period += sample->period;
 	slot->entry.self_samples += samples;
 	slot->entry.total_period += sample->period;
@@ -578,6 +591,7 @@ static void count_flat(struct aggregator *a, const struct session_sample *sample
 		slot->entry.total_period += sample->period;
 		slot->entry.total_samples += samples;
 	}
+	return self;
 }
 
 /* ---- tree ------------------------------------------------------------ */
@@ -623,10 +637,18 @@ static int stack_has(const struct aggregator *a, size_t depth, const char *name)
 
 /* ---- phase 1: samples by raw stack ---------------------------------- */
 
-/* The sample's stack counted into table: 0 or -ENOMEM. */
-static int count_raw(const struct aggregator *a, struct stack_table *table,
-		     struct resolved_stack *scratch, const struct session_sample *sample)
+/* Where a time falls: slot or bucket number width from origin, 0 before it. */
+static uint64_t time_index(uint64_t time, uint64_t origin, uint64_t width)
 {
+	return time > origin ? (time - origin) / width : 0;
+}
+
+/* The sample's stack counted into table, its time into heat: 0 or -ENOMEM. */
+static int count_raw(const struct aggregator *a, struct stack_table *table,
+		     struct heat_table *heat, struct resolved_stack *scratch,
+		     const struct session_sample *sample)
+{
+	const struct aggregate_options *o = &a->options;
 	unsigned keys = a->options.sort_keys;
 	struct raw_stack key = {
 		.comm = keys & SORT_COMM || a->options.want_tree ? sample->comm : NULL,
@@ -648,6 +670,15 @@ static int count_raw(const struct aggregator *a, struct stack_table *table,
 	if (scratch->count > UINT32_MAX)
 		return -ENOMEM;
 	key.chain_nr = (uint32_t)scratch->count;
+	if (o->time_slot_ns) {
+		uint64_t slot = time_index(sample->time, o->time_origin_ns, o->time_slot_ns);
+
+		/* Four billion slots: past them, the last one (no such capture is read). */
+		key.slot = slot < UINT32_MAX ? (uint32_t)slot : UINT32_MAX - 1;
+	}
+	if (heat && report_heat_add(heat, time_index(sample->time, o->time_origin_ns,
+						     o->time_bucket_ns), sample->period, 1) < 0)
+		return -ENOMEM;
 	return report_stacks_add(table, &key, scratch->words, sample->period, 1);
 }
 
@@ -655,7 +686,7 @@ void report_aggregator_add(void *context, const struct session_sample *sample)
 {
 	struct aggregator *a = context;
 
-	if (count_raw(a, a->raw, &a->scratch, sample) < 0)
+	if (count_raw(a, a->raw, a->heat, &a->scratch, sample) < 0)
 		a->out_of_memory = 1;
 }
 
@@ -666,6 +697,7 @@ void report_aggregator_add(void *context, const struct session_sample *sample)
 struct aggregator_part {
 	const struct aggregator *aggregator;
 	struct stack_table *raw;
+	struct heat_table *heat;
 	struct resolved_stack scratch;
 	int out_of_memory;
 };
@@ -678,7 +710,10 @@ static struct aggregator_part *part_new(struct aggregator *a)
 		return NULL;
 	part->aggregator = a;
 	part->raw = report_stacks_new();
-	if (!part->raw) {
+	part->heat = a->heat ? report_heat_new() : NULL;
+	if (!part->raw || (a->heat && !part->heat)) {
+		report_stacks_free(part->raw);
+		report_heat_free(part->heat);
 		free(part);
 		return NULL;
 	}
@@ -689,7 +724,7 @@ static void part_add(void *context, const struct session_sample *sample)
 {
 	struct aggregator_part *part = context;
 
-	if (count_raw(part->aggregator, part->raw, &part->scratch, sample) < 0)
+	if (count_raw(part->aggregator, part->raw, part->heat, &part->scratch, sample) < 0)
 		part->out_of_memory = 1;
 }
 
@@ -705,9 +740,11 @@ static void part_merge(struct aggregator *a, struct aggregator_part *part)
 		part->raw = a->raw;
 		a->raw = larger;
 	}
-	if (part->out_of_memory || report_stacks_merge(a->raw, part->raw) < 0)
+	if (part->out_of_memory || report_stacks_merge(a->raw, part->raw) < 0 ||
+	    (a->heat && report_heat_merge(a->heat, part->heat) < 0))
 		a->out_of_memory = 1;
 	report_stacks_free(part->raw);
+	report_heat_free(part->heat);
 	free(part->scratch.words);
 	free(part);
 }
@@ -737,9 +774,13 @@ int report_aggregator_read(struct aggregator *a, const struct session_filter *fi
 
 /* ---- phase 2: each distinct stack symbolized and counted once -------- */
 
-static void count_stack(struct aggregator *a, const struct raw_stack *raw,
+/* Raw stack number index: its rows, and with time kept, where its self time went. */
+static void count_stack(struct aggregator *a, size_t index, const struct raw_stack *raw,
 			const uint64_t *words)
 {
+	size_t tag = a->raw_flat ? index : REPORT_TREE_UNTAGGED;
+	uint32_t self;
+
 	struct session_sample sample = {
 		.pid = raw->pid, .tid = raw->tid, .period = raw->period, .comm = raw->comm,
 		.ns_pid = raw->ns_pid, .ns_tid = raw->ns_tid, .host = raw->host,
@@ -759,9 +800,11 @@ static void count_stack(struct aggregator *a, const struct raw_stack *raw,
 	a->sample_number++;
 	a->total_period += raw->period;
 	a->total_samples += raw->samples;
-	count_flat(a, &sample, leaf, depth, raw->samples);
+	self = count_flat(a, &sample, leaf, depth, raw->samples);
+	if (a->raw_flat)
+		a->raw_flat[index] = self;
 	if (a->feed && report_tree_feed_add(a->feed, tree_first_level(a, &sample), a->stack, depth,
-					    raw->period, raw->samples) < 0)
+					    raw->period, raw->samples, tag) < 0)
 		a->out_of_memory = 1;
 }
 
@@ -769,11 +812,19 @@ static void count_stacks(struct aggregator *a)
 {
 	size_t n = report_stacks_count(a->raw);
 
+	if (a->options.time_slot_ns) {
+		a->raw_flat = malloc((n + 1) * sizeof(*a->raw_flat));
+		if (!a->raw_flat) {
+			a->out_of_memory = 1;
+			return;
+		}
+		memset(a->raw_flat, 0xff, (n + 1) * sizeof(*a->raw_flat));
+	}
 	for (size_t i = 0; i < n && !a->out_of_memory; i++) {
 		const uint64_t *chain;
 		const struct raw_stack *raw = report_stacks_at(a->raw, i, &chain);
 
-		count_stack(a, raw, chain);
+		count_stack(a, i, raw, chain);
 	}
 }
 
@@ -830,24 +881,110 @@ static int compare_flat(const void *x, const void *y)
 	return (a->tid > b->tid) - (a->tid < b->tid);
 }
 
-/* The flat rows, sorted, in a->flat_sorted: their count, or -ENOMEM. */
+static int compare_flat_slots(const void *x, const void *y, void *context)
+{
+	const struct flat_slot *flat = context;
+
+	return compare_flat(&flat[*(const uint32_t *)x].entry, &flat[*(const uint32_t *)y].entry);
+}
+
+/*
+ * The flat rows, sorted, in a->flat_sorted, each slot told its place
+ * there (the time entries name rows by it): their count, or -ENOMEM.
+ */
 static ssize_t sort_flat(struct aggregator *a)
 {
+	uint32_t *order = calloc(a->flat_count + 1, sizeof(*order));
 	size_t n = 0;
 
 	a->flat_sorted = calloc(a->flat_count + 1, sizeof(*a->flat_sorted));
-	if (!a->flat_sorted)
+	if (!a->flat_sorted || !order) {
+		free(order);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < a->flat_count; i++)
 		if (a->flat[i].entry.self_samples)
-			a->flat_sorted[n++] = a->flat[i].entry;
+			order[n++] = (uint32_t)i;
 	/* Functions only ever callers matter only with a total column. */
 	for (size_t i = 0; i < a->flat_count && a->options.children; i++)
 		if (!a->flat[i].entry.self_samples)
-			a->flat_sorted[n++] = a->flat[i].entry;
+			order[n++] = (uint32_t)i;
 	if (n)
-		qsort(a->flat_sorted, n, sizeof(*a->flat_sorted), compare_flat);
+		qsort_r(order, n, sizeof(*order), compare_flat_slots, a->flat);
+	for (size_t i = 0; i < n; i++) {
+		a->flat_sorted[i] = a->flat[order[i]].entry;
+		a->flat[order[i]].sorted = (uint32_t)i;
+	}
+	free(order);
 	return (ssize_t)n;
+}
+
+static int compare_time_entries(const void *x, const void *y)
+{
+	const struct report_time_entry *a = x, *b = y;
+
+	if (a->slot != b->slot)
+		return a->slot < b->slot ? -1 : 1;
+	if (a->flat != b->flat)
+		return a->flat < b->flat ? -1 : 1;
+	if (a->node == b->node)
+		return 0;
+	return a->node && b->node ? report_node_compare(a->node, b->node) : a->node ? 1 : -1;
+}
+
+/*
+ * The time entries: each raw stack that was counted (--focus drops some),
+ * its slot with the flat row and tree node its self time went to, in an
+ * order that is the same for any number of threads.  0 or -ENOMEM.
+ */
+static int make_timeline(struct aggregator *a, struct report_timeline *timeline)
+{
+	size_t n = report_stacks_count(a->raw), count = 0, kept = 0;
+
+	*timeline = (struct report_timeline){
+		.origin_ns = a->options.time_origin_ns,
+		.slot_ns = a->options.time_slot_ns,
+		.bucket_ns = a->options.time_bucket_ns,
+	};
+	if (a->heat)
+		timeline->buckets = report_heat_sorted(a->heat, &timeline->bucket_count);
+	if (!a->raw_flat)
+		return 0;
+	a->time_entries = calloc(n + 1, sizeof(*a->time_entries));
+	if (!a->time_entries)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t *chain;
+		const struct raw_stack *raw = report_stacks_at(a->raw, i, &chain);
+
+		if (a->raw_flat[i] == UINT32_MAX)
+			continue;
+		a->time_entries[count++] = (struct report_time_entry){
+			.slot = raw->slot,
+			.flat = a->flat[a->raw_flat[i]].sorted,
+			.node = a->tree ? report_tree_tagged(a->tree, i) : NULL,
+			.period = raw->period,
+			.samples = raw->samples,
+		};
+		if (raw->slot >= timeline->slot_count)
+			timeline->slot_count = raw->slot + 1;
+	}
+	if (count)
+		qsort(a->time_entries, count, sizeof(*a->time_entries), compare_time_entries);
+	/* Stacks apart only in what no row or node shows are one entry. */
+	for (size_t i = 0; i < count; i++) {
+		struct report_time_entry *e = &a->time_entries[i];
+
+		if (kept && !compare_time_entries(&a->time_entries[kept - 1], e)) {
+			a->time_entries[kept - 1].period += e->period;
+			a->time_entries[kept - 1].samples += e->samples;
+		} else
+			a->time_entries[kept++] = *e;
+	}
+	count = kept;
+	timeline->entries = a->time_entries;
+	timeline->entry_count = count;
+	return 0;
 }
 
 int report_aggregator_finish(struct aggregator *a, struct report_data *data)
@@ -865,6 +1002,8 @@ int report_aggregator_finish(struct aggregator *a, struct report_data *data)
 	if (a->feed && report_tree_feed_finish(a->feed) < 0)
 		a->out_of_memory = 1;
 	a->feed = NULL;
+	if (!a->out_of_memory && make_timeline(a, &data->timeline) < 0)
+		a->out_of_memory = 1;
 	if (a->out_of_memory)
 		return -ENOMEM;
 	data->sort_keys = a->options.sort_keys;

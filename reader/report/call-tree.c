@@ -21,6 +21,9 @@ struct call_tree {
 	struct call_node **blocks;
 	size_t block_count, block_capacity, nodes_left;
 	struct call_node **child_pool;
+	/* Each tagged stack's self node, by tag (report_tree_tagged()). */
+	struct call_node **tagged;
+	size_t tagged_capacity;
 };
 
 struct call_tree *report_tree_new(int callee)
@@ -41,6 +44,7 @@ void report_tree_free(struct call_tree *t)
 		free(t->blocks[i]);
 	free(t->blocks);
 	free(t->child_pool);
+	free(t->tagged);
 	prf_index_free(&t->index);
 	free(t);
 }
@@ -128,9 +132,30 @@ static struct call_node *child_of(struct call_tree *t, struct call_node *parent,
 	return node;
 }
 
+/* The node that takes a stack's self time is kept under its tag (none: REPORT_TREE_UNTAGGED). */
+static int tag_node(struct call_tree *t, size_t tag, struct call_node *node)
+{
+	size_t had = t->tagged_capacity;
+
+	if (tag == REPORT_TREE_UNTAGGED)
+		return 0;
+	if (prf_ensure_mem((void **)&t->tagged, &t->tagged_capacity, sizeof(*t->tagged),
+			   tag + 1) < 0)
+		return -ENOMEM;
+	if (t->tagged_capacity > had)
+		memset(t->tagged + had, 0, (t->tagged_capacity - had) * sizeof(*t->tagged));
+	t->tagged[tag] = node;
+	return 0;
+}
+
+struct call_node *report_tree_tagged(const struct call_tree *t, size_t tag)
+{
+	return tag < t->tagged_capacity ? t->tagged[tag] : NULL;
+}
+
 static int call_tree_add(struct call_tree *t, const char *first_level,
 			 const struct report_symbol *const *stack, size_t depth,
-			 uint64_t period, uint64_t samples)
+			 uint64_t period, uint64_t samples, size_t tag)
 {
 	struct call_node *node = child_of(t, &t->root, first_level, NULL, first_level);
 
@@ -143,6 +168,8 @@ static int call_tree_add(struct call_tree *t, const char *first_level,
 		if (t->callee ? i == 1 : i == depth) {
 			node->self_period += period;
 			node->self_samples += samples;
+			if (tag_node(t, tag, node) < 0)
+				return -ENOMEM;
 		}
 		if (i == depth)
 			return 0;
@@ -151,6 +178,37 @@ static int call_tree_add(struct call_tree *t, const char *first_level,
 		node = child_of(t, node, s, s, NULL);
 	}
 	return -ENOMEM;
+}
+
+static size_t node_depth(const struct call_node *n)
+{
+	size_t depth = 0;
+
+	for (; n->parent; n = n->parent)
+		depth++;
+	return depth;
+}
+
+int report_node_compare(const struct call_node *a, const struct call_node *b)
+{
+	size_t da = node_depth(a), db = node_depth(b);
+	int deeper = (da > db) - (da < db);
+	int order;
+
+	for (; da > db; da--)
+		a = a->parent;
+	for (; db > da; db--)
+		b = b->parent;
+	if (a == b)
+		return deeper;
+	/* Up to the children of the nearest common ancestor: they tell. */
+	while (a->parent != b->parent) {
+		a = a->parent;
+		b = b->parent;
+	}
+	if ((order = report_symbol_compare(a->symbol, b->symbol)))
+		return order;
+	return report_string_compare(a->comm, b->comm);
 }
 
 static int compare_children(const void *x, const void *y)
@@ -212,6 +270,7 @@ static int link_children(struct call_tree *t)
 struct fed_stack {
 	const char *first_level;
 	uint64_t period, samples;
+	size_t tag;
 	size_t first, depth;		/* in the batch's symbols */
 };
 
@@ -245,7 +304,7 @@ static int build_batch(struct call_tree *tree, const struct feed_batch *b)
 		const struct fed_stack *s = &b->stacks[i];
 
 		if (call_tree_add(tree, s->first_level, b->symbols + s->first, s->depth, s->period,
-				  s->samples) < 0)
+				  s->samples, s->tag) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -342,12 +401,12 @@ static int feed_publish(struct tree_feed *f)
 
 int report_tree_feed_add(struct tree_feed *f, const char *first_level,
 			 const struct report_symbol *const *stack, size_t depth, uint64_t period,
-			 uint64_t samples)
+			 uint64_t samples, size_t tag)
 {
 	struct feed_batch *b;
 
 	if (!f->threaded)
-		return call_tree_add(f->tree, first_level, stack, depth, period, samples);
+		return call_tree_add(f->tree, first_level, stack, depth, period, samples, tag);
 	if ((!f->filling || f->filling->count == FEED_BATCH) && feed_publish(f) < 0)
 		return -ENOMEM;
 	b = f->filling;
@@ -365,7 +424,7 @@ int report_tree_feed_add(struct tree_feed *f, const char *first_level,
 	}
 	memcpy(b->symbols + b->symbol_count, stack, depth * sizeof(*stack));
 	b->stacks[b->count++] = (struct fed_stack){
-		.first_level = first_level, .period = period, .samples = samples,
+		.first_level = first_level, .period = period, .samples = samples, .tag = tag,
 		.first = b->symbol_count, .depth = depth,
 	};
 	b->symbol_count += depth;

@@ -32,16 +32,27 @@ struct tree_feed;
 struct tree_feed *report_tree_feed_start(struct call_tree *tree, int threaded);
 /*
  * A stack of depth symbols, leaf first (copied), under first_level
- * (interned: it must outlive the tree).  0 or -ENOMEM.
+ * (interned: it must outlive the tree).  tag, unless REPORT_TREE_UNTAGGED,
+ * keeps the node its self time goes to, for report_tree_tagged(): the
+ * time entries of a stack point into the tree that way.  0 or -ENOMEM.
  */
+#define REPORT_TREE_UNTAGGED	SIZE_MAX
 int report_tree_feed_add(struct tree_feed *feed, const char *first_level,
 			 const struct report_symbol *const *stack, size_t depth, uint64_t period,
-			 uint64_t samples);
+			 uint64_t samples, size_t tag);
 /*
  * Waits for the tree to take every stack fed, links and sorts each
  * node's children, frees feed.  0, or -ENOMEM when the tree misses some.
  */
 int report_tree_feed_finish(struct tree_feed *feed);
+/*
+ * Two nodes of one tree in an order that is the same whichever order
+ * their stacks were fed in: by their paths from the root, names compared
+ * as the rows are, an ancestor before its descendants.
+ */
+int report_node_compare(const struct call_node *a, const struct call_node *b);
+/* After report_tree_feed_finish(): the node of a stack fed with tag, or NULL. */
+struct call_node *report_tree_tagged(const struct call_tree *tree, size_t tag);
 
 /*
  * The order of equal rows: by name, DSO, source line, offset, mode, so

@@ -98,6 +98,43 @@ int report_profile_kind_parse(const char *name, enum report_profile_kind *kind);
 /* The name of the frame between a blocked stack and its waker's (--waker). */
 #define REPORT_WAKER_SEPARATOR	"--"
 
+/*
+ * The profile over time (aggregate_options' time_slot_ns): what each slot
+ * of time holds, by flat row and by tree node, so that a timeline, a
+ * range's flat profile or flame graph come from it without reading the
+ * samples again.  Its size grows with the slots and the distinct stacks
+ * in each, never with the samples.  An entry is the self time of the
+ * stacks of one slot that end in one flat row and one tree node; a row
+ * or node may have several entries a slot (stacks that differ in what
+ * neither shows).  An off-CPU block is counted at its start, as the
+ * filters' --since and --until take it.
+ */
+struct report_time_entry {
+	uint32_t slot;			/* (time - origin_ns) / slot_ns */
+	uint32_t flat;			/* the flat row its self time is in (index in flat) */
+	const struct call_node *node;	/* the node its self time is in; NULL without a tree */
+	uint64_t period, samples;
+};
+
+/*
+ * The heatmap's cells (time_bucket_ns): every sample read, before
+ * --focus (which needs symbols, and the buckets are counted without).
+ */
+struct report_time_bucket {
+	uint64_t index;			/* (time - origin_ns) / bucket_ns */
+	uint64_t period, samples;
+};
+
+struct report_timeline {
+	uint64_t origin_ns;		/* capture clock: slot and bucket 0 start here */
+	uint64_t slot_ns, bucket_ns;	/* 0: not kept */
+	const struct report_time_entry *entries;	/* by slot, then flat row */
+	size_t entry_count;
+	uint32_t slot_count;		/* the last slot with an entry, + 1 */
+	const struct report_time_bucket *buckets;	/* by index; those with samples */
+	size_t bucket_count;
+};
+
 struct report_data {
 	struct session_summary header;
 	enum report_profile_kind kind;
@@ -115,6 +152,7 @@ struct report_data {
 	int tree_callee;		/* 1: inverted (leaf at the top) */
 	uint64_t total_period;
 	uint64_t total_samples;
+	struct report_timeline timeline;
 	/*
 	 * Set by report_match_baseline(): the profile compared with (its
 	 * header and total_period), and its stacks that have no node in this
@@ -181,6 +219,13 @@ struct aggregate_options {
 	 * charges the blocked leaf as without it.
 	 */
 	int waker;
+	/*
+	 * Time: with time_slot_ns, the self time of each slot of that length
+	 * from time_origin_ns (report_data.timeline's entries); with
+	 * time_bucket_ns, the samples and weight of each bucket of that
+	 * length (its buckets).  Samples before the origin count in slot 0.
+	 */
+	uint64_t time_origin_ns, time_slot_ns, time_bucket_ns;
 };
 
 struct aggregator *report_aggregator_new(struct session *session,

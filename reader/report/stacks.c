@@ -32,7 +32,7 @@ void report_stacks_free(struct stack_table *t)
 static uint64_t key_hash(const struct raw_stack *k, const uint64_t *chain)
 {
 	uint64_t task = prf_hash_mix(((uint64_t)k->pid << 32 | k->tid) + 1);
-	uint64_t h = prf_hash_mix((uintptr_t)k->comm ^ task ^ k->chain_nr);
+	uint64_t h = prf_hash_mix((uintptr_t)k->comm ^ task ^ k->chain_nr ^ (uint64_t)k->slot << 32);
 
 	if (k->host || k->unit || k->container || k->cgroup)
 		h ^= prf_hash_mix((uintptr_t)k->host ^ (uintptr_t)k->unit << 1 ^
@@ -58,7 +58,7 @@ static int key_equal(const void *context, uint32_t id, const void *lookup)
 	const struct raw_stack *s = &t->stacks[id - 1], *k = l->key;
 
 	return s->hash == l->hash && s->comm == k->comm && s->pid == k->pid &&
-	       s->tid == k->tid && s->host == k->host && s->unit == k->unit &&
+	       s->tid == k->tid && s->slot == k->slot && s->host == k->host && s->unit == k->unit &&
 	       s->container == k->container && s->cgroup == k->cgroup &&
 	       s->chain_nr == k->chain_nr &&
 	       (!k->chain_nr ||

@@ -24,6 +24,7 @@ struct raw_stack {
 	uint32_t pid, tid;
 	const char *host, *unit, *container, *cgroup;	/* interned */
 	uint32_t ns_pid, ns_tid;	/* with pid, tid: not keys, a task has one */
+	uint32_t slot;			/* the slot of time (aggregate_options.time_slot_ns) */
 	/* The stack, as many words as the aggregator makes of its frames. */
 	uint32_t chain_nr;
 	/* The counts. */
