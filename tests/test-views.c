@@ -1050,6 +1050,32 @@ START_TEST(test_tracepoint_fields)
 }
 END_TEST
 
+/* The time views' steps and times (time-step.c). */
+START_TEST(test_time_step)
+{
+	const uint64_t s = 1000000000ull;
+	char buffer[REPORT_TIME_ISO_MAX];
+
+	ck_assert_uint_eq(report_time_step(0, 60), 1000000);
+	ck_assert_uint_eq(report_time_step(59 * 1000000, 60), 1000000);
+	ck_assert_uint_eq(report_time_step(60 * 1000000, 60), 2000000);
+	ck_assert_uint_eq(report_time_step(4 * s, 60), 100000000);
+	ck_assert_uint_eq(report_time_step(59 * s, 60), s);
+	ck_assert_uint_eq(report_time_step(3600 * s, 60), 120 * s);
+	ck_assert_uint_eq(report_time_step(24 * 3600 * s, 60), 1800 * s);
+	ck_assert_uint_eq(report_time_step(24 * 3600 * s, 1), 2 * 24 * 3600 * s);
+	ck_assert_uint_eq(report_time_step(100 * 24 * 3600 * s, 10), 11 * 24 * 3600 * s);
+	/* 2026-12-07T01:02:03.456Z, from a capture clock 1000 s behind. */
+	ck_assert_str_eq(report_time_iso(1000 * s + 456000000, 1796605323ll * (int64_t)s - 1000 * (int64_t)s,
+					 buffer, sizeof(buffer)),
+			 "2026-12-07T01:02:03.456Z");
+	/* Before 1970, milliseconds stay positive. */
+	ck_assert_str_eq(report_time_iso(0, -1500000000ll, buffer, sizeof(buffer)),
+			 "1969-12-31T23:59:58.500Z");
+	ck_assert_str_eq(report_time_iso(0, 0, buffer, 8), "?");
+}
+END_TEST
+
 static Suite *views_suite(void)
 {
 	Suite *s = suite_create("views");
@@ -1089,6 +1115,7 @@ static Suite *views_suite(void)
 	tcase_add_test(helpers, test_elide);
 	tcase_add_test(helpers, test_percent);
 	tcase_add_test(helpers, test_tracepoint_fields);
+	tcase_add_test(helpers, test_time_step);
 	suite_add_tcase(s, helpers);
 	return s;
 }

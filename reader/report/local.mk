@@ -18,6 +18,7 @@ reader_report_libperfrec_report_a_SOURCES = \
 	reader/report/profile.c \
 	reader/report/stacks.h reader/report/stacks.c \
 	reader/report/heat.h reader/report/heat.c \
+	reader/report/time-step.c \
 	reader/report/call-tree.h reader/report/call-tree.c \
 	reader/report/aggregate.c \
 	reader/report/baseline-match.c \

@@ -253,6 +253,25 @@ int report_aggregator_read(struct aggregator *aggregator, const struct session_f
  */
 int report_aggregator_finish(struct aggregator *aggregator, struct report_data *data);
 
+/* ---- time (time-step.c) ---------------------------------------------- */
+
+/*
+ * The smallest step a reader counts in (1, 2, 5 ms ... 500 ms; 1, 2, 5,
+ * 10, 15, 30 s; 1, 2, 5, 10, 15, 30 min; 1, 2, 3, 6, 12 h; days) that cuts
+ * duration_ns into fewer than max_steps: the timeline's default interval,
+ * the page's slots.
+ */
+uint64_t report_time_step(uint64_t duration_ns, uint64_t max_steps);
+
+/*
+ * A time of the capture clock as UTC ISO 8601 with milliseconds,
+ * "2026-12-07T01:02:03.000Z", in buffer (REPORT_TIME_ISO_MAX bytes):
+ * what every view prints a time as.
+ */
+#define REPORT_TIME_ISO_MAX	32
+const char *report_time_iso(uint64_t time_ns, int64_t realtime_offset_ns, char *buffer,
+			    size_t size);
+
 /* ---- the event (event.c) --------------------------------------------- */
 
 /*
