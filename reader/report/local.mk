@@ -1,8 +1,9 @@
 # The profile: inputs read with one event (profile.c, event.c), samples
 # counted by stack (stacks.c) and symbolized into the flat profile and the
 # call tree (aggregate.c, call-tree.c), matched with a baseline's
-# (baseline-match.c); where the report goes (output.c).  Above it, each a
-# library of its own, what prints a profile:
+# (baseline-match.c); where the report goes (output.c); times as the
+# options take them and the header prints them (time-range.c).  Above
+# it, each a library of its own, what prints a profile:
 #
 #     report/  (this)
 #       ^    ^
@@ -22,7 +23,8 @@ reader_report_libperfrec_report_a_SOURCES = \
 	reader/report/call-tree.h reader/report/call-tree.c \
 	reader/report/aggregate.c \
 	reader/report/baseline-match.c \
-	reader/report/output.c
+	reader/report/output.c \
+	reader/report/time-range.c
 reader_report_libperfrec_report_a_CPPFLAGS = $(AM_CPPFLAGS) $(UNWIND_CPPFLAGS) \
 	$(SYMBOLIZE_CPPFLAGS) $(INTERN_CPPFLAGS) $(BUNDLE_CPPFLAGS)
 

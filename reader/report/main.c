@@ -169,14 +169,38 @@ static int check_profile(const struct report_options *o, const char **inputs, si
 	return 0;
 }
 
+/* Which options give a profile's range: the inputs' or the baseline's. */
+struct range_options {
+	const char *option[2];
+	const char *text[2];
+};
+
+static struct range_options range_of_inputs(const struct report_options *o)
+{
+	return (struct range_options){ { "since", "until" }, { o->since, o->until } };
+}
+
+/*
+ * The baseline's window; without one --since and --until, which then
+ * apply to the baseline too (relative times to each capture).
+ */
+static struct range_options range_of_baseline(const struct report_options *o)
+{
+	if (!o->baseline_since && !o->baseline_until)
+		return range_of_inputs(o);
+	return (struct range_options){ { "baseline-since", "baseline-until" },
+				       { o->baseline_since, o->baseline_until } };
+}
+
 /*
  * The first pass over inputs: symbols, the session, the event (event, or
- * NULL for the captures' own choice), the filter.  0, or an exit status
- * after a message.
+ * NULL for the captures' own choice), the filter and its range.  0, or an
+ * exit status after a message.
  */
 static int profile_load(struct report_options *o, const char **inputs, size_t input_count,
-			const char *event, const struct report_debug_dirs *debug_dirs,
-			int unwind, struct report_profile *p)
+			const char *event, const struct range_options *range,
+			const struct report_debug_dirs *debug_dirs, int unwind,
+			struct report_profile *p)
 {
 	struct report_load_options load = {
 		.symfs = o->symfs,
@@ -221,11 +245,9 @@ static int profile_load(struct report_options *o, const char **inputs, size_t in
 	ret = check_profile(o, inputs, input_count, p);
 	if (ret)
 		return ret;
-	if ((o->since && options_parse_time("since", o->since, &p->data.header,
-					    &p->filter.since_ns) < 0) ||
-	    (o->until && options_parse_time("until", o->until, &p->data.header,
-					    &p->filter.until_ns) < 0))
+	if (options_parse_range(range->option, range->text, &p->data.header, &p->data.range) < 0)
 		return 2;
+	report_range_filter(&p->data.range, &p->filter);
 	return 0;
 }
 
@@ -254,6 +276,7 @@ static int print_profiles_html(struct report_options *o, const char **inputs,
 	struct report_profile *q = &report_kept[2];
 	struct view_options view = view_options_of(o);
 	enum report_profile_kind profile = o->profile;
+	struct range_options inputs_range = range_of_inputs(o);
 	size_t shown = 0;
 	int quiet = o->quiet, status = 0;
 
@@ -265,7 +288,8 @@ static int print_profiles_html(struct report_options *o, const char **inputs,
 		}
 		o->profile = kinds[i];
 		o->quiet = 1;
-		status = profile_load(o, inputs, input_count, o->event, debug_dirs, unwind, q);
+		status = profile_load(o, inputs, input_count, o->event, &inputs_range, debug_dirs,
+				      unwind, q);
 		if (!status)
 			status = profile_aggregate(q, aggregate);
 		o->profile = profile;
@@ -312,6 +336,7 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 		.capture_count = { input_count, o->baseline_count },
 	};
 	struct report_profile *p = &report_kept[0], *base = NULL;
+	struct range_options inputs_range = range_of_inputs(o), base_range = range_of_baseline(o);
 	struct report_debug_dirs debug_dirs = { 0 };
 	struct prf_error error = { 0 };
 	struct report_output output;
@@ -328,10 +353,12 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 		say("", error.message);
 		goto out;
 	}
-	if (o->baseline_count) {
+	/* A window as the baseline is of --baseline's captures, or of the inputs. */
+	if (o->baseline_count || o->baseline_since || o->baseline_until) {
 		base = &report_kept[1];
-		status = profile_load(o, o->baselines, o->baseline_count, o->event, &debug_dirs,
-				      unwind, base);
+		status = profile_load(o, o->baseline_count ? o->baselines : inputs,
+				      o->baseline_count ? o->baseline_count : input_count, o->event,
+				      &base_range, &debug_dirs, unwind, base);
 		if (!status)
 			status = profile_aggregate(base, &aggregate);
 		if (status)
@@ -339,7 +366,7 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 	}
 	/* Compared with a baseline, the captures are read as the event it chose. */
 	status = profile_load(o, inputs, input_count, base ? base->filter.event : o->event,
-			      &debug_dirs, unwind, p);
+			      &inputs_range, &debug_dirs, unwind, p);
 	if (status)
 		goto out;
 	if (o->view == VIEW_SAMPLES && !flame) {

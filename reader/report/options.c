@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include "common.h"
 #include "options.h"
@@ -42,6 +41,9 @@ static void usage(FILE *out)
 "                                view's shares and their change, sorted by size;\n"
 "                                the folded view's counts of both, per stack;\n"
 "                                html and svg: frames coloured by the change\n"
+"      --baseline-since TIME, --baseline-until TIME\n"
+"                                compare with this window of --baseline's\n"
+"                                captures, or without --baseline of the inputs\n"
 "  -s, --sort KEYS               flat keys: host,comm,pid,tid,dso,sym,srcline, and\n"
 "                                unit,container,cgroup (default sym); with one\n"
 "                                of the last three, the tree, the flame graphs\n"
@@ -58,8 +60,12 @@ static void usage(FILE *out)
 "  -w, --width N                 fit N columns (default: the terminal's)\n"
 "\n"
 "Filters:\n"
-"      --since TIME, --until TIME  10s / +2.5 (from the capture start), or\n"
-"                                 2026-12-02T17:30:00 / 17:30:00 (UTC)\n"
+"      --since TIME, --until TIME  only samples from, until TIME: ISO 8601 with Z\n"
+"                                 or an offset (2026-12-07T17:30:00.250Z,\n"
+"                                 17:30:00+01:00), local time under TZ without\n"
+"                                 one (17:30 is on the capture's start day);\n"
+"                                 +30s, 10s (after the capture's start), -10m\n"
+"                                 (before its end); units ms, s, m, min, h\n"
 "      --pid PID[,PID], --tid TID[,TID], --comm NAME[,NAME], --cpu N[-M][,N]\n"
 "      --event NAME, --unit NAME[,NAME], --cgroup PATH (and below it),\n"
 "      --host NAME[,NAME]\n"
@@ -191,51 +197,44 @@ static int add_cpu(struct report_options *o, long value)
 	return LIST_APPEND(o, cpu, cpu);
 }
 
-/*
- * A time: relative ("10s", "+2.5", "1m") from the capture's start, or an
- * absolute UTC time ("2026-12-02T17:30:00", "17:30:00" on the start's day).
- */
-int options_parse_time(const char *option, const char *text,
-		       const struct session_summary *facts, uint64_t *out)
+/* One of a range's bounds, said wrong in one line: 0 or -EINVAL. */
+static int parse_time(const char *option, const char *text,
+		      const struct session_summary *capture, int64_t *ns)
 {
-	struct tm tm = { 0 };
-	const char *end;
-	char *unit;
-	double value;
+	int ret = report_time_parse(text, capture, ns);
 
-	if (strchr(text, ':')) {
-		time_t start = (time_t)((int64_t)(facts->start_ns + (uint64_t)facts->realtime_offset_ns) /
-					1000000000);
+	if (ret == -EDOM)
+		fprintf(stderr, "perfrec-report: --%s: '%s' names no such date or time of day (or, in local time, one the clocks skipped)\n",
+			option, text);
+	else if (ret == -ERANGE)
+		fprintf(stderr, "perfrec-report: --%s: '%s' is out of the times this can count\n",
+			option, text);
+	else if (ret < 0)
+		fprintf(stderr, "perfrec-report: --%s: '%s' is not a time: give 2026-12-07T17:30:00Z, 17:30:00.250+01:00, 17:30 (local), +30s (after the capture's start), -10m (before its end); see perfrec-report(1)\n",
+			option, text);
+	return ret < 0 ? -EINVAL : 0;
+}
 
-		gmtime_r(&start, &tm);
-		end = strptime(text, "%Y-%m-%dT%H:%M:%S", &tm);
-		if (!end)
-			end = strptime(text, "%H:%M:%S", &tm);
-		if (!end || (*end && strcmp(end, "Z") != 0))
-			goto bad;
-		int64_t wall = (int64_t)timegm(&tm) * 1000000000;
-		int64_t mono = wall - facts->realtime_offset_ns;
-
-		*out = mono > 0 ? (uint64_t)mono : 1;
-		return 0;
+int options_parse_range(const char *const option[2], const char *const text[2],
+			const struct session_summary *capture, struct report_range *range)
+{
+	*range = (struct report_range){ 0 };
+	if (text[0]) {
+		if (parse_time(option[0], text[0], capture, &range->since_ns) < 0)
+			return -EINVAL;
+		range->since_given = 1;
 	}
-	value = strtod(*text == '+' ? text + 1 : text, &unit);
-	if (unit == text || value < 0)
-		goto bad;
-	if (strcmp(unit, "ms") == 0)
-		value /= 1000;
-	else if (strcmp(unit, "m") == 0 || strcmp(unit, "min") == 0)
-		value *= 60;
-	else if (strcmp(unit, "h") == 0)
-		value *= 3600;
-	else if (*unit && strcmp(unit, "s") != 0)
-		goto bad;
-	*out = facts->start_ns + (uint64_t)(value * 1e9);
+	if (text[1]) {
+		if (parse_time(option[1], text[1], capture, &range->until_ns) < 0)
+			return -EINVAL;
+		range->until_given = 1;
+	}
+	if (text[0] && text[1] && range->since_ns > range->until_ns) {
+		fprintf(stderr, "perfrec-report: --%s '%s' is after --%s '%s'\n", option[0], text[0],
+			option[1], text[1]);
+		return -EINVAL;
+	}
 	return 0;
-bad:
-	fprintf(stderr, "perfrec-report: --%s: '%s' is not a time (10s, +2.5, 17:30:00, 2026-12-02T17:30:00)\n",
-		option, text);
-	return -EINVAL;
 }
 
 enum {
@@ -244,7 +243,7 @@ enum {
 	OPT_TID, OPT_COMM, OPT_HOST, OPT_CPU, OPT_EVENT, OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_UNWIND,
 	OPT_SYMBOLS, OPT_NO_DEBUGINFOD, OPT_FORMAT, OPT_BASELINE, OPT_MAX_STACK, OPT_STDIO,
 	OPT_UNIT, OPT_CGROUP,
-	OPT_JOBS, OPT_PROFILE, OPT_WAKER,
+	OPT_JOBS, OPT_PROFILE, OPT_WAKER, OPT_BASELINE_SINCE, OPT_BASELINE_UNTIL,
 };
 
 static const struct option long_options[] = {
@@ -256,6 +255,8 @@ static const struct option long_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "input", required_argument, NULL, 'i' },
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "baseline-since", required_argument, NULL, OPT_BASELINE_SINCE },
+	{ "baseline-until", required_argument, NULL, OPT_BASELINE_UNTIL },
 	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 	{ "show-nr-samples", no_argument, NULL, 'n' },
 	{ "stdio", no_argument, NULL, OPT_STDIO },
@@ -426,6 +427,8 @@ static int parse_option(struct report_options *o, int c, const char *arg)
 	}
 	case OPT_SINCE: o->since = arg; return 0;
 	case OPT_UNTIL: o->until = arg; return 0;
+	case OPT_BASELINE_SINCE: o->baseline_since = arg; return 0;
+	case OPT_BASELINE_UNTIL: o->baseline_until = arg; return 0;
 	case OPT_PID: return parse_number_list(o, "pid", arg, 0x7fffffff, 0, add_pid);
 	case OPT_TID: return parse_number_list(o, "tid", arg, 0x7fffffff, 0, add_tid);
 	case OPT_CPU: return parse_number_list(o, "cpu", arg, 65535, 1, add_cpu);
@@ -543,6 +546,10 @@ int options_parse(struct report_options *o, int argc, char **argv)
 	if (o->baseline_count && o->format != FORMAT_HTML && o->format != FORMAT_SVG &&
 	    (o->format != FORMAT_TEXT || o->json || (o->view != VIEW_FLAT && o->view != VIEW_FOLDED)))
 		return usage_error("--baseline goes with the flat and folded views and the html and svg formats");
+	if ((o->baseline_since || o->baseline_until) && o->format != FORMAT_HTML &&
+	    o->format != FORMAT_SVG &&
+	    (o->format != FORMAT_TEXT || o->json || (o->view != VIEW_FLAT && o->view != VIEW_FOLDED)))
+		return usage_error("--baseline-since and --baseline-until go with the flat and folded views and the html and svg formats");
 	if (o->format != FORMAT_TEXT && !o->output && isatty(STDOUT_FILENO))
 		return usage_error("pprof, html and svg are files for other tools: give -o FILE");
 	if (o->waker && o->profile == REPORT_PROFILE_CPU)

@@ -29,6 +29,7 @@ struct report_options {
 	size_t top;
 	int width;
 	const char *since, *until;
+	const char *baseline_since, *baseline_until;	/* the baseline's window */
 	/* Lists as long as the command line makes them (list_append()). */
 	uint32_t *pids, *tids;
 	size_t pid_count, pid_capacity, tid_count, tid_capacity;
@@ -68,12 +69,12 @@ int options_parse(struct report_options *o, int argc, char **argv);
 void options_free(struct report_options *o);
 
 /*
- * --since, --until: a time relative to the capture's start in facts, or
- * an absolute UTC time, on the capture clock.  0, or -EINVAL after a
- * message.
+ * A range's start and end as given to option[0] and option[1] (NULL: not
+ * given), on capture's clock (report_time_parse()).  0, or -EINVAL after
+ * a message: a bound that is not a time, or a start after the end.
  */
-int options_parse_time(const char *option, const char *text,
-		       const struct session_summary *facts, uint64_t *out);
+int options_parse_range(const char *const option[2], const char *const text[2],
+			const struct session_summary *capture, struct report_range *range);
 
 /* Says so: -ENOMEM. */
 int out_of_memory(void);

@@ -135,8 +135,20 @@ struct report_timeline {
 	size_t bucket_count;
 };
 
+/*
+ * A range of the capture clock asked for (--since, --until): a bound not
+ * given is the capture's start or end.  Bounds may lie outside the
+ * capture (a start before 0 too): they then select all or nothing.
+ */
+struct report_range {
+	int64_t since_ns, until_ns;
+	int since_given, until_given;
+};
+
 struct report_data {
 	struct session_summary header;
+	/* Set by the caller: the header says it when a bound was given. */
+	struct report_range range;
 	enum report_profile_kind kind;
 	/*
 	 * The unit of the periods below (total_period, the entries' and
@@ -271,6 +283,31 @@ uint64_t report_time_step(uint64_t duration_ns, uint64_t max_steps);
 #define REPORT_TIME_ISO_MAX	32
 const char *report_time_iso(uint64_t time_ns, int64_t realtime_offset_ns, char *buffer,
 			    size_t size);
+
+/* ---- times (time-range.c) -------------------------------------------- */
+
+/*
+ * A time as perfrec-report(1) takes it ("Times"), on capture's clock
+ * (its start_ns, end_ns, realtime_offset_ns): ISO 8601 with Z or an
+ * offset; without a zone local time under TZ; a time of day alone on the
+ * capture's start day; fractions of a second; N[.F][unit] or +N after the
+ * capture's start, -N before its end.  0; -EINVAL for a text that is not
+ * a time, -EDOM for a date or time of day that does not exist (February
+ * 30, 24:00, a local time the clocks skipped), -ERANGE for one that does
+ * not fit in signed 64-bit nanoseconds (or, for local time, in time_t).
+ */
+int report_time_parse(const char *text, const struct session_summary *capture, int64_t *ns);
+
+/* wall_ns (UTC nanoseconds since 1970) as "2026-12-07T01:02:03.000Z"; 32 bytes do. */
+#define REPORT_TIME_TEXT_MAX	32
+const char *report_time_text(int64_t wall_ns, char *buffer, size_t size);
+
+/* The range's bounds as UTC nanoseconds (the capture's start or end where none was given). */
+int report_range_wall(const struct report_range *range, const struct session_summary *capture,
+		      int64_t *since_wall, int64_t *until_wall);
+
+/* The range's bounds into filter's since_ns and until_ns. */
+void report_range_filter(const struct report_range *range, struct session_filter *filter);
 
 /* ---- the event (event.c) --------------------------------------------- */
 

@@ -278,6 +278,28 @@ static void print_time(const struct session_summary *header, FILE *out)
 		span % 1000000000 / 1000000);
 }
 
+void view_print_range(const char *label, const struct report_data *data, FILE *out)
+{
+	char since[REPORT_TIME_TEXT_MAX], until[REPORT_TIME_TEXT_MAX];
+	const struct report_range *range = &data->range;
+	int64_t from, to;
+	uint64_t span;
+
+	if (!range->since_given && !range->until_given)
+		return;
+	fprintf(out, "# %s: ", label);
+	if (report_range_wall(range, &data->header, &from, &to) < 0) {
+		fputs("unknown\n", out);
+		return;
+	}
+	/* A range past the capture's end, or one bound given past the other, is empty. */
+	span = to > from ? (uint64_t)to - (uint64_t)from : 0;
+	fprintf(out, "%s to %s (%" PRIu64 ".%03" PRIu64 " s)\n",
+		report_time_text(from, since, sizeof(since)),
+		report_time_text(to, until, sizeof(until)),
+		span / 1000000000, span % 1000000000 / 1000000);
+}
+
 const char *view_milliseconds(char *buffer, size_t size, uint64_t ns)
 {
 	uint64_t us = ns / 1000 + (ns % 1000 >= 500);
@@ -386,6 +408,7 @@ void view_print_header(const struct report_data *data, FILE *out)
 	}
 	fputc('\n', out);
 	print_time(header, out);
+	view_print_range("range", data, out);
 	print_profile(data, out);
 	print_counts(data, out);
 	print_warnings(header, out);

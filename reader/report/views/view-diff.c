@@ -210,7 +210,9 @@ static void print_baseline_line(const struct report_data *base, FILE *out)
 	if (h->file_names && h->files)
 		fputs(" (", out), view_put(out, h->file_names[0], 0),
 		fputs(h->files > 1 ? ", ...)" : ")", out);
-	fputs("\n#\n", out);
+	fputc('\n', out);
+	view_print_range("baseline range", base, out);
+	fputs("#\n", out);
 }
 
 int view_flat_diff(const struct report_data *base, const struct report_data *data,

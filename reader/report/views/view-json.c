@@ -19,6 +19,10 @@
  *     "realtime_offset_ns":             signed; add it for wall-clock time
  *     "start_time":  string | null      UTC: "2024-05-01T12:00:00.000000000Z"
  *     "duration_ns"
+ *     "range": {"since", "until",       only with --since or --until: UTC,
+ *               "since_ns", "until_ns"} "2026-12-07T01:02:03.000Z" (the start
+ *                                       or end for one not given), and on
+ *                                       the capture clock (signed)
  *     "samples":                        after filters
  *     "samples_total":                  in the files
  *     "lost":                           samples the kernel could not record
@@ -207,8 +211,32 @@ static void json_start_time(FILE *out, const struct session_summary *header)
 		fprintf(out, "\"%s.%09" PRIu32 "Z\",", text, nanoseconds);
 }
 
-static void json_header(FILE *out, const struct session_summary *header)
+/*
+ * With --since or --until: "range":{"since","until"} in UTC (the
+ * capture's start or end for a bound not given), "since_ns", "until_ns"
+ * on the capture clock.
+ */
+static void json_range(FILE *out, const struct report_data *data)
 {
+	const struct report_range *range = &data->range;
+	char text[REPORT_TIME_TEXT_MAX];
+	int64_t since, until;
+
+	if (!range->since_given && !range->until_given)
+		return;
+	if (report_range_wall(range, &data->header, &since, &until) < 0) {
+		fputs("\"range\":null,", out);
+		return;
+	}
+	fprintf(out, "\"range\":{\"since\":\"%s\",", report_time_text(since, text, sizeof(text)));
+	fprintf(out, "\"until\":\"%s\",", report_time_text(until, text, sizeof(text)));
+	fprintf(out, "\"since_ns\":%" PRId64 ",\"until_ns\":%" PRId64 "},",
+		since - data->header.realtime_offset_ns, until - data->header.realtime_offset_ns);
+}
+
+static void json_header(FILE *out, const struct report_data *data)
+{
+	const struct session_summary *header = &data->header;
 	char sampling[REPORT_SAMPLING_TEXT_MAX];
 
 	fputs("\"header\":{", out);
@@ -224,6 +252,7 @@ static void json_header(FILE *out, const struct session_summary *header)
 	json_start_time(out, header);
 	json_u64(out, "duration_ns", header->end_ns > header->start_ns ?
 				     header->end_ns - header->start_ns : 0);
+	json_range(out, data);
 	json_u64(out, "samples", header->samples);
 	json_u64(out, "samples_total", header->samples_total);
 	json_u64(out, "lost", header->lost);
@@ -255,7 +284,7 @@ static void json_begin(FILE *out, const char *view, const struct report_data *da
 	uint64_t hundredths = limit > 0 && limit < 1e15 ? (uint64_t)(limit * 100 + 0.5) : 0;
 
 	fprintf(out, "{\"view\":\"%s\",\"version\":1,\n", view);
-	json_header(out, &data->header);
+	json_header(out, data);
 	fprintf(out, ",\n\"total_period\":%" PRIu64 ",\"total_samples\":%" PRIu64
 		",\"percent_limit\":%" PRIu64 ".%02" PRIu64 ",\n", data->total_period,
 		data->total_samples, hundredths / 100, hundredths % 100);

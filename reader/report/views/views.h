@@ -162,6 +162,13 @@ struct tm;
 int view_start_time(const struct session_summary *header, struct tm *tm,
 		    uint32_t *nanoseconds);
 
+/*
+ * When --since or --until gave data its range, a header line "# LABEL:
+ * 2026-12-07T01:02:03.000Z to 2026-12-07T01:02:05.000Z (2.000 s)" (UTC);
+ * nothing otherwise.
+ */
+void view_print_range(const char *label, const struct report_data *data, FILE *out);
+
 /* 0, or a negative errno when out has failed. */
 int view_finish(FILE *out);
 
