@@ -293,7 +293,7 @@ int report_time_parse(const char *text, const struct session_summary *capture, i
 const char *report_time_text(int64_t wall_ns, char *buffer, size_t size)
 {
 	int64_t seconds = floor_div(wall_ns, NS_PER_S);
-	int64_t ms = (wall_ns - seconds * NS_PER_S) / 1000000;
+	int64_t below = wall_ns % NS_PER_S, ms = (below < 0 ? below + NS_PER_S : below) / 1000000;
 	int64_t days = floor_div(seconds, S_PER_DAY), in_day = seconds - days * S_PER_DAY;
 	unsigned month, day;
 	int64_t year;
