@@ -14,6 +14,6 @@ tests_test_time_CFLAGS = $(TEST_CFLAGS)
 tests_test_time_LDADD = $(VIEWS_LIBS) $(CHECK_LIBS)
 TESTS += tests/test-time
 
-TIME_TESTS =
+TIME_TESTS = tests/test-report-time.sh
 TESTS += $(TIME_TESTS)
 EXTRA_DIST += $(TIME_TESTS)
