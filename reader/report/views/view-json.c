@@ -34,9 +34,10 @@
  *     "file_names":  [string, ...]
  *   }
  *   "total_period", "total_samples":    what percentages are of
- *   "profile":       "off-cpu" | "wall" only in those profiles (the one
- *                                       exception to keys always present:
- *                                       a CPU profile's JSON is as before)
+ *   "profile":       "off-cpu" | "wall" only in those profiles (with the
+ *                                       header's "range", the exceptions to
+ *                                       keys always present: a CPU profile's
+ *                                       JSON is as before)
  *   "weight_unit":   "nanoseconds"      with "profile": every *_period and
  *                                       period is time, *_samples count
  *                                       samples and off-CPU blocks
