@@ -246,7 +246,8 @@ static int relative_time(const char *s, const struct session_summary *capture, i
 		{ "m", 60 * NS_PER_S }, { "min", 60 * NS_PER_S }, { "h", 3600 * NS_PER_S },
 	};
 	int from_end = *s == '-', digits = 0;
-	int64_t whole = 0, unit = 0, value, fraction, base;
+	int64_t whole = 0, unit = 0, value, fraction;
+	uint64_t base_ns;
 	uint32_t fraction_ns = 0;
 	size_t i;
 
@@ -274,10 +275,10 @@ static int relative_time(const char *s, const struct session_summary *capture, i
 	if (__builtin_mul_overflow(whole, unit, &value) ||
 	    __builtin_add_overflow(value, fraction, &value))
 		return -ERANGE;
-	base = from_end ? (int64_t)capture->end_ns : (int64_t)capture->start_ns;
-	if (capture->start_ns > INT64_MAX || capture->end_ns > INT64_MAX ||
-	    (from_end ? __builtin_sub_overflow(base, value, ns) :
-			__builtin_add_overflow(base, value, ns)))
+	base_ns = from_end ? capture->end_ns : capture->start_ns;
+	if (base_ns > INT64_MAX ||
+	    (from_end ? __builtin_sub_overflow((int64_t)base_ns, value, ns) :
+			__builtin_add_overflow((int64_t)base_ns, value, ns)))
 		return -ERANGE;
 	return 0;
 }
