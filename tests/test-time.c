@@ -5,8 +5,9 @@
  * 2026-12-07T01:02:03Z (python3: calendar.timegm((2026, 12, 7, 1, 2, 3))
  * = 1796605323), under TZ set here: UTC, New York (DST; from tzdata and
  * as a POSIX rule, which needs no tzdata), Kolkata (+05:30, no DST).
- * Then the times written back (report_time_text()), the filter's bounds
- * (report_range_filter()) and the header's range line and JSON field.
+ * Then the range's bounds (report_range_bounds()), written back as the
+ * views write times (report_time_iso()), the filter's (report_range_filter())
+ * and the header's range line and JSON field.
  */
 #include <check.h>
 #include <errno.h>
@@ -186,25 +187,31 @@ START_TEST(test_errors)
 }
 END_TEST
 
-static const char *text_of(int64_t wall_ns)
+START_TEST(test_bounds)
 {
-	static char buffer[REPORT_TIME_TEXT_MAX];
+	struct report_range range = { .since_ns = START + 2 * S, .since_given = 1 };
+	char text[REPORT_TIME_ISO_MAX];
+	int64_t since, until;
 
-	return report_time_text(wall_ns, buffer, sizeof(buffer));
-}
-
-START_TEST(test_text)
-{
-	ck_assert_str_eq(text_of(0), "1970-01-01T00:00:00.000Z");
-	ck_assert_str_eq(text_of(-1), "1969-12-31T23:59:59.999Z");
-	ck_assert_str_eq(text_of(START_WALL_S * S + 1999999), "2026-12-07T01:02:03.001Z");
-	ck_assert_str_eq(text_of(951782400LL * S), "2000-02-29T00:00:00.000Z");
-	ck_assert_str_eq(text_of(INT64_MAX), "2262-04-11T23:47:16.854Z");
-	ck_assert_str_eq(text_of(INT64_MIN), "1677-09-21T00:12:43.145Z");
-	/* Parsed and written back. */
-	zone("UTC");
-	ck_assert_str_eq(text_of(at("2026-12-07T06:32:05.5+05:30") + START +
-				 capture.realtime_offset_ns), "2026-12-07T01:02:05.500Z");
+	/* A bound not given is the capture's. */
+	ck_assert_int_eq(report_range_bounds(&range, &capture, &since, &until), 0);
+	ck_assert_int_eq(since, START + 2 * S);
+	ck_assert_int_eq(until, END);
+	range = (struct report_range){ .until_ns = START + 1, .until_given = 1 };
+	ck_assert_int_eq(report_range_bounds(&range, &capture, &since, &until), 0);
+	ck_assert_int_eq(since, START);
+	ck_assert_int_eq(until, START + 1);
+	/* Parsed, then written back as the views write times. */
+	zone("America/New_York");
+	ck_assert_str_eq(report_time_iso((uint64_t)(at("2026-12-07T06:32:05.5+05:30") + START),
+					 capture.realtime_offset_ns, text, sizeof(text)),
+			 "2026-12-07T01:02:05.500Z");
+	ck_assert_str_eq(report_time_iso((uint64_t)(at("20:02:03.999") + START),
+					 capture.realtime_offset_ns, text, sizeof(text)),
+			 "2026-12-07T01:02:03.999Z");
+	/* No wall-clock time: said, not printed wrong. */
+	range = (struct report_range){ .until_ns = INT64_MAX, .until_given = 1 };
+	ck_assert_int_eq(report_range_bounds(&range, &capture, &since, &until), -ERANGE);
 }
 END_TEST
 
@@ -297,7 +304,7 @@ static Suite *time_suite(void)
 	tcase_add_test(parse, test_relative);
 	tcase_add_test(parse, test_errors);
 	suite_add_tcase(s, parse);
-	tcase_add_test(print, test_text);
+	tcase_add_test(print, test_bounds);
 	tcase_add_test(print, test_filter);
 	tcase_add_test(print, test_header);
 	suite_add_tcase(s, print);

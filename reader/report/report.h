@@ -298,13 +298,14 @@ const char *report_time_iso(uint64_t time_ns, int64_t realtime_offset_ns, char *
  */
 int report_time_parse(const char *text, const struct session_summary *capture, int64_t *ns);
 
-/* wall_ns (UTC nanoseconds since 1970) as "2026-12-07T01:02:03.000Z"; 32 bytes do. */
-#define REPORT_TIME_TEXT_MAX	32
-const char *report_time_text(int64_t wall_ns, char *buffer, size_t size);
-
-/* The range's bounds as UTC nanoseconds (the capture's start or end where none was given). */
-int report_range_wall(const struct report_range *range, const struct session_summary *capture,
-		      int64_t *since_wall, int64_t *until_wall);
+/*
+ * The range's bounds on the capture clock, the capture's start or end
+ * where none was given.  0, or -ERANGE when one is no wall-clock time
+ * (adding capture's realtime_offset_ns overflows): report_time_iso()
+ * cannot print it.
+ */
+int report_range_bounds(const struct report_range *range, const struct session_summary *capture,
+			int64_t *since_ns, int64_t *until_ns);
 
 /* The range's bounds into filter's since_ns and until_ns. */
 void report_range_filter(const struct report_range *range, struct session_filter *filter);

@@ -1,17 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Times as people write them (--since, --until, --baseline-since,
- * --baseline-until), on a capture's clock; and a time written back as
- * UTC.  See perfrec-report(1), "Times".
+ * --baseline-until), on a capture's clock, and the range they make.  See
+ * perfrec-report(1), TIMES.  (Times are printed by report_time_iso().)
  *
  * The calendar is computed here in 64-bit integers, never through time_t:
- * where time_t has 32 bits, a capture after 2038 still reads and prints.
+ * where time_t has 32 bits, a time after 2038 with a zone still reads.
  * Only a local time (no zone given) goes through mktime(3) and
  * localtime_r(3), the C library being where TZ's rules are.
  */
 #include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include "report.h"
@@ -291,32 +289,19 @@ int report_time_parse(const char *text, const struct session_summary *capture, i
 	return relative_time(text, capture, ns);
 }
 
-const char *report_time_text(int64_t wall_ns, char *buffer, size_t size)
+int report_range_bounds(const struct report_range *range, const struct session_summary *capture,
+			int64_t *since_ns, int64_t *until_ns)
 {
-	int64_t seconds = floor_div(wall_ns, NS_PER_S);
-	int64_t below = wall_ns % NS_PER_S, ms = (below < 0 ? below + NS_PER_S : below) / 1000000;
-	int64_t days = floor_div(seconds, S_PER_DAY), in_day = seconds - days * S_PER_DAY;
-	unsigned month, day;
-	int64_t year;
+	int64_t wall;
 
-	civil_from_days(days, &year, &month, &day);
-	snprintf(buffer, size, "%04" PRId64 "-%02u-%02uT%02u:%02u:%02u.%03uZ", year, month, day,
-		 (unsigned)(in_day / 3600), (unsigned)(in_day / 60 % 60), (unsigned)(in_day % 60),
-		 (unsigned)ms);
-	return buffer;
-}
-
-int report_range_wall(const struct report_range *range, const struct session_summary *capture,
-		      int64_t *since_wall, int64_t *until_wall)
-{
-	int64_t since = range->since_ns, until = range->until_ns;
-
+	*since_ns = range->since_ns;
+	*until_ns = range->until_ns;
 	if (!range->since_given)
-		since = capture->start_ns <= INT64_MAX ? (int64_t)capture->start_ns : INT64_MAX;
+		*since_ns = capture->start_ns <= INT64_MAX ? (int64_t)capture->start_ns : INT64_MAX;
 	if (!range->until_given)
-		until = capture->end_ns <= INT64_MAX ? (int64_t)capture->end_ns : INT64_MAX;
-	if (__builtin_add_overflow(since, capture->realtime_offset_ns, since_wall) ||
-	    __builtin_add_overflow(until, capture->realtime_offset_ns, until_wall))
+		*until_ns = capture->end_ns <= INT64_MAX ? (int64_t)capture->end_ns : INT64_MAX;
+	if (__builtin_add_overflow(*since_ns, capture->realtime_offset_ns, &wall) ||
+	    __builtin_add_overflow(*until_ns, capture->realtime_offset_ns, &wall))
 		return -ERANGE;
 	return 0;
 }

@@ -280,23 +280,24 @@ static void print_time(const struct session_summary *header, FILE *out)
 
 void view_print_range(const char *label, const struct report_data *data, FILE *out)
 {
-	char since[REPORT_TIME_TEXT_MAX], until[REPORT_TIME_TEXT_MAX];
+	char since[REPORT_TIME_ISO_MAX], until[REPORT_TIME_ISO_MAX];
 	const struct report_range *range = &data->range;
-	int64_t from, to;
+	int64_t offset = data->header.realtime_offset_ns, from, to;
 	uint64_t span;
 
 	if (!range->since_given && !range->until_given)
 		return;
 	fprintf(out, "# %s: ", label);
-	if (report_range_wall(range, &data->header, &from, &to) < 0) {
+	if (report_range_bounds(range, &data->header, &from, &to) < 0) {
 		fputs("unknown\n", out);
 		return;
 	}
 	/* A range past the capture's end, or one bound given past the other, is empty. */
 	span = to > from ? (uint64_t)to - (uint64_t)from : 0;
+	/* A bound before the clock's 0 (the machine's boot) still prints as the time it is. */
 	fprintf(out, "%s to %s (%" PRIu64 ".%03" PRIu64 " s)\n",
-		report_time_text(from, since, sizeof(since)),
-		report_time_text(to, until, sizeof(until)),
+		report_time_iso((uint64_t)from, offset, since, sizeof(since)),
+		report_time_iso((uint64_t)to, offset, until, sizeof(until)),
 		span / 1000000000, span % 1000000000 / 1000000);
 }
 

@@ -220,19 +220,19 @@ static void json_start_time(FILE *out, const struct session_summary *header)
 static void json_range(FILE *out, const struct report_data *data)
 {
 	const struct report_range *range = &data->range;
-	char text[REPORT_TIME_TEXT_MAX];
-	int64_t since, until;
+	int64_t offset = data->header.realtime_offset_ns, since, until;
+	char text[REPORT_TIME_ISO_MAX];
 
 	if (!range->since_given && !range->until_given)
 		return;
-	if (report_range_wall(range, &data->header, &since, &until) < 0) {
+	if (report_range_bounds(range, &data->header, &since, &until) < 0) {
 		fputs("\"range\":null,", out);
 		return;
 	}
-	fprintf(out, "\"range\":{\"since\":\"%s\",", report_time_text(since, text, sizeof(text)));
-	fprintf(out, "\"until\":\"%s\",", report_time_text(until, text, sizeof(text)));
-	fprintf(out, "\"since_ns\":%" PRId64 ",\"until_ns\":%" PRId64 "},",
-		since - data->header.realtime_offset_ns, until - data->header.realtime_offset_ns);
+	fprintf(out, "\"range\":{\"since\":\"%s\",",
+		report_time_iso((uint64_t)since, offset, text, sizeof(text)));
+	fprintf(out, "\"until\":\"%s\",", report_time_iso((uint64_t)until, offset, text, sizeof(text)));
+	fprintf(out, "\"since_ns\":%" PRId64 ",\"until_ns\":%" PRId64 "},", since, until);
 }
 
 static void json_header(FILE *out, const struct report_data *data)
