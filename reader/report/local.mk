@@ -8,6 +8,7 @@
 #     report/  (this)
 #       ^    ^
 #   views/   pprof/     text views; pprof for other tools (and perfrec-push)
+#       ^    perfdata/  perf.data for perf and hotspot
 #       ^
 #   flame/              flame graphs (views.h's printing helpers)
 #
@@ -34,12 +35,13 @@ REPORT_LIBS = reader/report/libperfrec-report.a $(BUNDLE_LIBS) $(DEBUGINFOD_SOUR
 
 include reader/report/views/local.mk
 include reader/report/pprof/local.mk
+include reader/report/perfdata/local.mk
 include reader/report/flame/local.mk
 
 bin_PROGRAMS += perfrec-report
 perfrec_report_SOURCES = reader/report/main.c \
 	reader/report/options.h reader/report/options.c
-perfrec_report_CPPFLAGS = $(AM_CPPFLAGS) $(FLAME_CPPFLAGS) $(PPROF_CPPFLAGS) \
+perfrec_report_CPPFLAGS = $(AM_CPPFLAGS) $(FLAME_CPPFLAGS) $(PPROF_CPPFLAGS) $(PERFDATA_CPPFLAGS) \
 	$(UNWIND_CPPFLAGS) $(SYMBOLIZE_CPPFLAGS)
-perfrec_report_LDADD = $(FLAME_LIBS) $(PPROF_LIBS)
+perfrec_report_LDADD = $(FLAME_LIBS) $(PPROF_LIBS) $(PERFDATA_LIBS)
 dist_man_MANS += doc/perfrec-report.1

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* perfrec-report: profiles from perfrec captures.  See perfrec-report(1). */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <malloc.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 #include "flame.h"
 #include "options.h"
+#include "perfdata.h"
 #include "pprof.h"
 #include "report.h"
 #include "symbolize.h"
@@ -304,13 +306,79 @@ static int print_profiles_html(struct report_options *o, const char **inputs,
 	return flame_html(list, 3, shown, &view, out) < 0;
 }
 
+/*
+ * --format=perf.data: the samples written to out (-o's temporary file),
+ * FILE.kallsyms and FILE.jit/ beside it, and a line saying how perf
+ * reads them.  0, or 1 after a message.
+ */
+static int write_perf_data(struct report_options *o, struct report_profile *p,
+			   const char **inputs, size_t input_count, FILE *out)
+{
+	const char *head[] = { "perfrec-report", "--format=perf.data", "-o", o->output };
+	const char **cmdline = calloc(input_count + 4, sizeof(*cmdline));
+	struct perfdata_options options = {
+		.host = p->host_count == 1 ? p->hosts[0] : NULL,
+		.event = p->filter.event,
+		.cmdline = cmdline, .cmdline_count = input_count + 4,
+	};
+	struct perfdata_writer *w = NULL;
+	char *kallsyms = NULL, *jit = NULL;
+	int ret, status = 1;
+
+	if (!cmdline || asprintf(&kallsyms, "%s.kallsyms", o->output) < 0 ||
+	    asprintf(&jit, "%s.jit", o->output) < 0) {
+		out_of_memory();
+		goto out;
+	}
+	/* perf.data is one machine's: pids of two hosts would mix. */
+	if (!options.host && p->data.header.host_count > 1) {
+		say("", "a perf.data holds one host's processes: choose one with --host");
+		goto out;
+	}
+	memcpy(cmdline, head, sizeof(head));
+	memcpy(cmdline + 4, inputs, input_count * sizeof(*inputs));
+	ret = perfdata_new(&w, p->session, &p->data.header, &options, out);
+	if (!ret) {
+		p->read_error = report_for_each_sample(p, perfdata_add, w) < 0;
+		ret = perfdata_finish(w);
+	}
+	if (ret < 0) {
+		fprintf(stderr, "perfrec-report: writing %s: %s\n", o->output,
+			ret == -ENOENT ? "no event to write" : strerror(-ret));
+		goto out;
+	}
+	ret = perfdata_write_kallsyms(w, kallsyms);
+	if (ret < 0) {
+		fprintf(stderr, "perfrec-report: writing %s: %s\n", kallsyms, strerror(-ret));
+		goto out;
+	}
+	note_line(o, "%" PRIu64 " samples; perf report -i %s%s%s", perfdata_samples(w),
+		  o->output, ret ? " --kallsyms " : "", ret ? kallsyms : "");
+	ret = perfdata_write_jit_maps(w, jit);
+	if (ret < 0) {
+		fprintf(stderr, "perfrec-report: writing %s: %s\n", jit, strerror(-ret));
+		goto out;
+	}
+	if (ret)
+		note_line(o, "JIT symbols of %d processes in %s/: perf reads them as /tmp/perf-PID.map",
+			  ret, jit);
+	status = p->read_error;
+out:
+	perfdata_free(w);
+	free(cmdline);
+	free(kallsyms);
+	free(jit);
+	return status;
+}
+
 static int run(struct report_options *o, const char **inputs, size_t input_count)
 {
 	/* The flame graphs draw the call tree. */
 	int flame = o->format == FORMAT_HTML || o->format == FORMAT_SVG;
 	/* A flat profile of self time looks at no callchain: nothing to unwind. */
 	int unwind = !o->no_unwind && (o->view != VIEW_FLAT || o->children || o->focus ||
-				       o->format == FORMAT_PPROF || flame);
+				       o->format == FORMAT_PPROF || o->format == FORMAT_PERFDATA ||
+				       flame);
 	struct aggregate_options aggregate = {
 		.sort_keys = o->sort_keys | (o->lines ? SORT_SRCLINE : 0),
 		.leaf_inline = o->inline_leaf,
@@ -369,6 +437,10 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 			      &inputs_range, &debug_dirs, unwind, p);
 	if (status)
 		goto out;
+	if (o->format == FORMAT_PERFDATA) {
+		status = write_perf_data(o, p, inputs, input_count, output.file);
+		goto out;
+	}
 	if (o->view == VIEW_SAMPLES && !flame) {
 		struct view_samples v = { p->session, p->symbolizer, output.file, o->json, 0 };
 

@@ -25,7 +25,9 @@ static void usage(FILE *out)
 "                                line (schema in perfrec-report(1))\n"
 "      --format=FORMAT           flat, tree, folded, samples, json (the views), or\n"
 "                                pprof (gzipped profile.proto), html (a flame graph\n"
-"                                to open in a browser), svg (a static flame graph)\n"
+"                                to open in a browser), svg (a static flame graph),\n"
+"                                perf.data (for perf report, perf script, hotspot;\n"
+"                                needs -o FILE; FILE.kallsyms and FILE.jit/ beside)\n"
 "      --profile=cpu|off-cpu|wall  what the weights are: CPU samples (default),\n"
 "                                time blocked off the CPU (ns), or per thread\n"
 "                                on-CPU time (samples x period of a clock event)\n"
@@ -309,6 +311,7 @@ static int parse_format(struct report_options *o, const char *arg)
 		{ "pprof", FORMAT_PPROF, -1, 0 },
 		{ "html", FORMAT_HTML, -1, 0 },
 		{ "svg", FORMAT_SVG, -1, 0 },
+		{ "perf.data", FORMAT_PERFDATA, -1, 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
@@ -321,7 +324,7 @@ static int parse_format(struct report_options *o, const char *arg)
 		o->json |= formats[i].json;
 		return 0;
 	}
-	fprintf(stderr, "perfrec-report: --format: '%s' is not one of flat, tree, folded, samples, json, pprof, html, svg\n",
+	fprintf(stderr, "perfrec-report: --format: '%s' is not one of flat, tree, folded, samples, json, pprof, html, svg, perf.data\n",
 		arg);
 	return -EINVAL;
 }
@@ -550,6 +553,11 @@ int options_parse(struct report_options *o, int argc, char **argv)
 	    o->format != FORMAT_SVG &&
 	    (o->format != FORMAT_TEXT || o->json || (o->view != VIEW_FLAT && o->view != VIEW_FOLDED)))
 		return usage_error("--baseline-since and --baseline-until go with the flat and folded views and the html and svg formats");
+	/* Its header is written again at the end, and files go beside it. */
+	if (o->format == FORMAT_PERFDATA && !o->output)
+		return usage_error("perf.data is written to a file: give -o FILE");
+	if (o->format == FORMAT_PERFDATA && o->profile != REPORT_PROFILE_CPU)
+		return usage_error("--format=perf.data holds CPU samples: not with --profile=off-cpu or wall");
 	if (o->format != FORMAT_TEXT && !o->output && isatty(STDOUT_FILENO))
 		return usage_error("pprof, html and svg are files for other tools: give -o FILE");
 	if (o->waker && o->profile == REPORT_PROFILE_CPU)

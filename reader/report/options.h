@@ -9,7 +9,7 @@
 enum view { VIEW_FLAT, VIEW_TREE, VIEW_FOLDED, VIEW_SAMPLES };
 
 /* The text views, or a file format for other tools. */
-enum output_format { FORMAT_TEXT, FORMAT_PPROF, FORMAT_HTML, FORMAT_SVG };
+enum output_format { FORMAT_TEXT, FORMAT_PPROF, FORMAT_HTML, FORMAT_SVG, FORMAT_PERFDATA };
 
 struct report_options {
 	enum view view;

@@ -49,6 +49,12 @@ struct jit_table {
 	size_t pending_count, pending_capacity;
 };
 
+size_t session_jit_symbols(const struct process *p, const struct symbolizer_jit_symbol **out)
+{
+	*out = p->jit ? p->jit->symbols : NULL;
+	return p->jit && p->jit->dso ? p->jit->count : 0;
+}
+
 void session_jit_free(struct session *s)
 {
 	if (!s->jit)

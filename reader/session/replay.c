@@ -13,6 +13,7 @@
 #include "common.h"
 #include "intern.h"
 #include "session-internal.h"
+#include "symbolize.h"
 
 /* ---- processes ------------------------------------------------------ */
 
@@ -404,4 +405,47 @@ const char *session_comm_at(const struct process *p, uint32_t tid, uint64_t time
 			of_process = n->comm;
 	}
 	return of_thread ? of_thread : of_process ? of_process : first;
+}
+
+/* ---- for writers of other formats ------------------------------------ */
+
+static void task_events(struct session *s, const struct process *p, session_task_fn fn,
+			void *context)
+{
+	struct session_task_event e = {
+		.kind = SESSION_TASK_START, .time = p->born, .host = s->hosts[p->host],
+		.pid = p->pid, .tid = p->pid,
+	};
+
+	e.jit_count = session_jit_symbols(p, &e.jit);
+	fn(context, &e);
+	e.jit = NULL;
+	e.jit_count = 0;
+	e.kind = SESSION_TASK_MAP;
+	for (size_t i = 0; i < p->map_count; i++) {
+		const struct map *m = &p->maps[i];
+
+		e.time = m->from;
+		e.start = m->start;
+		e.end = m->end;
+		e.pgoff = m->pgoff;
+		e.dso = m->dso;
+		fn(context, &e);
+	}
+	e.kind = SESSION_TASK_NAME;
+	e.start = e.end = e.pgoff = 0;
+	e.dso = NULL;
+	for (size_t i = 0; i < p->name_count; i++) {
+		e.time = p->names[i].time;
+		e.tid = p->names[i].tid;
+		e.comm = p->names[i].comm;
+		fn(context, &e);
+	}
+}
+
+void session_for_each_task_event(struct session *s, session_task_fn fn, void *context)
+{
+	for (size_t i = 0; i < s->process_count; i++)
+		for (const struct process *p = s->processes[i]; p; p = p->older)
+			task_events(s, p, fn, context);
 }

@@ -267,6 +267,8 @@ void session_jit_attach(struct session *s);
 int session_jit_resolve(const struct process *p, const struct dso *map_dso, uint64_t address,
 			struct resolved_address *out);
 void session_jit_free(struct session *s);
+/* A process's JIT symbols as attached: sorted, without overlaps; their count. */
+size_t session_jit_symbols(const struct process *p, const struct symbolizer_jit_symbol **out);
 void session_jit_free_process(struct process *p);
 
 static inline int map_live(const struct map *m, uint64_t time)

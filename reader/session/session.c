@@ -246,6 +246,8 @@ static void note_file_facts(struct session *s, const struct prf_file_info *info)
 	s->facts.hostname = string_intern(s->strings, info->hostname);
 	s->facts.kernel_release = string_intern(s->strings, info->kernel_release);
 	s->facts.machine = string_intern(s->strings, info->machine);
+	s->facts.nr_cpus_online = info->nr_cpus_online;
+	s->facts.nr_cpus_configured = info->nr_cpus_configured;
 	s->facts.realtime_offset_ns = info->realtime_offset_ns;
 }
 
@@ -351,6 +353,14 @@ const char *session_host(struct session *s, const char *name)
 	for (size_t i = 0; i < s->host_count; i++)
 		if (strcmp(s->hosts[i], name) == 0)
 			return s->hosts[i];
+	return NULL;
+}
+
+struct dso *session_kernel(struct session *s, const char *host)
+{
+	for (size_t i = 0; i < s->host_count; i++)
+		if (!host || s->hosts[i] == host)
+			return s->kernels[i];
 	return NULL;
 }
 

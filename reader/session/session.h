@@ -9,6 +9,7 @@
 struct symbolizer;
 struct dso;
 struct prf_off_cpu;
+struct symbolizer_jit_symbol;
 
 /*
  * A session replays one or more capture files: it rebuilds every
@@ -49,6 +50,7 @@ struct session_summary {
 	const char *hostname;
 	const char *kernel_release;
 	const char *machine;
+	uint32_t nr_cpus_online, nr_cpus_configured;	/* the first file's host's; 0: not known */
 	const char *event;		/* as the user wrote it: cpu-clock, cycles */
 	struct session_sampling sampling;	/* that event's */
 	const struct session_event *events;	/* every event, in the order first met */
@@ -273,6 +275,42 @@ const char *session_cgroup_unit(const char *path, char *out, size_t size);
  * when the path names none; else out.
  */
 const char *session_cgroup_container(const char *path, char *out, size_t size);
+
+/*
+ * The replay's processes again, for a writer of another format that
+ * replays them itself (perf.data): each process's start, its maps with
+ * the time each became live, its threads' names with the time each was
+ * taken, its JIT symbols.  Called process by process, not in time order
+ * (the caller sorts what it needs); after session_load().
+ */
+enum session_task_kind {
+	SESSION_TASK_START,		/* time: its FORK, 0 when there from the start */
+	SESSION_TASK_MAP,		/* start, end, pgoff, dso, from time on */
+	SESSION_TASK_NAME,		/* tid is called comm from time on */
+};
+
+struct session_task_event {
+	enum session_task_kind kind;
+	uint64_t time;
+	const char *host;		/* interned: session_host()'s */
+	uint32_t pid, tid;
+	uint64_t start, end, pgoff;
+	struct dso *dso;
+	const char *comm;		/* interned, as the capture gave it */
+	/* START: its JIT symbols (sorted, without overlaps), or none. */
+	const struct symbolizer_jit_symbol *jit;
+	size_t jit_count;
+};
+
+typedef void (*session_task_fn)(void *context, const struct session_task_event *event);
+void session_for_each_task_event(struct session *session, session_task_fn fn, void *context);
+
+/*
+ * The kernel DSO of a host (an interned name, session_host()'s; NULL:
+ * the first host), made of its kallsyms or of the symbols its samples
+ * hit; NULL when the files recorded no kernel symbols.
+ */
+struct dso *session_kernel(struct session *session, const char *host);
 
 /* What the inputs are; summary->samples is the caller's to fill. */
 void session_get_summary(const struct session *session, struct session_summary *summary);

@@ -211,6 +211,25 @@ size_t dso_kernel_resolve(struct symbolizer *s, struct dso *kernel, uint64_t add
 	return 1;
 }
 
+void dso_kernel_for_each_symbol(const struct dso *kernel,
+				void (*fn)(void *context, const struct symbolizer_ksym *symbol),
+				void *context)
+{
+	const struct prf_ksym_table *t = &kernel->ksyms;
+
+	if (kernel->kind != DSO_KERNEL)
+		return;
+	for (size_t i = 0; i < t->count; i++) {
+		const struct prf_ksym *k = &t->syms[i];
+		struct symbolizer_ksym out = {
+			.start = k->start, .size = k->end - k->start,
+			.name = prf_ksym_name(t, k), .module = prf_ksym_module(t, k),
+		};
+
+		fn(context, &out);
+	}
+}
+
 void dso_kernel_free(struct dso *kernel)
 {
 	if (kernel->kind != DSO_KERNEL)

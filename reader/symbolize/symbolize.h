@@ -153,6 +153,16 @@ struct symbolizer_ksym {
  */
 struct dso *symbolizer_kernel_hit(struct symbolizer *symbolizer,
 				  const struct symbolizer_ksym *symbols, size_t count);
+/*
+ * Every symbol of a kernel DSO (symbolizer_kernel()'s or _hit()'s), by
+ * address, as it resolves them: size the end the table gave it, module
+ * "" for the kernel proper; name and module valid during the call only,
+ * as the capture gave them (not escaped).  Nothing for another DSO.
+ */
+void dso_kernel_for_each_symbol(const struct dso *kernel,
+				void (*fn)(void *context, const struct symbolizer_ksym *symbol),
+				void *context);
+
 /* A symbol of JIT-compiled code: [start, end) in the process, and its name. */
 struct symbolizer_jit_symbol {
 	uint64_t start, end;
