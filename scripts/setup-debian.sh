@@ -11,6 +11,11 @@ packages="build-essential autoconf automake pkg-config libelf-dev libdw-dev
 # BPF target (above) compiles it, bpftool makes its skeleton, libbpf loads
 # it, as perf's own --off-cpu is built.
 packages="$packages libbpf-dev bpftool"
+# test-report-perfdata-hotspot: KDAB hotspot's perfparser reads the
+# perf.data perfrec-report writes, and hotspot itself runs on it under
+# Xvfb (xvfb-run needs xauth), its window grabbed by python3-pil's XCB
+# support as a screenshot.
+packages="$packages hotspot xvfb xauth python3-pil"
 if [ "$(id -u)" -ne 0 ]; then
 	echo "setup-debian.sh: run as root (apt-get install)" >&2
 	exit 1

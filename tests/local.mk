@@ -28,6 +28,7 @@ include tests/views.mk
 include tests/report.mk
 include tests/units.mk
 include tests/pprof.mk
+include tests/perfdata-write.mk
 include tests/push.mk
 include tests/flame.mk
 include tests/daemon.mk
