@@ -22,7 +22,10 @@
 #     uname(1), sysfs) in perf report --header-only;
 #   - name the kernel frames through the kallsyms file written beside the
 #     file (perf report --kallsyms): each [k] name perf shows is one of the
-#     file's, at the address this host's /proc/kallsyms gives that name.
+#     file's, at the address this host's /proc/kallsyms gives that name;
+#   - with node's JIT code (where node is installed), name JS:*hotA as
+#     perfrec-report does, within 0.5 points, from the perf-PID.map
+#     written in FILE.jit/ and copied to /tmp, where perf reads it.
 #
 # And the refusals: no -o (a binary on stdout), a capture that fails
 # leaves an earlier FILE as it was.
@@ -130,6 +133,30 @@ while read -r name; do
 		fail "$name at $ours in $data.kallsyms, not in /proc/kallsyms"
 done <"$work/kernel-names"
 note "$(wc -l <"$work/kernel-names") kernel functions named, e.g. $(head -n 3 "$work/kernel-names" | tr '\n' ' ')"
+
+if command -v node >/dev/null 2>&1; then
+	check "JIT code: node --perf-basic-prof, its map written to FILE.jit/; perf names hotA from it in /tmp"
+	capture "$work/jit" $favour node --perf-basic-prof --no-turbo-inlining \
+		"$top_srcdir/tests/jit-workload.js" 2
+	read -r _ jit_pid _ <"$work/command.out" || fail "no pid from the JIT workload"
+	# node's own map goes: perf must take the one perfrec-report wrote.
+	rm -f "/tmp/perf-$jit_pid.map"
+	report_ok "$work/jit-flat" --pid "$jit_pid" "$work/jit"
+	report_ok "$work/jit-write" --pid "$jit_pid" --format=perf.data -o "$work/j.data" "$work/jit"
+	[ -s "$work/j.data.jit/perf-$jit_pid.map" ] || fail "no $work/j.data.jit/perf-$jit_pid.map"
+	grep -q "j.data.jit/: perf reads them as /tmp/perf-PID.map" "$work/jit-write.err" ||
+		fail "no line about the JIT maps: $(cat "$work/jit-write.err")"
+	cp "$work/j.data.jit/perf-$jit_pid.map" "/tmp/perf-$jit_pid.map"
+	at_exit "rm -f /tmp/perf-$jit_pid.map"
+	perf_quiet "$work/jit.report" report --stdio --no-children --sort sym -g none -i "$work/j.data" \
+		--kallsyms "$work/j.data.kallsyms"
+	ours=$(awk '!/^#/ && $4 == "JS:*hotA" { sub(/%$/, "", $1); n += $1 } END { printf "%.2f\n", n }' "$work/jit-flat")
+	theirs=$(awk '$2 == "[.]" && $3 == "JS:*hotA" { sub(/%$/, "", $1); n += $1 } END { printf "%.2f\n", n }' "$work/jit.report")
+	note "JS:*hotA: perfrec-report $ours %, perf report $theirs %"
+	within "$ours" "$theirs" 0.5 && [ "$theirs" != 0.00 ] || fail "JS:*hotA: perf report $theirs %, perfrec-report $ours %"
+else
+	note "SKIP the JIT part: no node"
+fi
 
 check "refusals: no -o; a failed run leaves FILE as it was"
 status=0
