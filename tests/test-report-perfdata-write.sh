@@ -27,7 +27,10 @@
 #     perfrec-report does, within 0.5 points, from the perf-PID.map
 #     written in FILE.jit/ and copied to /tmp, where perf reads it.
 #
-# And the refusals: no -o (a binary on stdout), a capture that fails
+# The odd captures of tests/report-hostile (hostile names, lying
+# callchains, reused pids, empty files...) are written and read by perf
+# script without a word, and no control character comes out of perf or
+# the files beside.  And the refusals: no -o (a binary on stdout), a capture that fails
 # leaves an earlier FILE as it was.
 test_name=test-report-perfdata-write
 . "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
@@ -157,6 +160,27 @@ if command -v node >/dev/null 2>&1; then
 else
 	note "SKIP the JIT part: no node"
 fi
+
+check "hostile captures (tests/report-hostile): each written, read by perf script without a word, no control characters"
+"$top_builddir/tests/report-hostile" "$work/hostile" >/dev/null || fail "report-hostile failed"
+for f in "$work"/hostile/*.prf; do
+	h=$work/h.data
+	rm -rf "$h" "$h.kallsyms" "$h.jit"
+	report_ok "$work/h.out" -q --format=perf.data -o "$h" "$f"
+	# No kernel symbols in the capture, no kallsyms file (and none to name).
+	if [ -e "$h.kallsyms" ]; then
+		perf_quiet "$work/h.script" script -i "$h" --kallsyms "$h.kallsyms"
+	else
+		perf_quiet "$work/h.script" script -i "$h"
+	fi
+	perf_quiet "$work/h.header" report --header-only -i "$h"
+	# C0 controls but tab and newline, and DEL: names from the capture made '?'
+	for out in "$work/h.script" "$work/h.header" "$h.kallsyms" "$h".jit/*.map; do
+		[ -f "$out" ] || continue
+		! LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$out" ||
+			fail "$(basename "$f"): a control character in $(basename "$out")"
+	done
+done
 
 check "refusals: no -o; a failed run leaves FILE as it was"
 status=0

@@ -47,6 +47,7 @@ enum {
 };
 
 /* Records of perf's own, not the kernel's. */
+#define PERFDATA_RECORD_FINISHED_ROUND	68
 #define PERFDATA_RECORD_HEADER_BUILD_ID	67
 #define PERFDATA_MISC_MMAP_BUILD_ID	(1 << 14)
 #define PERFDATA_MISC_BUILD_ID_SIZE	(1 << 15)
@@ -128,14 +129,13 @@ void perfdata_record_task(struct perfdata_writer *w, uint32_t type, uint32_t pid
 /* 0, or 1 when its callchain was cut to fit. */
 int perfdata_record_sample(struct perfdata_writer *w, uint64_t id,
 			   const struct session_sample *sample);
+void perfdata_record_round(struct perfdata_writer *w);
 void perfdata_record_build_id(struct perfdata_writer *w, int kernel, const uint8_t *build_id,
 			      size_t size, const char *name);
 
 /* perfdata-sideband.c */
 int perfdata_write_sideband(struct perfdata_writer *w);
 void perfdata_write_build_ids(struct perfdata_writer *w);
-/* A DSO's build-id from its hex: its size (0: none). */
-size_t perfdata_build_id(const struct dso *dso, uint8_t *out);
 
 /* perfdata-features.c: the feature sections after the data, their bits in the header. */
 void perfdata_write_features(struct perfdata_writer *w);

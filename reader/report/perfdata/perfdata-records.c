@@ -187,3 +187,16 @@ void perfdata_record_build_id(struct perfdata_writer *w, int kernel, const uint8
 	perfdata_put(w, text, n);
 	perfdata_put(w, zeros, padded - n);
 }
+
+/*
+ * The end of a round: perf has every record before it and sorts them by
+ * time.  One at the end of the data, as perf record ends its own; it also
+ * keeps the data section of a capture without records from being empty,
+ * which perf refuses.
+ */
+void perfdata_record_round(struct perfdata_writer *w)
+{
+	struct cursor c = begin(w);
+
+	end(w, &c, PERFDATA_RECORD_FINISHED_ROUND, 0);
+}

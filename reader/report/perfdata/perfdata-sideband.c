@@ -64,7 +64,8 @@ static int compare_records(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-size_t perfdata_build_id(const struct dso *dso, uint8_t *out)
+/* A DSO's build-id from its hex: its size (0: none). */
+static size_t build_id_of(const struct dso *dso, uint8_t *out)
 {
 	const char *hex = dso ? dso_build_id_hex(dso) : "";
 	size_t n = 0;
@@ -118,7 +119,7 @@ static void write_task(struct perfdata_writer *w, const struct task_record *r)
 			.length = e->end - e->start, .pgoff = e->pgoff,
 			.name = e->dso ? dso_path(e->dso) : "//anon",
 			.build_id = build_id,
-			.build_id_size = perfdata_build_id(e->dso, build_id),
+			.build_id_size = build_id_of(e->dso, build_id),
 		};
 
 		if (e->dso)
@@ -203,10 +204,10 @@ void perfdata_write_build_ids(struct perfdata_writer *w)
 	uint8_t build_id[PRF_BUILD_ID_MAX];
 	size_t n;
 
-	if (w->kernel && (n = perfdata_build_id(w->kernel, build_id)))
+	if (w->kernel && (n = build_id_of(w->kernel, build_id)))
 		perfdata_record_build_id(w, 1, build_id, n, "[kernel.kallsyms]");
 	for (size_t i = 0; i < w->dso_count; i++) {
-		n = perfdata_build_id(w->dsos[i], build_id);
+		n = build_id_of(w->dsos[i], build_id);
 		perfdata_record_build_id(w, 0, build_id, n, dso_path(w->dsos[i]));
 	}
 }

@@ -203,8 +203,10 @@ uint64_t perfdata_samples(const struct perfdata_writer *w)
 
 int perfdata_finish(struct perfdata_writer *w)
 {
-	off_t end = ftello(w->out);
+	off_t end;
 
+	perfdata_record_round(w);
+	end = ftello(w->out);
 	if (end < 0)
 		return -errno;
 	w->header.data.size = (uint64_t)end - w->header.data.offset;
