@@ -142,9 +142,10 @@ struct session {
 
 	const char **hosts;		/* as many as the inputs name, in the order met */
 	struct dso **kernels;		/* by host */
+	struct session_host_info *host_infos;	/* by host: its first file's facts */
 	/* by host: the first file whose kernel symbols pass 1 keeps (atomic) */
 	size_t *kernel_claims;
-	size_t host_count, host_capacity, kernel_capacity;
+	size_t host_count, host_capacity, kernel_capacity, host_info_capacity;
 	const char **sorted_hosts;	/* the summary's: by name */
 	struct prf_index host_index;	/* hosts by name pointer */
 	struct session_ksym *ksyms;	/* hit kernel symbols, until the kernels are made */

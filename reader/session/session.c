@@ -74,6 +74,7 @@ void session_free(struct session *s)
 	prf_index_free(&s->host_index);
 	free(s->sorted_hosts);
 	free(s->kernels);
+	free(s->host_infos);
 	free(s->ksyms);
 	free(s->kernel_claims);
 	free(s->input_names);
@@ -176,9 +177,9 @@ static int host_equal(const void *context, uint32_t id, const void *key)
 	return ((const struct session *)context)->hosts[id - 1] == key;
 }
 
-static int host_index(struct session *s, const char *hostname, uint32_t *index)
+static int host_index(struct session *s, const struct prf_file_info *info, uint32_t *index)
 {
-	const char *name = string_intern(s->strings, hostname);
+	const char *name = string_intern(s->strings, info->hostname);
 	struct prf_index_slot *slot;
 	uint64_t h;
 
@@ -195,10 +196,20 @@ static int host_index(struct session *s, const char *hostname, uint32_t *index)
 	if (s->host_count >= UINT32_MAX - 1)
 		return -E2BIG;
 	if (GROW(s->hosts, s->host_capacity, s->host_count + 1) < 0 ||
-	    GROW(s->kernels, s->kernel_capacity, s->host_count + 1) < 0)
+	    GROW(s->kernels, s->kernel_capacity, s->host_count + 1) < 0 ||
+	    GROW(s->host_infos, s->host_info_capacity, s->host_count + 1) < 0)
 		return -ENOMEM;
 	s->hosts[s->host_count] = name;
 	s->kernels[s->host_count] = NULL;
+	s->host_infos[s->host_count] = (struct session_host_info){
+		.name = name,
+		.kernel_release = string_intern(s->strings, info->kernel_release),
+		.machine = string_intern(s->strings, info->machine),
+		.nr_cpus_online = info->nr_cpus_online,
+		.nr_cpus_configured = info->nr_cpus_configured,
+	};
+	if (!s->host_infos[s->host_count].kernel_release || !s->host_infos[s->host_count].machine)
+		return -ENOMEM;
 	*index = (uint32_t)s->host_count++;
 	prf_index_insert(&s->host_index, slot, h, (uint32_t)s->host_count);
 	return 0;
@@ -246,8 +257,6 @@ static void note_file_facts(struct session *s, const struct prf_file_info *info)
 	s->facts.hostname = string_intern(s->strings, info->hostname);
 	s->facts.kernel_release = string_intern(s->strings, info->kernel_release);
 	s->facts.machine = string_intern(s->strings, info->machine);
-	s->facts.nr_cpus_online = info->nr_cpus_online;
-	s->facts.nr_cpus_configured = info->nr_cpus_configured;
 	s->facts.realtime_offset_ns = info->realtime_offset_ns;
 }
 
@@ -295,7 +304,7 @@ int session_load(struct session *s, struct prf_error *error)
 		if (ret < 0)
 			return ret;
 		in->start_ns = prf_reader_info(reader)->start_time_ns;
-		ret = host_index(s, prf_reader_info(reader)->hostname, &in->host);
+		ret = host_index(s, prf_reader_info(reader), &in->host);
 		if (ret >= 0) {
 			note_file_facts(s, prf_reader_info(reader));
 			ret = note_events(s, prf_reader_info(reader));
@@ -356,12 +365,15 @@ const char *session_host(struct session *s, const char *name)
 	return NULL;
 }
 
-struct dso *session_kernel(struct session *s, const char *host)
+int session_host_info(struct session *s, const char *host, struct session_host_info *info)
 {
 	for (size_t i = 0; i < s->host_count; i++)
-		if (!host || s->hosts[i] == host)
-			return s->kernels[i];
-	return NULL;
+		if (!host || s->hosts[i] == host) {
+			*info = s->host_infos[i];
+			info->kernel = s->kernels[i];
+			return 0;
+		}
+	return -ENOENT;
 }
 
 void session_get_summary(const struct session *s, struct session_summary *summary)

@@ -50,7 +50,6 @@ struct session_summary {
 	const char *hostname;
 	const char *kernel_release;
 	const char *machine;
-	uint32_t nr_cpus_online, nr_cpus_configured;	/* the first file's host's; 0: not known */
 	const char *event;		/* as the user wrote it: cpu-clock, cycles */
 	struct session_sampling sampling;	/* that event's */
 	const struct session_event *events;	/* every event, in the order first met */
@@ -306,11 +305,20 @@ typedef void (*session_task_fn)(void *context, const struct session_task_event *
 void session_for_each_task_event(struct session *session, session_task_fn fn, void *context);
 
 /*
- * The kernel DSO of a host (an interned name, session_host()'s; NULL:
- * the first host), made of its kallsyms or of the symbols its samples
- * hit; NULL when the files recorded no kernel symbols.
+ * A host of the inputs as its first file describes it, and its kernel
+ * DSO (made of its kallsyms or of the symbols its samples hit; NULL when
+ * its files recorded no kernel symbols).  host: an interned name,
+ * session_host()'s; NULL: the first host.  0, or -ENOENT for a host the
+ * inputs do not have.
  */
-struct dso *session_kernel(struct session *session, const char *host);
+struct session_host_info {
+	const char *name, *kernel_release, *machine;	/* interned */
+	uint32_t nr_cpus_online, nr_cpus_configured;
+	struct dso *kernel;
+};
+
+int session_host_info(struct session *session, const char *host,
+		      struct session_host_info *info);
 
 /* What the inputs are; summary->samples is the caller's to fill. */
 void session_get_summary(const struct session *session, struct session_summary *summary);

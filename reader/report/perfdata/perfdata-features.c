@@ -19,12 +19,12 @@ static void write_build_id(struct perfdata_writer *w)
 
 static void write_hostname(struct perfdata_writer *w)
 {
-	perfdata_put_string(w, w->summary->hostname ? w->summary->hostname : "unknown");
+	perfdata_put_string(w, w->host.name);
 }
 
 static void write_osrelease(struct perfdata_writer *w)
 {
-	perfdata_put_string(w, w->summary->kernel_release ? w->summary->kernel_release : "unknown");
+	perfdata_put_string(w, w->host.kernel_release);
 }
 
 static void write_version(struct perfdata_writer *w)
@@ -34,13 +34,13 @@ static void write_version(struct perfdata_writer *w)
 
 static void write_arch(struct perfdata_writer *w)
 {
-	perfdata_put_string(w, w->summary->machine ? w->summary->machine : "unknown");
+	perfdata_put_string(w, w->host.machine);
 }
 
 /* perf's order: CPUs available, then online. */
 static void write_nrcpus(struct perfdata_writer *w)
 {
-	uint32_t cpus[2] = { w->summary->nr_cpus_configured, w->summary->nr_cpus_online };
+	uint32_t cpus[2] = { w->host.nr_cpus_configured, w->host.nr_cpus_online };
 
 	perfdata_put(w, cpus, sizeof(cpus));
 }

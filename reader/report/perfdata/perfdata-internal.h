@@ -80,6 +80,7 @@ struct perfdata_thread {
 struct perfdata_writer {
 	struct session *session;
 	const struct session_summary *summary;
+	struct session_host_info host;	/* the one the file is of */
 	struct perfdata_options options;
 	FILE *out;
 	int error;			/* the first write's failure */

@@ -170,7 +170,7 @@ static void write_kernel_map(struct perfdata_writer *w)
 {
 	char name[sizeof(w->kernel_ref) + 32];
 
-	w->kernel = session_kernel(w->session, w->options.host);
+	w->kernel = w->host.kernel;
 	if (!w->kernel)
 		return;
 	dso_kernel_for_each_symbol(w->kernel, kernel_extent, w);

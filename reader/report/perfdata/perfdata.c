@@ -115,6 +115,9 @@ int perfdata_new(struct perfdata_writer **writer, struct session *session,
 	w->first_time = UINT64_MAX;
 	if (fseeko(out, 0, SEEK_CUR) < 0)
 		return -ESPIPE;
+	ret = session_host_info(session, options->host, &w->host);
+	if (ret < 0)
+		return ret;
 	ret = make_attrs(w);
 	if (ret < 0)
 		return ret;
