@@ -10,3 +10,5 @@ EXTRA_DIST += bench/stripped.sh
 EXTRA_DIST += bench/jit-attacks.sh
 # The figures, and the reader benchmark against perf report.
 EXTRA_DIST += bench/README.md bench/reader.sh bench/reader-ab.sh
+# Writing perf.data against perf reading it (bench/README.md).
+EXTRA_DIST += bench/perfdata-write.sh
