@@ -19,7 +19,9 @@
 #   - show the workload's call chain, burn_hot <- run_workload <- main, in
 #     perf script's callchains (the workload keeps its frame pointers);
 #   - show the capture's host, kernel release and online CPUs (this host's:
-#     uname(1), sysfs) in perf report --header-only;
+#     uname(1), sysfs) and the command that wrote it in perf report
+#     --header-only, and the workload's build-id (eu-readelf's) in perf
+#     buildid-list;
 #   - name the kernel frames through the kallsyms file written beside the
 #     file (perf report --kallsyms): each [k] name perf shows is one of the
 #     file's, at the address this host's /proc/kallsyms gives that name;
@@ -105,6 +107,15 @@ for line in "# hostname : $(uname -n)" "# os release : $(uname -r)" "# nrcpus on
 	"# arch : $(uname -m)"; do
 	grep -qxF "$line" "$work/perf.header" || fail "no '$line' in perf's header: $(grep '^# [a-z]' "$work/perf.header" | head -n 12)"
 done
+grep -q "^# cmdline : .*--comm workload-pdw" "$work/perf.header" ||
+	fail "the header's cmdline is not the command that wrote it: $(grep '^# cmdline' "$work/perf.header")"
+
+check "perf buildid-list: the workload's build-id (eu-readelf's) at its path"
+perf_quiet "$work/buildids" buildid-list -i "$data"
+id=$(elf_build_id "$workload")
+[ -n "$id" ] || fail "eu-readelf found no build-id in $workload"
+grep -qxF "$id $program" "$work/buildids" ||
+	fail "no '$id $program' in perf buildid-list: $(head -n 5 "$work/buildids")"
 
 check "filters: --since 1s writes the samples perfrec-report counts with it, fewer"
 report_ok "$work/flat-since" --comm workload-pdw --since 1s "$out"

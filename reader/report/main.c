@@ -306,26 +306,28 @@ static int print_profiles_html(struct report_options *o, const char **inputs,
 	return flame_html(list, 3, shown, &view, out) < 0;
 }
 
+/* The command line, for the CMDLINE section of a perf.data. */
+static char **command_line;
+static int command_line_count;
+
 /*
  * --format=perf.data: the samples written to out (-o's temporary file),
  * FILE.kallsyms and FILE.jit/ beside it, and a line saying how perf
  * reads them.  0, or 1 after a message.
  */
-static int write_perf_data(struct report_options *o, struct report_profile *p,
-			   const char **inputs, size_t input_count, FILE *out)
+static int write_perf_data(struct report_options *o, struct report_profile *p, FILE *out)
 {
-	const char *head[] = { "perfrec-report", "--format=perf.data", "-o", o->output };
-	const char **cmdline = calloc(input_count + 4, sizeof(*cmdline));
 	struct perfdata_options options = {
 		.host = p->host_count == 1 ? p->hosts[0] : NULL,
 		.event = p->filter.event,
-		.cmdline = cmdline, .cmdline_count = input_count + 4,
+		.cmdline = (const char *const *)command_line,
+		.cmdline_count = (size_t)command_line_count,
 	};
 	struct perfdata_writer *w = NULL;
 	char *kallsyms = NULL, *jit = NULL;
 	int ret, status = 1;
 
-	if (!cmdline || asprintf(&kallsyms, "%s.kallsyms", o->output) < 0 ||
+	if (asprintf(&kallsyms, "%s.kallsyms", o->output) < 0 ||
 	    asprintf(&jit, "%s.jit", o->output) < 0) {
 		out_of_memory();
 		goto out;
@@ -335,8 +337,6 @@ static int write_perf_data(struct report_options *o, struct report_profile *p,
 		say("", "a perf.data holds one host's processes: choose one with --host");
 		goto out;
 	}
-	memcpy(cmdline, head, sizeof(head));
-	memcpy(cmdline + 4, inputs, input_count * sizeof(*inputs));
 	ret = perfdata_new(&w, p->session, &p->data.header, &options, out);
 	if (!ret) {
 		p->read_error = report_for_each_sample(p, perfdata_add, w) < 0;
@@ -365,7 +365,6 @@ static int write_perf_data(struct report_options *o, struct report_profile *p,
 	status = p->read_error;
 out:
 	perfdata_free(w);
-	free(cmdline);
 	free(kallsyms);
 	free(jit);
 	return status;
@@ -438,7 +437,7 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 	if (status)
 		goto out;
 	if (o->format == FORMAT_PERFDATA) {
-		status = write_perf_data(o, p, inputs, input_count, output.file);
+		status = write_perf_data(o, p, output.file);
 		goto out;
 	}
 	if (o->view == VIEW_SAMPLES && !flame) {
@@ -527,6 +526,8 @@ int main(int argc, char **argv)
 	int status;
 
 	keep_freed_memory();
+	command_line = argv;
+	command_line_count = argc;
 	/* A report piped into head(1) just stops. */
 	signal(SIGPIPE, SIG_DFL);
 	status = options_parse(&options, argc, argv);
