@@ -133,10 +133,15 @@ void perfdata_write_features(struct perfdata_writer *w)
 		return;
 	}
 	perfdata_put(w, table, sizeof(table));
+	at = start + (off_t)sizeof(table);
 	for (size_t i = 0; i < FEATURE_COUNT && !w->error; i++) {
-		table[i].offset = (uint64_t)ftello(w->out);
+		table[i].offset = (uint64_t)at;
 		features[i].write(w);
 		at = ftello(w->out);
+		if (at < 0) {
+			w->error = -errno;
+			return;
+		}
 		table[i].size = (uint64_t)at - table[i].offset;
 		w->header.features[features[i].bit / 64] |= 1ull << (features[i].bit % 64);
 	}

@@ -154,8 +154,10 @@ int perfdata_record_sample(struct perfdata_writer *w, uint64_t id,
 	put_u64(&c, sample->period);
 	put_u64(&c, nr);
 	/* Leaf first: a long chain loses its outermost callers. */
-	memcpy(c.p, sample->callchain, nr * sizeof(uint64_t));
-	c.p += nr * sizeof(uint64_t);
+	if (nr) {
+		memcpy(c.p, sample->callchain, nr * sizeof(uint64_t));
+		c.p += nr * sizeof(uint64_t);
+	}
 	end(w, &c, PERF_RECORD_SAMPLE, sample->misc & PERF_RECORD_MISC_CPUMODE_MASK);
 	return cut;
 }
