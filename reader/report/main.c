@@ -129,6 +129,8 @@ static void profile_release(struct report_profile *p)
  */
 static int wants_inlines(const struct report_options *o)
 {
+	if (o->view == VIEW_TIMELINE && o->format == FORMAT_TEXT)
+		return o->inline_leaf || o->focus;	/* the flat view's keys */
 	return o->view != VIEW_FLAT || o->format != FORMAT_TEXT || o->json || o->inline_leaf ||
 	       o->focus;
 }
@@ -260,6 +262,33 @@ static int profile_aggregate(struct report_profile *p, const struct aggregate_op
 }
 
 /*
+ * The timeline's slots: from the range's start (--since, or the capture's)
+ * to its end, of --interval or a length giving at most VIEW_TIMELINE_LINES
+ * lines.  The range's end in *end; 0, or 2 after a message.
+ */
+static int timeline_range(const struct report_options *o, const struct report_profile *p,
+			  struct aggregate_options *aggregate, uint64_t *end)
+{
+	const struct session_summary *h = &p->data.header;
+	uint64_t start = p->filter.since_ns ? p->filter.since_ns : h->start_ns;
+	uint64_t stop = h->end_ns, intervals;
+
+	if (p->filter.until_ns && (!stop || p->filter.until_ns < stop))
+		stop = p->filter.until_ns;
+	aggregate->time_origin_ns = start;
+	aggregate->time_slot_ns = o->interval_ns ? o->interval_ns :
+		report_time_step(stop > start ? stop - start : 0, VIEW_TIMELINE_LINES);
+	intervals = view_timeline_intervals(start, stop, aggregate->time_slot_ns);
+	if (intervals > VIEW_TIMELINE_MAX_INTERVALS) {
+		fprintf(stderr, "perfrec-report: --interval %s: %" PRIu64 " intervals in the range, more than %d: give a longer one\n",
+			o->interval, intervals, VIEW_TIMELINE_MAX_INTERVALS);
+		return 2;
+	}
+	*end = stop;
+	return 0;
+}
+
+/*
  * The page of a capture with off-CPU records: its CPU, off-CPU and wall
  * profiles, each read and aggregated once (p, --profile's, is one of
  * them and is shown first), for the page to switch between without a
@@ -375,9 +404,9 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 	/* The flame graphs draw the call tree. */
 	int flame = o->format == FORMAT_HTML || o->format == FORMAT_SVG;
 	/* A flat profile of self time looks at no callchain: nothing to unwind. */
-	int unwind = !o->no_unwind && (o->view != VIEW_FLAT || o->children || o->focus ||
-				       o->format == FORMAT_PPROF || o->format == FORMAT_PERFDATA ||
-				       flame);
+	int unwind = !o->no_unwind && ((o->view != VIEW_FLAT && o->view != VIEW_TIMELINE) ||
+				       o->children || o->focus || o->format == FORMAT_PPROF ||
+				       o->format == FORMAT_PERFDATA || flame);
 	struct aggregate_options aggregate = {
 		.sort_keys = o->sort_keys | (o->lines ? SORT_SRCLINE : 0),
 		.leaf_inline = o->inline_leaf,
@@ -407,6 +436,7 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 	struct report_debug_dirs debug_dirs = { 0 };
 	struct prf_error error = { 0 };
 	struct report_output output;
+	uint64_t timeline_end = 0;
 	int status, ret;
 
 	/* Before any work: a FILE that cannot be written is said at once. */
@@ -475,9 +505,21 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 		status = read_error < 0;
 		goto out;
 	}
+	if (o->view == VIEW_TIMELINE && (status = timeline_range(o, p, &aggregate, &timeline_end)))
+		goto out;
 	status = profile_aggregate(p, &aggregate);
 	if (status)
 		goto out;
+	if (o->view == VIEW_TIMELINE) {
+		struct view_options view = view_options_of(o);
+
+		view.until_ns = timeline_end;
+		view.ascii = !view_locale_utf8();
+		ret = o->json ? view_timeline_json(&p->data, &view, output.file) :
+				view_timeline(&p->data, &view, output.file);
+		status = ret < 0 || p->read_error;
+		goto out;
+	}
 	if (o->format == FORMAT_HTML && !base && p->data.header.off_cpu_total) {
 		status = print_profiles_html(o, inputs, input_count, &debug_dirs, unwind,
 					     &aggregate, p, output.file);

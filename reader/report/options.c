@@ -21,8 +21,13 @@ static void usage(FILE *out)
 "      --view=flat|tree|folded   flat profile (default), call tree, collapsed stacks\n"
 "      --view=samples            every sample with its symbolized frames, and a\n"
 "                                tracepoint's fields by name\n"
-"      --json                    flat or tree as JSON, samples as a JSON object a\n"
-"                                line (schema in perfrec-report(1))\n"
+"      --view=timeline           a line per interval of time: its UTC start, its\n"
+"                                samples (or time) and its top --sort keys with\n"
+"                                their shares; then a sparkline per top key\n"
+"      --interval TIME           timeline: the interval, 1s, 10s, 500ms, 1m, 1h\n"
+"                                (default: at most 60 lines for the range)\n"
+"      --json                    flat, tree or timeline as JSON, samples as a\n"
+"                                JSON object a line (schema in perfrec-report(1))\n"
 "      --format=FORMAT           flat, tree, folded, samples, json (the views), or\n"
 "                                pprof (gzipped profile.proto), html (a flame graph\n"
 "                                to open in a browser), svg (a static flame graph),\n"
@@ -57,7 +62,7 @@ static void usage(FILE *out)
 "      --callee                  tree: inverted, leaf functions at the top\n"
 "      --focus SYMBOL            only stacks through SYMBOL\n"
 "      --percent-limit PCT       hide entries below PCT %% (tree default 0.5)\n"
-"      --top N                   flat: at most N rows\n"
+"      --top N                   flat: at most N rows; timeline: N keys (default 3)\n"
 "      --max-stack N             at most N frames of each stack (default 1024)\n"
 "  -w, --width N                 fit N columns (default: the terminal's)\n"
 "\n"
@@ -245,13 +250,14 @@ enum {
 	OPT_TID, OPT_COMM, OPT_HOST, OPT_CPU, OPT_EVENT, OPT_SYMFS, OPT_DEBUG_DIR, OPT_NO_UNWIND,
 	OPT_SYMBOLS, OPT_NO_DEBUGINFOD, OPT_FORMAT, OPT_BASELINE, OPT_MAX_STACK, OPT_STDIO,
 	OPT_UNIT, OPT_CGROUP,
-	OPT_JOBS, OPT_PROFILE, OPT_WAKER, OPT_BASELINE_SINCE, OPT_BASELINE_UNTIL,
+	OPT_JOBS, OPT_PROFILE, OPT_WAKER, OPT_BASELINE_SINCE, OPT_BASELINE_UNTIL, OPT_INTERVAL,
 };
 
 static const struct option long_options[] = {
 	{ "view", required_argument, NULL, OPT_VIEW },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "waker", no_argument, NULL, OPT_WAKER },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "output", required_argument, NULL, 'o' },
@@ -367,6 +373,36 @@ static int parse_count(const char *option, const char *arg, unsigned *out)
 	return 0;
 }
 
+/*
+ * --interval: "1s", "500ms", "1.5m", "1h", "1d" (seconds without a unit),
+ * whole milliseconds (what the timeline prints its times in) from 1 ms
+ * to a year.  0, or -EINVAL after a message.
+ */
+static int parse_interval(const char *arg, uint64_t *out)
+{
+	static const struct { const char *name; double ms; } units[] = {
+		{ "", 1000 }, { "s", 1000 }, { "ms", 1 }, { "m", 60000 }, { "min", 60000 },
+		{ "h", 3600000 }, { "d", 86400000 },
+	};
+	double value, ms = -1, whole;
+	char *unit;
+
+	errno = 0;
+	value = strtod(arg, &unit);
+	if (isdigit((unsigned char)*arg) && !errno)
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (strcmp(unit, units[i].name) == 0)
+				ms = value * units[i].ms;
+	whole = ms >= 1 && ms <= 366 * 86400000.0 ? (double)(uint64_t)(ms + 0.5) : -1;
+	if (whole < 0 || ms - whole > 1e-6 || whole - ms > 1e-6) {
+		fprintf(stderr, "perfrec-report: --interval: '%s' is not a time in whole milliseconds from 1ms to 366d (1s, 10s, 500ms, 1m, 1h)\n",
+			arg);
+		return -EINVAL;
+	}
+	*out = (uint64_t)(ms + 0.5) * 1000000;
+	return 0;
+}
+
 static int parse_option(struct report_options *o, int c, const char *arg)
 {
 	char *end;
@@ -381,8 +417,10 @@ static int parse_option(struct report_options *o, int c, const char *arg)
 			o->view = VIEW_FOLDED;
 		else if (strcmp(arg, "samples") == 0)
 			o->view = VIEW_SAMPLES;
+		else if (strcmp(arg, "timeline") == 0)
+			o->view = VIEW_TIMELINE;
 		else {
-			fprintf(stderr, "perfrec-report: --view: '%s' is not one of flat, tree, folded, samples\n", arg);
+			fprintf(stderr, "perfrec-report: --view: '%s' is not one of flat, tree, folded, samples, timeline\n", arg);
 			return -EINVAL;
 		}
 		return 0;
@@ -393,6 +431,9 @@ static int parse_option(struct report_options *o, int c, const char *arg)
 		}
 		return 0;
 	case OPT_WAKER: o->waker = 1; return 0;
+	case OPT_INTERVAL:
+		o->interval = arg;
+		return parse_interval(arg, &o->interval_ns);
 	case OPT_JSON: o->json = 1; return 0;
 	case OPT_FORMAT: return parse_format(o, arg);
 	case 'o': o->output = arg; return 0;
@@ -563,7 +604,11 @@ int options_parse(struct report_options *o, int argc, char **argv)
 	if (o->waker && o->profile == REPORT_PROFILE_CPU)
 		return usage_error("--waker goes with --profile=off-cpu or wall: a CPU sample has no waker");
 	if (o->json && o->view == VIEW_FOLDED)
-		return usage_error("--json goes with the flat, tree and samples views");
+		return usage_error("--json goes with the flat, tree, samples and timeline views");
+	if (o->view == VIEW_TIMELINE && o->format != FORMAT_TEXT)
+		return usage_error("--view=timeline is text, or JSON with --json");
+	if (o->interval && o->view != VIEW_TIMELINE)
+		return usage_error("--interval goes with --view=timeline");
 	/* The flame graphs keep every node: narrow ones are just not drawn. */
 	if (o->view == VIEW_TREE && o->format == FORMAT_TEXT && !o->percent_limit_given)
 		o->percent_limit = 0.5;

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include "report.h"
 
-enum view { VIEW_FLAT, VIEW_TREE, VIEW_FOLDED, VIEW_SAMPLES };
+enum view { VIEW_FLAT, VIEW_TREE, VIEW_FOLDED, VIEW_SAMPLES, VIEW_TIMELINE };
 
 /* The text views, or a file format for other tools. */
 enum output_format { FORMAT_TEXT, FORMAT_PPROF, FORMAT_HTML, FORMAT_SVG, FORMAT_PERFDATA };
@@ -58,6 +58,8 @@ struct report_options {
 	unsigned jobs;			/* threads reading the files */
 	enum report_profile_kind profile;	/* --profile */
 	int waker;			/* --waker */
+	uint64_t interval_ns;		/* --interval; 0: the timeline's default */
+	const char *interval;		/* as given */
 };
 
 /*

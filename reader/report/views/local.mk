@@ -8,6 +8,7 @@ reader_report_views_libperfrec_views_a_SOURCES = \
 	reader/report/views/view-folded.c \
 	reader/report/views/view-json.c \
 	reader/report/views/view-diff.c \
+	reader/report/views/view-timeline.c \
 	reader/report/views/view-samples.c \
 	reader/report/views/view-tracepoint.c
 reader_report_views_libperfrec_views_a_CPPFLAGS = $(AM_CPPFLAGS) $(REPORT_CPPFLAGS) \

@@ -128,6 +128,24 @@ const char *view_elide(const char *s, int width, char *buffer, size_t size)
 	return buffer;
 }
 
+/*
+ * The locale's character set as setlocale(LC_CTYPE, "") would take it,
+ * without calling it (the views stay locale-free): the first of LC_ALL,
+ * LC_CTYPE and LANG that is set names it.
+ */
+int view_locale_utf8(void)
+{
+	static const char *const names[] = { "LC_ALL", "LC_CTYPE", "LANG" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *value = getenv(names[i]);
+
+		if (value && *value)
+			return strcasestr(value, "utf-8") || strcasestr(value, "utf8");
+	}
+	return 0;
+}
+
 int view_terminal_width(FILE *out)
 {
 	const char *columns = getenv("COLUMNS");
@@ -201,6 +219,14 @@ size_t view_symbol_columns(const struct report_symbol *symbol)
 {
 	return 4 + view_columns(view_symbol_name(symbol)) +
 	       (symbol && symbol->inlined ? strlen(INLINED_MARK) : 0);
+}
+
+void view_symbol_label(FILE *out, const struct report_symbol *symbol)
+{
+	fputs(symbol_mark(symbol), out);
+	fputs(view_symbol_name(symbol), out);
+	if (symbol && symbol->inlined)
+		fputs(INLINED_MARK, out);
 }
 
 size_t view_put_symbol(FILE *out, const struct report_symbol *symbol, size_t width)

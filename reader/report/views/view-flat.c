@@ -10,6 +10,7 @@
  * the right.  With a width, they all align within it.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include "views.h"
 
@@ -382,4 +383,43 @@ int view_flat(const struct report_data *data, const struct view_options *options
 		print_row(out, &layout, e);
 	print_hidden(out, &rows);
 	return view_finish(out);
+}
+
+char *view_flat_key(const struct report_data *data, const struct flat_entry *e)
+{
+	static const struct view_options none;
+	struct layout layout = { 0 };
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+	int first = 1;
+
+	if (!out)
+		return NULL;
+	choose_columns(&layout, data, &none);
+	for (int c = COL_HOST; c < COL_COUNT; c++) {
+		if (!layout.present[c])
+			continue;
+		if (!first)
+			fputc(' ', out);
+		first = 0;
+		switch (c) {
+		case COL_HOST:		fputs(entry_host(e), out); break;
+		case COL_PID:		fprintf(out, "%" PRIu32, e->pid); break;
+		case COL_TID:		fprintf(out, "%" PRIu32, e->tid); break;
+		case COL_SYMBOL:	view_symbol_label(out, e->symbol); break;
+		case COL_SOURCE:	fputs(entry_source(e), out); break;
+		case COL_DSO:
+			fputs(entry_dso(e), out);
+			if (has_offset(&layout, e))
+				fprintf(out, "+0x%" PRIx64, e->symbol->unknown_offset);
+			break;
+		default:		fputs(entry_text(e, c), out); break;
+		}
+	}
+	if (fclose(out)) {
+		free(text);
+		return NULL;
+	}
+	return text;
 }

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The flat profile and the call tree as JSON, for scripts.
+ * The flat profile, the call tree and the timeline's start as JSON, for
+ * scripts.
  *
  * Schema, version 1.  Integers are exact (64-bit: a reader in JavaScript
  * loses precision past 2^53); percentages are numbers with four decimals,
  * of total_period; strings are UTF-8 (invalid bytes become U+FFFD),
  * null when unknown.  Keys are always present; new keys may be added.
  *
- * Both views, at the top level:
- *   "view":          "flat" | "tree"
+ * Every view, at the top level:
+ *   "view":          "flat" | "tree" | "timeline"
  *   "version":       1
  *   "header": {
  *     "hostname", "kernel_release", "machine":   string | null  (the first file's)
@@ -84,6 +85,30 @@
  *                                       set; comm nodes are 1 deep)
  *     "children":    [node, ...]        heaviest first
  *   }
+ *
+ * Timeline (view_timeline_json, --view=timeline --json), a key being a
+ * flat row (by "sort_keys"), each its self time:
+ *   "sort_keys":     [string, ...]      as the flat view's
+ *   "interval_ns":                      each interval's length
+ *   "start", "end":  string             UTC, "2026-12-07T01:02:03.000Z": the
+ *                                       first interval's start, the last's end
+ *   "start_ns", "end_ns":               the same on the capture clock
+ *   "top_n":                            keys an interval (--top, default 3)
+ *   "intervals": [ {                    every interval, empty ones too
+ *     "start":       string             UTC, as above
+ *     "start_ns"
+ *     "samples", "period":              in the interval (off-CPU: blocks, ns)
+ *     "top": [ {                        its heaviest keys, by period
+ *       "key":       string             the row's keys as the flat view prints
+ *                                       them, apart by a space:
+ *                                       "[.] main workload", "[k] schedule
+ *                                       [kernel.kallsyms]", "bash 4242"
+ *       "samples", "period"
+ *       "share":     number             percent of the interval's period
+ *     }, ... ]
+ *   }, ... ]
+ *   "keys": [ ... ]                     the whole range's top_n, as "top" is,
+ *                                       "share" of total_period
  *
  * Samples (view_sample_json, --view=samples --json): not one document
  * but a JSON object a line, a line per sample, in the files' order:
@@ -278,8 +303,8 @@ static void json_header(FILE *out, const struct report_data *data)
 	fputs("]}", out);
 }
 
-static void json_begin(FILE *out, const char *view, const struct report_data *data,
-		       const struct view_options *options)
+void view_json_begin(FILE *out, const char *view, const struct report_data *data,
+		     const struct view_options *options)
 {
 	double limit = options->percent_limit;
 	uint64_t hundredths = limit > 0 && limit < 1e15 ? (uint64_t)(limit * 100 + 0.5) : 0;
@@ -310,7 +335,7 @@ static void json_symbol(FILE *out, const struct report_symbol *symbol)
 
 /* ---- flat ------------------------------------------------------------ */
 
-static void json_sort_keys(FILE *out, unsigned keys)
+void view_json_sort_keys(FILE *out, unsigned keys)
 {
 	/* By bit: enum sort_key. */
 	static const char *const names[] = { "comm", "pid", "tid", "dso", "sym", "srcline",
@@ -368,8 +393,8 @@ int view_flat_json(const struct report_data *data, const struct view_options *op
 {
 	size_t shown = 0, hidden = 0;
 
-	json_begin(out, "flat", data, options);
-	json_sort_keys(out, data->sort_keys);
+	view_json_begin(out, "flat", data, options);
+	view_json_sort_keys(out, data->sort_keys);
 	fputs("\"entries\":[", out);
 	for (size_t i = 0; i < data->flat_count; i++) {
 		const struct flat_entry *e = &data->flat[i];
@@ -496,7 +521,7 @@ int view_tree_json(const struct report_data *data, const struct view_options *op
 
 	w.max_depth = options->json_max_depth ? options->json_max_depth :
 		      VIEW_JSON_MAX_DEPTH;
-	json_begin(out, "tree", data, options);
+	view_json_begin(out, "tree", data, options);
 	fprintf(out, "\"order\":\"%s\",\n\"children\":[",
 		data->tree_callee ? "callee" : "caller");
 	if (data->tree)

@@ -19,6 +19,8 @@ struct view_options {
 	int show_children;		/* flat: a total % column (callers' view) */
 	size_t json_max_depth;		/* tree JSON: deeper nodes are cut; 0 = VIEW_JSON_MAX_DEPTH */
 	int flame_inverted;		/* HTML: the page opens in its inverted view */
+	uint64_t until_ns;		/* timeline: its range's end (capture clock); 0: its last slot's */
+	int ascii;			/* timeline: sparklines in ASCII, not block elements */
 };
 
 /*
@@ -76,6 +78,31 @@ int view_flat_json(const struct report_data *data, const struct view_options *op
 		   FILE *out);
 int view_tree_json(const struct report_data *data, const struct view_options *options,
 		   FILE *out);
+
+/*
+ * The timeline (--view=timeline): a line per interval of data->timeline
+ * (its slots, from its origin_ns to options->until_ns, empty intervals
+ * too), "START SAMPLES SHARE KEY  SHARE KEY ...": its UTC start, its
+ * samples (a time profile: its milliseconds and samples or blocks), and
+ * its top flat rows (options->top, VIEW_TIMELINE_TOP when 0) by weight,
+ * each its share of the interval (none below percent_limit of it) and its
+ * key as view_flat_key() makes it; then "# " lines, a sparkline per row of the whole range's top N,
+ * a column per interval (or per few, to fit the width), scaled to the
+ * busiest column.  Slots past the last interval are counted in it.  The
+ * JSON's schema is at the top of view-json.c.
+ */
+#define VIEW_TIMELINE_TOP		3
+#define VIEW_TIMELINE_LINES		60	/* at most, with the default interval */
+#define VIEW_TIMELINE_MAX_INTERVALS	100000
+int view_timeline(const struct report_data *data, const struct view_options *options,
+		  FILE *out);
+int view_timeline_json(const struct report_data *data, const struct view_options *options,
+		       FILE *out);
+/*
+ * The intervals of interval_ns from start_ns to end_ns (at least 1) the
+ * timeline prints; past VIEW_TIMELINE_MAX_INTERVALS it would not.
+ */
+uint64_t view_timeline_intervals(uint64_t start_ns, uint64_t end_ns, uint64_t interval_ns);
 
 /*
  * The header lines every text view starts with ("# host: ..."; with more
@@ -156,6 +183,29 @@ size_t view_symbol_columns(const struct report_symbol *symbol);
 size_t view_put_symbol(FILE *out, const struct report_symbol *symbol, size_t width);
 /* Its name, "[unknown]" when there is none. */
 const char *view_symbol_name(const struct report_symbol *symbol);
+/* The label unescaped, for a text to print with view_put() or write as JSON. */
+void view_symbol_label(FILE *out, const struct report_symbol *symbol);
+
+/*
+ * A flat row's keys as the flat view prints its cells (Host ... Command,
+ * Pid, Tid, Symbol "[.] name", DSO "libc.so.6+0x1234", Source, by
+ * data->sort_keys), apart by a space and unescaped: print it with
+ * view_put(), write it with view_json_string().  Allocated; NULL
+ * without memory.
+ */
+char *view_flat_key(const struct report_data *data, const struct flat_entry *e);
+
+/*
+ * The JSON views' start: {"view", "version", "header", the totals,
+ * "percent_limit", an off-CPU or wall profile's "profile" and
+ * "weight_unit"; and the flat keys as "sort_keys".
+ */
+void view_json_begin(FILE *out, const char *view, const struct report_data *data,
+		     const struct view_options *options);
+void view_json_sort_keys(FILE *out, unsigned keys);
+
+/* Whether the locale (LC_ALL, LC_CTYPE, LANG) is UTF-8: blocks, or ASCII. */
+int view_locale_utf8(void);
 
 /* The wall-clock start of the capture, in UTC; -1 when unknown. */
 struct tm;
