@@ -196,7 +196,7 @@ static void teardown(void)
 
 /* ---- running a view ---------------------------------------------------- */
 
-enum view { FLAT, TREE, FOLDED, FLAT_JSON, TREE_JSON };
+enum view { FLAT, TREE, FOLDED, FLAT_JSON, TREE_JSON, TIMELINE, TIMELINE_JSON };
 
 static char *run(enum view view, const struct report_data *d,
 		 const struct view_options *options)
@@ -216,6 +216,8 @@ static char *run(enum view view, const struct report_data *d,
 	case FOLDED:	err = view_folded(d, out); break;
 	case FLAT_JSON:	err = view_flat_json(d, options, out); break;
 	case TREE_JSON:	err = view_tree_json(d, options, out); break;
+	case TIMELINE:	err = view_timeline(d, options, out); break;
+	case TIMELINE_JSON: err = view_timeline_json(d, options, out); break;
 	}
 	ck_assert_int_eq(err, 0);
 	ck_assert_int_eq(fclose(out), 0);
@@ -904,6 +906,198 @@ START_TEST(test_no_samples)
 }
 END_TEST
 
+/* ---- timeline ------------------------------------------------------------ */
+
+/*
+ * The flat rows over 11 s of 1 s slots from the header's start: slot 0
+ * burn_hot 300, schedule 100; slot 1 burn_hot 292, schedule 50, the
+ * hostile name 10; slot 3 the C++ name 100, vec_sum 80, libc+0x1234 40,
+ * weird;name 20; slot 10 tiny 7 (samples; periods 1000 a sample, tiny's
+ * 7900).  Each row's entries add up to its flat self time.
+ */
+static void fill_timeline(struct report_data *d)
+{
+	static const struct { uint32_t slot, flat; uint64_t period; } cells[] = {
+		{ 0, 0, 300000 }, { 0, 1, 100000 },
+		{ 1, 0, 292100 }, { 1, 1, 50000 }, { 1, 6, 10000 },
+		{ 3, 2, 100000 }, { 3, 3, 80000 }, { 3, 4, 40000 }, { 3, 5, 20000 },
+		{ 10, 7, 7900 },
+	};
+	size_t n = sizeof(cells) / sizeof(cells[0]);
+	struct report_time_entry *entries = alloc(n * sizeof(*entries));
+
+	for (size_t i = 0; i < n; i++)
+		entries[i] = (struct report_time_entry){
+			.slot = cells[i].slot, .flat = cells[i].flat,
+			.period = cells[i].period, .samples = cells[i].period / 1000,
+		};
+	d->timeline = (struct report_timeline){
+		.origin_ns = d->header.start_ns, .slot_ns = 1000000000,
+		.entries = entries, .entry_count = n, .slot_count = 11,
+	};
+}
+
+START_TEST(test_timeline)
+{
+	struct view_options options = { .until_ns = data.header.end_ns, .ascii = 1 };
+
+	fill_timeline(&data);
+	ck_assert_str_eq(body(run(TIMELINE, &data, &options)),
+		"# timeline: 11 intervals of 1s, 2024-05-01T12:00:00.000Z to 2024-05-01T12:00:11.000Z;"
+		" the top 3 keys of each, with their shares of it\n"
+		"# Start (UTC)             Samples  Top\n"
+		"2024-05-01T12:00:00.000Z      400  75.00% [.] burn_hot workload"
+		"  25.00% [k] schedule [kernel.kallsyms]\n"
+		"2024-05-01T12:00:01.000Z      352  82.96% [.] burn_hot workload"
+		"  14.20% [k] schedule [kernel.kallsyms]  2.84% [.] evil\"q\\b\?\?\?[31m\?\?( lib?x.so\n"
+		"2024-05-01T12:00:02.000Z        0\n"
+		"2024-05-01T12:00:03.000Z      240  41.67% [.] " LONG_CXX " libstdc++.so.6"
+		"  33.33% [.] vec_sum (inlined) workload  16.67% [.] [unknown] libc.so.6+0x1234\n"
+		"2024-05-01T12:00:04.000Z        0\n"
+		"2024-05-01T12:00:05.000Z        0\n"
+		"2024-05-01T12:00:06.000Z        0\n"
+		"2024-05-01T12:00:07.000Z        0\n"
+		"2024-05-01T12:00:08.000Z        0\n"
+		"2024-05-01T12:00:09.000Z        0\n"
+		"2024-05-01T12:00:10.000Z        7  100.00% [.] tiny workload\n"
+		"#\n"
+		"# The top 3 keys of the range, a column per interval; a full cell (@) is the"
+		" busiest column: 400 samples\n"
+		"# **            59.21% [.] burn_hot workload\n"
+		"# :.            15.00% [k] schedule [kernel.kallsyms]\n"
+		"#    :          10.00% [.] " LONG_CXX " libstdc++.so.6\n");
+}
+END_TEST
+
+/* Columns of a line of UTF-8: its bytes but continuation bytes. */
+static size_t utf8_columns(const char *line, size_t bytes)
+{
+	size_t columns = 0;
+
+	for (size_t i = 0; i < bytes; i++)
+		columns += ((unsigned char)line[i] & 0xc0) != 0x80;
+	return columns;
+}
+
+/*
+ * At 80 columns: block elements, as many keys a line as fit at 24
+ * columns, the first always; every line but the comments' fits.
+ */
+START_TEST(test_timeline_width)
+{
+	struct view_options options = { .until_ns = data.header.end_ns, .width = 80 };
+	const char *text, *line;
+
+	fill_timeline(&data);
+	text = body(run(TIMELINE, &data, &options));
+	ck_assert_ptr_nonnull(strstr(text,
+		"\n2024-05-01T12:00:01.000Z      352  82.96% [.] burn_hot workload\n"));
+	ck_assert_ptr_nonnull(strstr(text,
+		"\n2024-05-01T12:00:03.000Z      240  41.67% [.] std::vecto..const&> libstdc++.so.6\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\n# \xe2\x96\x86\xe2\x96\x86         "
+				     "   59.21% [.] burn_hot workload\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\n# \xe2\x96\x82\xe2\x96\x81         "
+				     "   15.00% [k] schedule [kernel.kallsyms]\n"));
+	for (line = text; *line; line += strcspn(line, "\n") + 1)
+		if (strncmp(line, "# The", 5) && strncmp(line, "# timeline", 10))
+			ck_assert_msg(utf8_columns(line, strcspn(line, "\n")) <= 80, "%.*s",
+				      (int)strcspn(line, "\n"), line);
+	/* Narrower than a time and a key: the first key alone, elided. */
+	options.width = 40;
+	ck_assert_ptr_nonnull(strstr(run(TIMELINE, &data, &options),
+		"\n2024-05-01T12:00:01.000Z      352  82.96% [.] burn_hot workload\n"));
+	/* Room for 9 columns: 11 intervals 2 a column, burn_hot's both in the first. */
+	options.width = 2 + 2 + 7 + 1 + 32 + 9;
+	ck_assert_ptr_nonnull(strstr(run(TIMELINE, &data, &options),
+		"a column per 2 intervals (2s); a full cell (\xe2\x96\x88) is the busiest column:"
+		" 752 samples\n# \xe2\x96\x87        59.21% [.] burn_hot workload\n"));
+}
+END_TEST
+
+/*
+ * Slots past the range's end count in its last interval; --top, the
+ * percent limit (of the interval), other sort keys; no samples.
+ */
+START_TEST(test_timeline_keys)
+{
+	struct view_options options = { .until_ns = data.header.start_ns + 2500000000ull,
+					.ascii = 1, .top = 2, .percent_limit = 15 };
+	struct report_data empty = { 0 };
+
+	fill_timeline(&data);
+	data.sort_keys = SORT_COMM | SORT_PID;
+	for (size_t i = 0; i < data.flat_count; i++)
+		data.flat[i].pid = 100 + (uint32_t)i;
+	data.flat[1].comm = "kworker/0:1";
+	ck_assert_str_eq(body(run(TIMELINE, &data, &options)),
+		"# timeline: 3 intervals of 1s, 2024-05-01T12:00:00.000Z to 2024-05-01T12:00:03.000Z;"
+		" the top 2 keys of each, with their shares of it\n"
+		"# Start (UTC)             Samples  Top\n"
+		"2024-05-01T12:00:00.000Z      400  75.00% workload 100  25.00% kworker/0:1 101\n"
+		"2024-05-01T12:00:01.000Z      352  82.96% workload 100\n"
+		"2024-05-01T12:00:02.000Z      247  40.34% workload 102  32.27% workload 103\n"
+		"#\n"
+		"# The top 2 keys of the range, a column per interval; a full cell (@) is the"
+		" busiest column: 400 samples\n"
+		"# **    59.21% workload 100\n"
+		"# :.    15.00% kworker/0:1 101\n");
+	fill_header(&empty.header);
+	ck_assert_str_eq(body(run(TIMELINE, &empty, &options)), "# no samples\n");
+}
+END_TEST
+
+/* Off-CPU: the interval's blocked milliseconds and its blocks. */
+START_TEST(test_timeline_off_cpu)
+{
+	struct view_options options = { .until_ns = data.header.end_ns, .ascii = 1, .top = 1 };
+	const char *text;
+
+	fill_timeline(&data);
+	data.kind = REPORT_PROFILE_OFF_CPU;
+	data.weight_unit = "nanoseconds";
+	text = body(run(TIMELINE, &data, &options));
+	ck_assert_ptr_nonnull(strstr(text,
+		"# Start (UTC)                ms  Blocks  Top\n"
+		"2024-05-01T12:00:00.000Z  0.400     400  75.00% [.] burn_hot workload\n"
+		"2024-05-01T12:00:01.000Z  0.352     352  82.96% [.] burn_hot workload\n"
+		"2024-05-01T12:00:02.000Z  0.000       0\n"));
+	ck_assert_ptr_nonnull(strstr(text, "a full cell (@) is the busiest column: 0.400 ms\n"));
+	text = run(TIMELINE_JSON, &data, &options);
+	check_json_everywhere(text);
+	ck_assert_ptr_nonnull(strstr(text, "\"profile\":\"off-cpu\",\"weight_unit\":\"nanoseconds\""));
+}
+END_TEST
+
+START_TEST(test_timeline_json)
+{
+	struct view_options options = { .until_ns = data.header.end_ns };
+	const char *text;
+
+	fill_timeline(&data);
+	text = run(TIMELINE_JSON, &data, &options);
+	check_json_everywhere(text);
+	ck_assert_ptr_nonnull(strstr(text, "{\"view\":\"timeline\",\"version\":1,\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\"sort_keys\":[\"dso\",\"sym\"],\n"
+		"\"interval_ns\":1000000000,\"start\":\"2024-05-01T12:00:00.000Z\","
+		"\"start_ns\":5000000000,\"end\":\"2024-05-01T12:00:11.000Z\","
+		"\"end_ns\":16000000000,\"top_n\":3,\n\"intervals\":[\n"
+		"{\"start\":\"2024-05-01T12:00:00.000Z\",\"start_ns\":5000000000,\"samples\":400,"
+		"\"period\":400000,\"top\":[{\"key\":\"[.] burn_hot workload\",\"samples\":300,"
+		"\"period\":300000,\"share\":75.0000},{\"key\":\"[k] schedule [kernel.kallsyms]\","
+		"\"samples\":100,\"period\":100000,\"share\":25.0000}]},\n"));
+	ck_assert_ptr_nonnull(strstr(text, "{\"key\":\"[.] evil\\\"q\\\\b\\n\\u0001\\u001b[31m"
+		"\\ufffd\\ufffd( lib\\tx.so\",\"samples\":10,\"period\":10000,\"share\":2.8401}]},\n"
+		"{\"start\":\"2024-05-01T12:00:02.000Z\",\"start_ns\":7000000000,\"samples\":0,"
+		"\"period\":0,\"top\":[]},\n"));
+	ck_assert_ptr_nonnull(strstr(text, "{\"start\":\"2024-05-01T12:00:10.000Z\","
+		"\"start_ns\":15000000000,\"samples\":7,\"period\":7900,\"top\":[{\"key\":"
+		"\"[.] tiny workload\",\"samples\":7,\"period\":7900,\"share\":100.0000}]}\n],\n"
+		"\"keys\":[\n{\"key\":\"[.] burn_hot workload\",\"samples\":592,\"period\":592100,"
+		"\"share\":59.2100},\n"));
+	ck_assert_uint_eq(count(text, "{\"start\":"), 11);
+}
+END_TEST
+
 /* ---- helpers --------------------------------------------------------------- */
 
 START_TEST(test_elide)
@@ -1098,12 +1292,17 @@ static Suite *views_suite(void)
 	tcase_add_test(text, test_folded_callee);
 	tcase_add_test(text, test_no_samples);
 	tcase_add_test(text, test_write_error);
+	tcase_add_test(text, test_timeline);
+	tcase_add_test(text, test_timeline_width);
+	tcase_add_test(text, test_timeline_keys);
+	tcase_add_test(text, test_timeline_off_cpu);
 	suite_add_tcase(s, text);
 
 	tcase_add_checked_fixture(json, setup, teardown);
 	tcase_add_test(json, test_json_flat);
 	tcase_add_test(json, test_json_tree);
 	tcase_add_test(json, test_json_hostile);
+	tcase_add_test(json, test_timeline_json);
 	suite_add_tcase(s, json);
 
 	tcase_add_checked_fixture(deep, setup, teardown);
