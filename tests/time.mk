@@ -15,5 +15,6 @@ tests_test_time_LDADD = $(VIEWS_LIBS) $(CHECK_LIBS)
 TESTS += tests/test-time
 
 TIME_TESTS = tests/test-report-time.sh
+TIME_TESTS += tests/test-report-timeline.sh
 TESTS += $(TIME_TESTS)
 EXTRA_DIST += $(TIME_TESTS)
