@@ -20,12 +20,12 @@
 #     but flat get the readable files 40 at a time: below).
 # The views: flat, tree, folded, samples, flat --json, tree --json; for the
 # odd captures also --callee, --lines, --inline, --children, every sort
-# key, --focus, a narrow --width, --since/--until, --symfs and the filters
-# (--comm, --pid, --tid, --cpu, --event).  The JSON
-# must parse (with jq or python3, when one of them is installed), and names
-# from the captures (comms, paths, symbols with ESC sequences, newlines,
-# invalid UTF-8) must come out without raw control characters, in any view
-# or warning.
+# key, --focus, a narrow --width, --since/--until, --symfs, the filters
+# (--comm, --pid, --tid, --cpu, --event), and the timeline as text and
+# JSON.  The JSON must parse (with jq or python3, when one of them is
+# installed), and names from the captures (comms, paths, symbols with ESC
+# sequences, newlines, invalid UTF-8) must come out without raw control
+# characters, in any view or warning.
 #
 # A samples chunk that is garbage under good checksums is found by the
 # second pass, said once, and only its samples are missing.
@@ -138,7 +138,9 @@ more_options() {
 		"--view=tree --json --callee --percent-limit 0" \
 		"--symfs $work/symfs --debug-dir $work/symfs" \
 		"--comm init,deep,confused --pid 1,4001,10001 --cpu 0,1 --event cpu-clock" \
-		"--view=tree --tid 3001,3002 --top 3 --quiet"
+		"--view=tree --tid 3001,3002 --top 3 --quiet" \
+		"--view=timeline --sort comm,pid,tid,dso,sym,srcline --lines --top 5" \
+		"--view=timeline --json --sort unit,cgroup,host --width 30"
 }
 
 phase_runs=0 phase_start=$(date +%s)
@@ -203,7 +205,8 @@ for file in "$work/hostile/off-cpu.prf" "$work/hostile/everything.prf" "$work/ho
 		{ views; printf '%s\n' "--waker --view=folded" "--waker --view=tree --percent-limit 0" \
 			"--waker --json --view=tree" "--children --sort comm,tid,sym" "--tid 9101 --since 1s" \
 			"--format=pprof -o $work/off.pb.gz" "--waker --format=svg -o $work/off.svg" \
-			"--waker --format=html -o $work/off.html"; } >"$work/option-sets"
+			"--waker --format=html -o $work/off.html" "--view=timeline --sort comm,sym" \
+			"--view=timeline --json"; } >"$work/option-sets"
 		while read -r options; do
 			# shellcheck disable=SC2086
 			run_case $expect "$file" --profile=$profile $options
