@@ -129,6 +129,8 @@ static int timeline_open(struct timeline *t, const struct report_data *data,
 		size_t line = line_of(t, e->slot), column = line / t->group;
 		long row = spark_row(t, e->flat);
 
+		if (e->flat >= data->flat_count || !e->samples)
+			continue;	/* as walk_interval() skips them */
 		t->line_period[line] += e->period;
 		t->line_samples[line] += e->samples;
 		t->column_period[column] += e->period;
