@@ -278,7 +278,7 @@ done
 early=$(python3 -c 'import datetime, json, sys
 h = json.load(open(sys.argv[1]))["header"]
 t = (h["start_ns"] + h["realtime_offset_ns"]) // 10**9 - 3600
-print(datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"))' "$work/tl.json")
+print(datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))' "$work/tl.json")
 status=0
 "$report" --view=timeline --interval 1ms --since "$early" "$dir" >/dev/null 2>"$work/small.err" || status=$?
 [ "$status" -eq 2 ] && [ "$(wc -l <"$work/small.err")" -eq 1 ] &&

@@ -262,26 +262,32 @@ static int profile_aggregate(struct report_profile *p, const struct aggregate_op
 }
 
 /*
- * The timeline's slots: from the range's start (--since, or the capture's)
- * to its end, of --interval or a length giving at most VIEW_TIMELINE_LINES
- * lines.  The range's end in *end; 0, or 2 after a message.
+ * The timeline's slots: from the range's start (--since, or the capture's;
+ * a start before the clock's 0 is 0) to its end, not past the capture's,
+ * of --interval or a length giving at most VIEW_TIMELINE_LINES lines.
+ * The range's end in *end; 0, or 2 after a message.
  */
 static int timeline_range(const struct report_options *o, const struct report_profile *p,
 			  struct aggregate_options *aggregate, uint64_t *end)
 {
 	const struct session_summary *h = &p->data.header;
-	uint64_t start = p->filter.since_ns ? p->filter.since_ns : h->start_ns;
-	uint64_t stop = h->end_ns, intervals;
+	uint64_t start, stop, intervals;
+	int64_t since, until;
 
-	if (p->filter.until_ns && (!stop || p->filter.until_ns < stop))
-		stop = p->filter.until_ns;
+	/* The bounds on the capture clock, whether or not a wall clock can say them. */
+	(void)report_range_bounds(&p->data.range, h, &since, &until);
+	start = since > 0 ? (uint64_t)since : 0;
+	stop = until > 0 ? (uint64_t)until : 0;
+	if (h->end_ns && stop > h->end_ns)
+		stop = h->end_ns;
 	aggregate->time_origin_ns = start;
 	aggregate->time_slot_ns = o->interval_ns ? o->interval_ns :
 		report_time_step(stop > start ? stop - start : 0, VIEW_TIMELINE_LINES);
 	intervals = view_timeline_intervals(start, stop, aggregate->time_slot_ns);
 	if (intervals > VIEW_TIMELINE_MAX_INTERVALS) {
 		fprintf(stderr, "perfrec-report: --interval %s: %" PRIu64 " intervals in the range, more than %d: give a longer one\n",
-			o->interval, intervals, VIEW_TIMELINE_MAX_INTERVALS);
+			o->interval ? o->interval : "(default)", intervals,
+			VIEW_TIMELINE_MAX_INTERVALS);
 		return 2;
 	}
 	*end = stop;
