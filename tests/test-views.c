@@ -1267,6 +1267,9 @@ START_TEST(test_time_step)
 	ck_assert_str_eq(report_time_iso(0, -1500000000ll, buffer, sizeof(buffer)),
 			 "1969-12-31T23:59:58.500Z");
 	ck_assert_str_eq(report_time_iso(0, 0, buffer, 8), "?");
+	/* A hostile capture's time: no overflow, no time. */
+	ck_assert_str_eq(report_time_iso(7535809000000000000ull, 1780000000000000000ll, buffer,
+					 sizeof(buffer)), "?");
 }
 END_TEST
 

@@ -31,11 +31,17 @@ uint64_t report_time_step(uint64_t duration_ns, uint64_t max_steps)
 const char *report_time_iso(uint64_t time_ns, int64_t realtime_offset_ns, char *buffer,
 			    size_t size)
 {
-	int64_t wall = (int64_t)time_ns + realtime_offset_ns;
-	int64_t seconds = wall / 1000000000, ms = wall % 1000000000 / 1000000;
+	int64_t wall, seconds, ms;
 	time_t t;
 	struct tm tm;
 
+	/* A hostile capture's time (or offset) past what 64 bits of wall clock hold. */
+	if (__builtin_add_overflow((int64_t)time_ns, realtime_offset_ns, &wall)) {
+		snprintf(buffer, size, "?");
+		return buffer;
+	}
+	seconds = wall / 1000000000;
+	ms = wall % 1000000000 / 1000000;
 	if (ms < 0) {
 		ms += 1000;
 		seconds--;
