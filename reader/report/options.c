@@ -62,7 +62,7 @@ static void usage(FILE *out)
 "      --callee                  tree: inverted, leaf functions at the top\n"
 "      --focus SYMBOL            only stacks through SYMBOL\n"
 "      --percent-limit PCT       hide entries below PCT %% (tree default 0.5)\n"
-"      --top N                   flat: at most N rows; timeline: N keys (default 3)\n"
+"      --top N                   flat: at most N rows; timeline: keys a line (3)\n"
 "      --max-stack N             at most N frames of each stack (default 1024)\n"
 "  -w, --width N                 fit N columns (default: the terminal's)\n"
 "\n"
