@@ -10,7 +10,8 @@
 #   views/   pprof/     text views; pprof for other tools (and perfrec-push)
 #       ^    perfdata/  perf.data for perf and hotspot
 #       ^
-#   flame/              flame graphs (views.h's printing helpers)
+#   flame/ speedscope/  flame graphs, speedscope's file (views.h's printing
+#                       helpers)
 #
 # and perfrec-report, main.c (options.c: its command line) over them all.
 noinst_LIBRARIES += reader/report/libperfrec-report.a
@@ -37,11 +38,12 @@ include reader/report/views/local.mk
 include reader/report/pprof/local.mk
 include reader/report/perfdata/local.mk
 include reader/report/flame/local.mk
+include reader/report/speedscope/local.mk
 
 bin_PROGRAMS += perfrec-report
 perfrec_report_SOURCES = reader/report/main.c \
 	reader/report/options.h reader/report/options.c
-perfrec_report_CPPFLAGS = $(AM_CPPFLAGS) $(FLAME_CPPFLAGS) $(PPROF_CPPFLAGS) $(PERFDATA_CPPFLAGS) \
-	$(UNWIND_CPPFLAGS) $(SYMBOLIZE_CPPFLAGS)
-perfrec_report_LDADD = $(FLAME_LIBS) $(PPROF_LIBS) $(PERFDATA_LIBS)
+perfrec_report_CPPFLAGS = $(AM_CPPFLAGS) $(FLAME_CPPFLAGS) $(SPEEDSCOPE_CPPFLAGS) $(PPROF_CPPFLAGS) \
+	$(PERFDATA_CPPFLAGS) $(UNWIND_CPPFLAGS) $(SYMBOLIZE_CPPFLAGS)
+perfrec_report_LDADD = $(FLAME_LIBS) $(SPEEDSCOPE_LIBS) $(PPROF_LIBS) $(PERFDATA_LIBS)
 dist_man_MANS += doc/perfrec-report.1

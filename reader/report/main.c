@@ -15,6 +15,7 @@
 #include "perfdata.h"
 #include "pprof.h"
 #include "report.h"
+#include "speedscope.h"
 #include "symbolize.h"
 #include "unwind.h"
 #include "views.h"
@@ -405,14 +406,38 @@ out:
 	return status;
 }
 
+/* --format=speedscope: the samples in time order, a profile a thread.  0, or 1 after a message. */
+static int print_speedscope(const struct report_options *o, const char **inputs,
+			    size_t input_count, struct report_profile *p, FILE *out)
+{
+	char name[64];
+	struct speedscope_options options = {
+		.kind = o->profile, .max_frames = o->max_stack,
+		.name = inputs_name(inputs, input_count, name, sizeof(name)),
+	};
+	struct speedscope *speedscope = speedscope_new(p->session, p->symbolizer, &options);
+	int read_error, ret;
+
+	if (!speedscope)
+		return out_of_memory(), 1;
+	read_error = report_for_each_sample(p, speedscope_add, speedscope);
+	ret = speedscope_write(speedscope, out);
+	speedscope_free(speedscope);
+	if (ret < 0) {
+		fprintf(stderr, "perfrec-report: writing %s: %s\n",
+			o->output ? o->output : "the profile", strerror(-ret));
+		return 1;
+	}
+	return read_error < 0;
+}
+
 static int run(struct report_options *o, const char **inputs, size_t input_count)
 {
 	/* The flame graphs draw the call tree. */
 	int flame = o->format == FORMAT_HTML || o->format == FORMAT_SVG;
 	/* A flat profile of self time looks at no callchain: nothing to unwind. */
 	int unwind = !o->no_unwind && ((o->view != VIEW_FLAT && o->view != VIEW_TIMELINE) ||
-				       o->children || o->focus || o->format == FORMAT_PPROF ||
-				       o->format == FORMAT_PERFDATA || flame);
+				       o->children || o->focus || o->format != FORMAT_TEXT);
 	struct aggregate_options aggregate = {
 		.sort_keys = o->sort_keys | (o->lines ? SORT_SRCLINE : 0),
 		.leaf_inline = o->inline_leaf,
@@ -476,11 +501,19 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 		status = write_perf_data(o, p, output.file);
 		goto out;
 	}
-	if (o->view == VIEW_SAMPLES && !flame) {
-		struct view_samples v = { p->session, p->symbolizer, output.file, o->json, 0 };
+	if ((o->view == VIEW_SAMPLES && !flame && o->format != FORMAT_SPEEDSCOPE) ||
+	    o->format == FORMAT_PERF_SCRIPT) {
+		struct view_samples v = { .session = p->session, .symbolizer = p->symbolizer,
+					  .out = output.file, .json = o->json };
+		session_sample_fn fn = o->format == FORMAT_PERF_SCRIPT ? view_sample_perf_script :
+				       o->json ? view_sample_json : view_sample;
 
 		/* What was read is shown; a file cut short by an I/O error still fails the run. */
-		status = report_for_each_sample(p, o->json ? view_sample_json : view_sample, &v) < 0;
+		status = report_for_each_sample(p, fn, &v) < 0;
+		goto out;
+	}
+	if (o->format == FORMAT_SPEEDSCOPE) {
+		status = print_speedscope(o, inputs, input_count, p, output.file);
 		goto out;
 	}
 	if (o->format == FORMAT_PPROF) {

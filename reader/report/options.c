@@ -33,6 +33,9 @@ static void usage(FILE *out)
 "                                to open in a browser), svg (a static flame graph),\n"
 "                                perf.data (for perf report, perf script, hotspot;\n"
 "                                needs -o FILE; FILE.kallsyms and FILE.jit/ beside)\n"
+"                                perf-script (perf script's text: for\n"
+"                                stackcollapse-perf.pl, speedscope, Firefox\n"
+"                                Profiler), speedscope (its JSON, a profile a thread)\n"
 "      --profile=cpu|off-cpu|wall  what the weights are: CPU samples (default),\n"
 "                                time blocked off the CPU (ns), or per thread\n"
 "                                on-CPU time (samples x period of a clock event)\n"
@@ -41,7 +44,8 @@ static void usage(FILE *out)
 "                                blocked one after a frame \"--\" (tree, folded,\n"
 "                                html, svg)\n"
 "  -o, --output FILE             write to FILE, whole or not at all; its suffix\n"
-"                                picks the format: .pb.gz, .pprof, .html, .svg\n"
+"                                picks the format: .pb.gz, .pprof, .html, .svg,\n"
+"                                .speedscope.json\n"
 "  -i, --input FILE              a capture file or directory (repeatable), as the\n"
 "                                operands are\n"
 "      --baseline FILE|DIR       compare with this capture (repeatable): the flat\n"
@@ -318,6 +322,8 @@ static int parse_format(struct report_options *o, const char *arg)
 		{ "html", FORMAT_HTML, -1, 0 },
 		{ "svg", FORMAT_SVG, -1, 0 },
 		{ "perf.data", FORMAT_PERFDATA, -1, 0 },
+		{ "perf-script", FORMAT_PERF_SCRIPT, -1, 0 },
+		{ "speedscope", FORMAT_SPEEDSCOPE, -1, 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
@@ -330,7 +336,7 @@ static int parse_format(struct report_options *o, const char *arg)
 		o->json |= formats[i].json;
 		return 0;
 	}
-	fprintf(stderr, "perfrec-report: --format: '%s' is not one of flat, tree, folded, samples, json, pprof, html, svg, perf.data\n",
+	fprintf(stderr, "perfrec-report: --format: '%s' is not one of flat, tree, folded, samples, json, pprof, html, svg, perf.data, perf-script, speedscope\n",
 		arg);
 	return -EINVAL;
 }
@@ -341,6 +347,7 @@ static void format_from_output(struct report_options *o)
 	static const struct { const char *suffix; enum output_format format; } suffixes[] = {
 		{ ".pb.gz", FORMAT_PPROF }, { ".pprof", FORMAT_PPROF },
 		{ ".html", FORMAT_HTML }, { ".htm", FORMAT_HTML }, { ".svg", FORMAT_SVG },
+		{ ".speedscope.json", FORMAT_SPEEDSCOPE },
 	};
 	size_t len = o->output ? strlen(o->output) : 0;
 
@@ -599,8 +606,9 @@ int options_parse(struct report_options *o, int argc, char **argv)
 		return usage_error("perf.data is written to a file: give -o FILE");
 	if (o->format == FORMAT_PERFDATA && o->profile != REPORT_PROFILE_CPU)
 		return usage_error("--format=perf.data holds CPU samples: not with --profile=off-cpu or wall");
-	if (o->format != FORMAT_TEXT && !o->output && isatty(STDOUT_FILENO))
-		return usage_error("pprof, html and svg are files for other tools: give -o FILE");
+	if (o->format != FORMAT_TEXT && o->format != FORMAT_PERF_SCRIPT && !o->output &&
+	    isatty(STDOUT_FILENO))
+		return usage_error("pprof, html, svg and speedscope are files for other tools: give -o FILE");
 	if (o->waker && o->profile == REPORT_PROFILE_CPU)
 		return usage_error("--waker goes with --profile=off-cpu or wall: a CPU sample has no waker");
 	if (o->json && o->view == VIEW_FOLDED)

@@ -9,7 +9,10 @@
 enum view { VIEW_FLAT, VIEW_TREE, VIEW_FOLDED, VIEW_SAMPLES, VIEW_TIMELINE };
 
 /* The text views, or a file format for other tools. */
-enum output_format { FORMAT_TEXT, FORMAT_PPROF, FORMAT_HTML, FORMAT_SVG, FORMAT_PERFDATA };
+enum output_format {
+	FORMAT_TEXT, FORMAT_PPROF, FORMAT_HTML, FORMAT_SVG, FORMAT_PERFDATA, FORMAT_PERF_SCRIPT,
+	FORMAT_SPEEDSCOPE
+};
 
 struct report_options {
 	enum view view;

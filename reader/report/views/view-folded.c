@@ -37,15 +37,10 @@ static void put_name(FILE *out, const char *s)
 		fwrite(*unit == ';' ? ":" : unit, 1, size, out);
 }
 
-static void put_node(FILE *out, const struct call_node *node)
+void view_folded_frame(FILE *out, const struct report_symbol *symbol)
 {
-	const struct report_symbol *symbol = node->symbol;
 	const char *dso;
 
-	if (!symbol) {
-		put_name(out, node->comm && *node->comm ? node->comm : "[unknown]");
-		return;
-	}
 	if (symbol->resolved && symbol->name && *symbol->name) {
 		put_name(out, symbol->name);
 	} else {
@@ -62,6 +57,14 @@ static void put_node(FILE *out, const struct call_node *node)
 		fputs("_[i]", out);
 	else if (symbol->kernel)
 		fputs("_[k]", out);
+}
+
+static void put_node(FILE *out, const struct call_node *node)
+{
+	if (node->symbol)
+		view_folded_frame(out, node->symbol);
+	else
+		put_name(out, node->comm && *node->comm ? node->comm : "[unknown]");
 }
 
 /*

@@ -6,6 +6,23 @@
  * ns" where a sample's period is, its waker, its blocked stack, then
  * "-- waker" and the waker's.  A tracepoint's sample has its fields by
  * name on its first line.
+ *
+ * With perf_script set, the same walk prints perf script's own text for
+ * a perf record -g file, what the tools that import it parse (FlameGraph's
+ * stackcollapse-perf.pl, speedscope, the Firefox Profiler):
+ *
+ *   comm pid/tid [cpu] secs.usecs:     period event: 
+ *   \t    addr sym+0xoff (dso)
+ *
+ * Their patterns set the rules: the period and the event are the first
+ * line's last fields, the DSO in parentheses has no space (speedscope's
+ * "\((\S*)\)"), an unresolved address is "[unknown]" without an offset,
+ * and inlined frames are the function's own line, "outer->inner+0xoff",
+ * which stackcollapse-perf.pl splits into frames of their own ("inner_[i]").
+ * Names are printed safely (a newline cannot start a line of its own);
+ * spaces become '_' in the DSO and the event.  An off-CPU block is an
+ * "offcpu-time" sample, its period the nanoseconds, as perf record
+ * --off-cpu names them.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -41,6 +58,55 @@ static void json_frame(struct view_samples *v, uint64_t address, const char *fun
 	v->frames++;
 }
 
+/* A DSO or event name as one field: safe, spaces as '_'. */
+static void put_field(FILE *out, const char *s)
+{
+	const char *unit;
+	size_t size, n;
+
+	for (; (n = prf_text_unit(s, &unit, &size)); s += n)
+		fwrite(*unit == ' ' ? "_" : unit, 1, size, out);
+}
+
+/* The DSO as perf names it: the kernel's and modules' in brackets, JIT code's map file. */
+static void script_dso(struct view_samples *v, const struct session_sample *sample,
+		       const struct dso *dso)
+{
+	fputs(" (", v->out);
+	if (!dso) {
+		fputs("[unknown]", v->out);
+	} else if (dso_is_jit(dso)) {
+		fprintf(v->out, "/tmp/perf-%u.map", sample->pid);
+	} else {
+		put_field(v->out, dso_is_kernel(dso) ? dso_short_name(dso) : dso_path(dso));
+	}
+	fputs(")\n", v->out);
+}
+
+/* The function, then what is inlined into it outermost first: "outer->inner+0xoff". */
+static void script_frame(struct view_samples *v, const struct session_sample *sample,
+			 uint64_t address, uint64_t lookup, const struct resolved_address *where,
+			 const struct symbol_answer *answer)
+{
+	const struct symbol_frame *function = answer->frame_count ?
+		&answer->frames[answer->frame_count - 1] : NULL;
+
+	fprintf(v->out, "\t%16" PRIx64 " ", address);
+	if (!function || !function->function) {
+		fputs("[unknown]", v->out);
+	} else {
+		view_put(v->out, function->function, 0);
+		for (size_t i = answer->frame_count - 1; i-- > 0;) {
+			fputs("->", v->out);
+			view_put(v->out, answer->frames[i].function ?
+				 answer->frames[i].function : "[unknown]", 0);
+		}
+		/* The address's own offset, as perf prints a return address's. */
+		fprintf(v->out, "+0x%" PRIx64, function->symbol_offset + (address - lookup));
+	}
+	script_dso(v, sample, answer->dso ? answer->dso : where->dso);
+}
+
 static void print_frame(struct view_samples *v, const struct session_sample *sample,
 			uint64_t address, int kernel, int first)
 {
@@ -51,6 +117,10 @@ static void print_frame(struct view_samples *v, const struct session_sample *sam
 	session_resolve(v->session, sample, lookup, kernel, &where);
 	if (where.dso)
 		symbolizer_lookup(v->symbolizer, where.dso, where.address, &answer);
+	if (v->perf_script) {
+		script_frame(v, sample, address, lookup, &where, &answer);
+		return;
+	}
 	if (v->json) {
 		if (!answer.frame_count)
 			json_frame(v, address, NULL, where.dso, NULL, kernel);
@@ -99,6 +169,11 @@ static void print_chain(struct view_samples *v, const struct session_sample *sam
 	while (prf_callchain_next(&walk, &frame)) {
 		if (!frame.marker)
 			print_frame(v, sample, frame.address, frame.kernel, frame.first);
+		else if (v->perf_script && (frame.address == UNWIND_FRAME_TRUNCATED ||
+					       frame.address == UNWIND_FRAME_UNKNOWN))
+			/* Named as the folded view names it; "[unknown]" has no DSO for the readers. */
+			fprintf(v->out, "\t%16x %s ([unknown])\n", 0,
+				frame.address == UNWIND_FRAME_TRUNCATED ? "[truncated]" : "[unknown]");
 		else if (!v->json && (frame.address == UNWIND_FRAME_TRUNCATED ||
 				      frame.address == UNWIND_FRAME_UNKNOWN))
 			fprintf(v->out, "\t%16s %s (unwinding stopped)\n", "",
@@ -158,6 +233,28 @@ void view_sample(void *context, const struct session_sample *sample)
 	print_chain(v, sample);
 	if (block)
 		print_waker(v, sample, 1);
+	fputc('\n', v->out);
+}
+
+void view_sample_perf_script(void *context, const struct session_sample *sample)
+{
+	struct view_samples *v = context;
+	int block = sample->kind == SESSION_SAMPLE_OFF_CPU;
+	const char *comm = sample->comm && *sample->comm ? sample->comm : "[unknown]";
+
+	/* The readers take the comm from the first non-space up to " pid": none leads. */
+	if (*comm == ' ')
+		fputc('_', v->out);
+	view_put(v->out, *comm == ' ' ? comm + 1 : comm, 0);
+	/* perf script -F comm,pid,tid,cpu,time,period,event,ip,sym,dso: microseconds */
+	fprintf(v->out, " %5u/%-5u [%03u] %5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " ",
+		sample->pid, sample->tid, sample->cpu, sample->time / 1000000000u,
+		sample->time % 1000000000u / 1000u, sample->period);
+	put_field(v->out, block ? "offcpu-time" :
+		  sample->event && sample->event->name ? sample->event->name : "[unknown]");
+	fputs(": \n", v->out);
+	v->perf_script = 1;
+	print_chain(v, sample);
 	fputc('\n', v->out);
 }
 

@@ -63,6 +63,12 @@ int view_flat(const struct report_data *data, const struct view_options *options
 int view_tree(const struct report_data *data, const struct view_options *options,
 	      FILE *out);
 int view_folded(const struct report_data *data, FILE *out);
+/*
+ * A frame as the collapsed stacks name it: "burn_hot", "schedule_[k]",
+ * "helper_[i]", "[libc.so.6]" for an address nothing names; printed
+ * safely, ';' as ':'.  The speedscope file names its frames so too.
+ */
+void view_folded_frame(FILE *out, const struct report_symbol *symbol);
 
 /*
  * data against base (--baseline), each normalised by its total: the flat
@@ -135,6 +141,7 @@ struct view_samples {
 	FILE *out;
 	int json;			/* view_sample_json()'s */
 	size_t frames;			/* of the sample being written */
+	int perf_script;		/* set by view_sample_perf_script() */
 };
 
 /*
@@ -145,6 +152,14 @@ struct view_samples {
  */
 void view_sample(void *view_samples, const struct session_sample *sample);
 void view_sample_json(void *view_samples, const struct session_sample *sample);
+/*
+ * The same walk as perf script's default text for a perf record -g file
+ * (what stackcollapse-perf.pl, speedscope and the Firefox Profiler
+ * import): "comm pid/tid [cpu] secs.usecs: period event: ", then a line
+ * "\t    addr sym+0xoff (dso)" a frame, leaf first, and a blank line.
+ * The rules the readers' patterns set are at the top of view-samples.c.
+ */
+void view_sample_perf_script(void *view_samples, const struct session_sample *sample);
 
 /*
  * A tracepoint sample's fields, "name=value" apart by spaces (nothing for
