@@ -504,12 +504,19 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 	if ((o->view == VIEW_SAMPLES && !flame && o->format != FORMAT_SPEEDSCOPE) ||
 	    o->format == FORMAT_PERF_SCRIPT) {
 		struct view_samples v = { .session = p->session, .symbolizer = p->symbolizer,
-					  .out = output.file, .json = o->json };
+					  .out = output.file, .json = o->json,
+					  .perf_script = o->format == FORMAT_PERF_SCRIPT };
 		session_sample_fn fn = o->format == FORMAT_PERF_SCRIPT ? view_sample_perf_script :
 				       o->json ? view_sample_json : view_sample;
 
 		/* What was read is shown; a file cut short by an I/O error still fails the run. */
 		status = report_for_each_sample(p, fn, &v) < 0;
+		ret = v.perf_script ? view_samples_finish(&v) : 0;
+		if (ret < 0 && ret != -EPIPE) {
+			fprintf(stderr, "perfrec-report: writing %s: %s\n",
+				o->output ? o->output : "the samples", strerror(-ret));
+			status = 1;
+		}
 		goto out;
 	}
 	if (o->format == FORMAT_SPEEDSCOPE) {

@@ -7,7 +7,7 @@
  * speedscope-write.c (the file) share.  Every table is an array whose
  * index + 1 is its id in a prf_index; its index is what the file names.
  * Memory grows with what is distinct (addresses, frames, stacks,
- * threads) and, per thread, with the runs of equal stacks in a row.
+ * threads), and by 24 bytes a sample.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -38,10 +38,15 @@ struct speedscope_stack {
 	uint32_t depth;
 };
 
-/* Samples of one stack in a row, weighed together. */
+/*
+ * A sample: a file's samples are in the order of their CPUs' ring
+ * buffers, not of time, so a thread's are sorted before they are
+ * written (and those of one stack in a row weighed together).
+ */
 struct speedscope_run {
-	uint32_t stack;			/* index */
+	uint64_t time;
 	uint64_t weight;
+	uint32_t stack;			/* index */
 };
 
 struct speedscope_thread {

@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include "speedscope-internal.h"
 #include "views.h"
 
@@ -36,10 +37,36 @@ static void write_frames(const struct speedscope *s, FILE *out)
 	fputs("]},\n", out);
 }
 
-static void write_thread(const struct speedscope *s, const struct speedscope_thread *t,
-			 FILE *out)
+/* By time; samples of one instant by stack, so that the file is the same each time. */
+static int run_compare(const void *a, const void *b)
+{
+	const struct speedscope_run *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+/* Sorted, and the samples of one stack in a row made one: the number left. */
+static void sort_runs(struct speedscope_thread *t)
+{
+	size_t count = 0;
+
+	qsort(t->runs, t->run_count, sizeof(*t->runs), run_compare);
+	for (size_t i = 0; i < t->run_count; i++) {
+		if (count && t->runs[count - 1].stack == t->runs[i].stack)
+			t->runs[count - 1].weight += t->runs[i].weight;
+		else
+			t->runs[count++] = t->runs[i];
+	}
+	t->run_count = count;
+}
+
+static void write_thread(const struct speedscope *s, struct speedscope_thread *t, FILE *out)
 {
 	char name[512];
+
+	sort_runs(t);
 
 	snprintf(name, sizeof(name), "%s %u/%u", t->comm ? t->comm : "[unknown]", t->pid,
 		 t->tid);

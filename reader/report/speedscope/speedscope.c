@@ -335,14 +335,11 @@ void speedscope_add(void *context, const struct session_sample *sample)
 	/* Nanoseconds for the time profiles, as the folded view weighs them; else samples. */
 	weight = s->options.kind == REPORT_PROFILE_CPU ? 1 : sample->period;
 	thread->total += weight;
-	if (thread->run_count && thread->runs[thread->run_count - 1].stack == stack - 1) {
-		thread->runs[thread->run_count - 1].weight += weight;
-		return;
-	}
 	if (prf_ensure_mem((void **)&thread->runs, &thread->run_capacity, sizeof(*thread->runs),
 			   thread->run_count + 1) < 0) {
 		s->error = -ENOMEM;
 		return;
 	}
-	thread->runs[thread->run_count++] = (struct speedscope_run){ stack - 1, weight };
+	thread->runs[thread->run_count++] = (struct speedscope_run){ sample->time, weight,
+								     stack - 1 };
 }

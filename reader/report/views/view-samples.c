@@ -24,8 +24,10 @@
  * "offcpu-time" sample, its period the nanoseconds, as perf record
  * --off-cpu names them.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "symbolize.h"
 #include "unwind.h"
 #include "views.h"
@@ -236,9 +238,76 @@ void view_sample(void *context, const struct session_sample *sample)
 	fputc('\n', v->out);
 }
 
+struct view_kept_sample {
+	uint64_t time;
+	size_t offset, size;		/* of its text in kept_text */
+};
+
+static int kept_compare(const void *a, const void *b)
+{
+	const struct view_kept_sample *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+int view_samples_finish(struct view_samples *v)
+{
+	int ret = v->error;
+
+	if (v->kept) {
+		if (fflush(v->kept) != 0 && !ret)
+			ret = -ENOMEM;
+		if (!ret) {
+			qsort(v->kept_samples, v->kept_count, sizeof(*v->kept_samples),
+			      kept_compare);
+			for (size_t i = 0; i < v->kept_count; i++)
+				fwrite(v->kept_text + v->kept_samples[i].offset, 1,
+				       v->kept_samples[i].size, v->out);
+		}
+		fclose(v->kept);
+		free(v->kept_text);
+		v->kept = NULL;
+		v->kept_text = NULL;
+	}
+	free(v->kept_samples);
+	v->kept_samples = NULL;
+	v->kept_count = v->kept_capacity = 0;
+	return ret < 0 ? ret : view_finish(v->out);
+}
+
+static void script_sample(struct view_samples *v, const struct session_sample *sample);
+
 void view_sample_perf_script(void *context, const struct session_sample *sample)
 {
 	struct view_samples *v = context;
+	FILE *out = v->out;
+	long start, end;
+
+	if (v->error)
+		return;
+	if (!v->kept && !(v->kept = open_memstream(&v->kept_text, &v->kept_size))) {
+		v->error = -ENOMEM;
+		return;
+	}
+	start = ftell(v->kept);
+	v->out = v->kept;
+	script_sample(v, sample);
+	v->out = out;
+	end = ftell(v->kept);
+	if (start < 0 || end < start ||
+	    prf_ensure_mem((void **)&v->kept_samples, &v->kept_capacity,
+			   sizeof(*v->kept_samples), v->kept_count + 1) < 0) {
+		v->error = -ENOMEM;
+		return;
+	}
+	v->kept_samples[v->kept_count++] = (struct view_kept_sample){
+		sample->time, (size_t)start, (size_t)(end - start) };
+}
+
+static void script_sample(struct view_samples *v, const struct session_sample *sample)
+{
 	int block = sample->kind == SESSION_SAMPLE_OFF_CPU;
 	const char *comm = sample->comm && *sample->comm ? sample->comm : "[unknown]";
 

@@ -141,7 +141,18 @@ struct view_samples {
 	FILE *out;
 	int json;			/* view_sample_json()'s */
 	size_t frames;			/* of the sample being written */
-	int perf_script;		/* set by view_sample_perf_script() */
+	/*
+	 * view_sample_perf_script()'s: each sample's text kept, to be put
+	 * in time order by view_samples_finish() (a file's samples are in
+	 * the order of their CPUs' ring buffers, not of time).
+	 */
+	int perf_script;
+	FILE *kept;
+	char *kept_text;
+	size_t kept_size;
+	struct view_kept_sample *kept_samples;
+	size_t kept_count, kept_capacity;
+	int error;			/* -ENOMEM: a sample could not be kept */
 };
 
 /*
@@ -160,6 +171,13 @@ void view_sample_json(void *view_samples, const struct session_sample *sample);
  * The rules the readers' patterns set are at the top of view-samples.c.
  */
 void view_sample_perf_script(void *view_samples, const struct session_sample *sample);
+/*
+ * The kept samples to out in time order (of equal times, as they came),
+ * and their memory freed: 0, or a negative errno (-ENOMEM: a sample
+ * could not be kept; out failed).  The text is held whole until then,
+ * as perf script's sorting holds its samples.
+ */
+int view_samples_finish(struct view_samples *view_samples);
 
 /*
  * A tracepoint sample's fields, "name=value" apart by spaces (nothing for
