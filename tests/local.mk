@@ -31,6 +31,7 @@ include tests/pprof.mk
 include tests/perfdata-write.mk
 include tests/push.mk
 include tests/flame.mk
+include tests/script.mk
 include tests/daemon.mk
 include tests/offcpu.mk
 include tests/time.mk

@@ -52,7 +52,8 @@ struct speedscope_run {
 struct speedscope_thread {
 	const char *host;		/* interned by the session */
 	uint32_t pid, tid;
-	const char *comm;		/* at its first sample; interned */
+	const char *comm;		/* at its latest sample (exec renames); interned */
+	uint64_t comm_time;
 	uint64_t total;
 	struct speedscope_run *runs;
 	size_t run_count, run_capacity;

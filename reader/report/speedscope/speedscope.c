@@ -64,7 +64,9 @@ static int frame_equal(const void *context, uint32_t id, const void *key)
 	const struct speedscope *s = context;
 	const struct speedscope_frame *f = &s->frames[id - 1], *k = key;
 
-	return f->file == k->file && strcmp(f->name, k->name) == 0;
+	/* By content: two DSOs of one path (another build, a process's own copy) are one file. */
+	return (f->file == k->file || (f->file && k->file && strcmp(f->file, k->file) == 0)) &&
+	       strcmp(f->name, k->name) == 0;
 }
 
 /* The frame of symbol, its index + 1; 0 without memory. */
@@ -84,7 +86,7 @@ static uint32_t frame_of(struct speedscope *s, const struct report_symbol *symbo
 		free(key.name);
 		return 0;
 	}
-	hash = prf_hash_bytes(key.name, size) ^ prf_hash_mix((uintptr_t)file);
+	hash = prf_hash_bytes(key.name, size) ^ (file ? prf_hash_bytes(file, strlen(file)) : 0);
 	slot = prf_index_place(&s->frame_index, hash, frame_equal, s, &key);
 	if (slot && slot->id) {
 		free(key.name);
@@ -294,14 +296,22 @@ static struct speedscope_thread *thread_of(struct speedscope *s,
 					   const struct session_sample *sample)
 {
 	struct speedscope_thread key = { .host = sample->host, .pid = sample->pid,
-					 .tid = sample->tid, .comm = sample->comm };
+					 .tid = sample->tid, .comm = sample->comm,
+					 .comm_time = sample->time };
 	uint64_t hash = prf_hash_mix((uintptr_t)sample->host) ^
 			prf_hash_mix(((uint64_t)sample->pid << 32 | sample->tid) + 1);
 	struct prf_index_slot *slot = prf_index_place(&s->thread_index, hash, thread_equal, s,
 						       &key);
 
-	if (slot && slot->id)
-		return &s->threads[slot->id - 1];
+	if (slot && slot->id) {
+		struct speedscope_thread *t = &s->threads[slot->id - 1];
+
+		if (sample->time >= t->comm_time) {
+			t->comm = sample->comm;
+			t->comm_time = sample->time;
+		}
+		return t;
+	}
 	if (!slot || GROW(s, threads, thread, s->thread_count + 1) < 0)
 		return NULL;
 	s->threads[s->thread_count++] = key;
