@@ -24,6 +24,11 @@ them):
 
 --samples counts each sample once, whatever its period (what the script
 does with text that prints none): the folded view's counts.
+
+--tidy-folded reads collapsed stacks (perfrec-report --view=folded) and
+applies the same tidying to their names (the comm's spaces, each frame's
+name before its "_[i]" or "_[k]"), adding up the stacks that become one:
+what the script makes of the same names.
 """
 import re
 import sys
@@ -101,7 +106,27 @@ def collapse(lines, samples_only):
         print('%s %d' % (key, collapsed[key]))
 
 
+def tidy_folded(lines):
+    collapsed = {}
+    for line in lines:
+        stack, count = line.rstrip('\n').rsplit(' ', 1)
+        frames = stack.split(';')
+        pname = frames[0].replace(' ', '_')
+        out = [pname]
+        for frame in frames[1:]:
+            suffix = frame[-4:] if frame[-4:] in ('_[i]', '_[k]') else ''
+            out.append(tidy(frame[:len(frame) - len(suffix)], pname) + suffix)
+        key = ';'.join(out)
+        collapsed[key] = collapsed.get(key, 0) + int(count)
+    for key in sorted(collapsed):
+        print('%s %d' % (key, collapsed[key]))
+
+
 if __name__ == '__main__':
-    args = [a for a in sys.argv[1:] if a != '--samples']
+    options = ('--samples', '--tidy-folded')
+    args = [a for a in sys.argv[1:] if a not in options]
     with open(args[0], encoding='utf-8', errors='surrogateescape') if args else sys.stdin as f:
-        collapse(f, '--samples' in sys.argv[1:])
+        if '--tidy-folded' in sys.argv[1:]:
+            tidy_folded(f)
+        else:
+            collapse(f, '--samples' in sys.argv[1:])
