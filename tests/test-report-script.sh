@@ -16,7 +16,8 @@
 #   - tests/offcpu-fixture's blocks (--profile=off-cpu): "offcpu-time"
 #     samples whose periods are nanoseconds, collapsed with their periods,
 #     are the folded view's nanoseconds exactly;
-#   - the speedscope file: valid by speedscope's file format (its schema's
+#   - the speedscope file (--format=speedscope, or -o FILE.speedscope.json):
+#     valid by speedscope's file format (its schema's
 #     required fields and types, every frame index in the table, weights
 #     as many as samples, endValue their sum), a profile per thread
 #     ("comm pid/tid") in time order, its samples the folded view's:
@@ -184,6 +185,11 @@ grep '^leaf ' "$work/speedscope-facts" | sort | cmp -s - "$work/leaves-folded" |
 }
 grep -q '^thread workload ' "$work/speedscope-facts" || fail "no thread named workload"
 note "$(grep -c '^thread' "$work/speedscope-facts") profiles; $(grep '^leaf burn_hot ' "$work/speedscope-facts")"
+
+check "-o FILE.speedscope.json without --format writes the same file"
+report_ok "$work/out" -o "$work/suffix.speedscope.json" "$work/capture"
+cmp -s "$work/suffix.speedscope.json" "$work/workload.speedscope.json" ||
+	fail "-o FILE.speedscope.json is not --format=speedscope's file"
 
 check "speedscope --profile=off-cpu: nanoseconds, the fixture's blocked time per thread"
 report_ok "$work/out" --profile=off-cpu --format=speedscope -o "$work/offcpu.speedscope.json" \
