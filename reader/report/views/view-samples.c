@@ -159,6 +159,18 @@ static void print_frame(struct view_samples *v, const struct session_sample *sam
 }
 
 /* Lookups at address - 1 for return addresses, as for the other views. */
+static int chain_has_address(const struct session_sample *sample)
+{
+	struct prf_callchain_walk walk;
+	struct prf_frame frame;
+
+	prf_callchain_walk_start(&walk, sample->callchain, sample->callchain_nr, 0);
+	while (prf_callchain_next(&walk, &frame))
+		if (!frame.marker)
+			return 1;
+	return 0;
+}
+
 static void print_chain(struct view_samples *v, const struct session_sample *sample)
 {
 	struct prf_callchain_walk walk;
@@ -166,7 +178,8 @@ static void print_chain(struct view_samples *v, const struct session_sample *sam
 
 	prf_callchain_walk_start(&walk, sample->callchain, sample->callchain_nr,
 				 prf_misc_is_kernel(sample->misc));
-	if (!sample->callchain_nr)
+	/* A chain of markers alone: the ip is the leaf, as the tree and folded views take it. */
+	if (!sample->callchain_nr || (v->perf_script && !chain_has_address(sample)))
 		print_frame(v, sample, sample->ip, walk.kernel, 1);
 	while (prf_callchain_next(&walk, &frame)) {
 		if (!frame.marker)
