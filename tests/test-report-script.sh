@@ -148,6 +148,19 @@ awk '/^[^\t]/ { t = $4; sub(/:$/, "", t); if (t + 0 < last) { print "back in tim
 	"$work/script" >"$work/order" || fail "$(cat "$work/order")"
 note "$(head -n 1 "$work/script")"
 
+check "the text sorted within a bounded window: 4 KiB kept at a time, every sample once, the order kept or the late ones said"
+PRF_REPORT_SCRIPT_KEPT=4096 "$report" --format=perf-script "$work/capture" >"$work/script-window" \
+	2>"$work/script-window.err" || fail "perfrec-report failed: $(head -n 3 "$work/script-window.err")"
+late=$(sed -n 's/^perfrec-report: \([0-9]*\) samples were out of time order.*/\1/p' "$work/script-window.err")
+# Each sample a block; the same blocks, in some order.
+blocks() { awk 'BEGIN { RS = ""; ORS = "\0" } { print }' "$1" | sort -z | md5sum; }
+[ "$(blocks "$work/script-window")" = "$(blocks "$work/script")" ] ||
+	fail "the windowed text does not hold the same samples"
+back=$(awk '/^[^\t]/ { t = $4; sub(/:$/, "", t); if (t + 0 < last) n++; else last = t + 0 } END { print n + 0 }' \
+	"$work/script-window")
+[ "$back" -eq "${late:-0}" ] || fail "$back samples back in time, ${late:-0} said late"
+note "${late:-0} samples late, $back back in time"
+
 check "off-CPU blocks: offcpu-time samples of nanoseconds, collapsed with their periods, are the folded view"
 "$fixture" "$work/offcpu.prf" || fail "offcpu-fixture: status $?"
 report_ok "$work/offcpu-script" --profile=off-cpu --format=perf-script "$work/offcpu.prf"

@@ -506,12 +506,20 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 		struct view_samples v = { .session = p->session, .symbolizer = p->symbolizer,
 					  .out = output.file, .json = o->json,
 					  .perf_script = o->format == FORMAT_PERF_SCRIPT };
+		const char *kept_max = getenv("PRF_REPORT_SCRIPT_KEPT");
+
+		/* The bound of the text sorted in memory, smaller for the tests of its window. */
+		if (kept_max)
+			v.kept_text_max = strtoul(kept_max, NULL, 10);
 		session_sample_fn fn = o->format == FORMAT_PERF_SCRIPT ? view_sample_perf_script :
 				       o->json ? view_sample_json : view_sample;
 
 		/* What was read is shown; a file cut short by an I/O error still fails the run. */
 		status = report_for_each_sample(p, fn, &v) < 0;
 		ret = v.perf_script ? view_samples_finish(&v) : 0;
+		if (v.late)
+			note_line(o, "%" PRIu64 " samples were out of time order by more than the 30 s the text is sorted within, and come out of order",
+				  v.late);
 		if (ret < 0 && ret != -EPIPE) {
 			fprintf(stderr, "perfrec-report: writing %s: %s\n",
 				o->output ? o->output : "the samples", strerror(-ret));

@@ -28,6 +28,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "symbolize.h"
 #include "unwind.h"
 #include "views.h"
@@ -256,6 +257,18 @@ struct view_kept_sample {
 	size_t offset, size;		/* of its text in kept_text */
 };
 
+/*
+ * The text kept to be sorted is bounded: past VIEW_KEPT_TEXT_MAX (or
+ * view_samples' kept_text_max) the
+ * samples older than the newest by VIEW_KEPT_WINDOW_NS go out, sorted,
+ * and the rest stay.  A capture's samples are out of order by a
+ * collector's flush interval (seconds), so the window sorts them all;
+ * one later than the text already written goes out at once, counted in
+ * late for the caller to say.
+ */
+#define VIEW_KEPT_TEXT_MAX	(256u << 20)
+#define VIEW_KEPT_WINDOW_NS	(30 * 1000000000ull)
+
 static int kept_compare(const void *a, const void *b)
 {
 	const struct view_kept_sample *x = a, *y = b;
@@ -265,20 +278,60 @@ static int kept_compare(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+/*
+ * Writes the kept samples up to time bound (all with UINT64_MAX), in time
+ * order, and keeps the rest in a text of their own.  0 or -ENOMEM.
+ */
+static int kept_write(struct view_samples *v, uint64_t bound)
+{
+	size_t kept = 0, written = 0, rest_size = 0, at = 0;
+	char *rest;
+
+	if (fflush(v->kept) != 0)
+		return -ENOMEM;
+	qsort(v->kept_samples, v->kept_count, sizeof(*v->kept_samples), kept_compare);
+	/* Always some progress: at least the older half when the window holds them all. */
+	while (written < v->kept_count && (v->kept_samples[written].time <= bound ||
+					   written < v->kept_count / 2))
+		written++;
+	for (size_t i = 0; i < written; i++)
+		fwrite(v->kept_text + v->kept_samples[i].offset, 1, v->kept_samples[i].size,
+		       v->out);
+	if (written)
+		v->written_until = v->kept_samples[written - 1].time;
+	/* The rest, in order, into a new text: the old one goes. */
+	for (size_t i = written; i < v->kept_count; i++)
+		rest_size += v->kept_samples[i].size;
+	rest = malloc(rest_size + 1);
+	if (!rest)
+		return -ENOMEM;
+	for (size_t i = written; i < v->kept_count; i++) {
+		struct view_kept_sample *k = &v->kept_samples[i];
+
+		memcpy(rest + at, v->kept_text + k->offset, k->size);
+		v->kept_samples[kept++] = (struct view_kept_sample){ k->time, at, k->size };
+		at += k->size;
+	}
+	fclose(v->kept);
+	free(v->kept_text);
+	v->kept_text = NULL;
+	v->kept_count = kept;
+	v->kept = open_memstream(&v->kept_text, &v->kept_size);
+	if (!v->kept || fwrite(rest, 1, rest_size, v->kept) != rest_size) {
+		free(rest);
+		return -ENOMEM;
+	}
+	free(rest);
+	return 0;
+}
+
 int view_samples_finish(struct view_samples *v)
 {
 	int ret = v->error;
 
 	if (v->kept) {
-		if (fflush(v->kept) != 0 && !ret)
-			ret = -ENOMEM;
-		if (!ret) {
-			qsort(v->kept_samples, v->kept_count, sizeof(*v->kept_samples),
-			      kept_compare);
-			for (size_t i = 0; i < v->kept_count; i++)
-				fwrite(v->kept_text + v->kept_samples[i].offset, 1,
-				       v->kept_samples[i].size, v->out);
-		}
+		if (!ret)
+			ret = kept_write(v, UINT64_MAX);
 		fclose(v->kept);
 		free(v->kept_text);
 		v->kept = NULL;
@@ -300,6 +353,11 @@ void view_sample_perf_script(void *context, const struct session_sample *sample)
 
 	if (v->error)
 		return;
+	if (v->written_until && sample->time < v->written_until) {
+		v->late++;
+		script_sample(v, sample);
+		return;
+	}
 	if (!v->kept && !(v->kept = open_memstream(&v->kept_text, &v->kept_size))) {
 		v->error = -ENOMEM;
 		return;
@@ -317,6 +375,11 @@ void view_sample_perf_script(void *context, const struct session_sample *sample)
 	}
 	v->kept_samples[v->kept_count++] = (struct view_kept_sample){
 		sample->time, (size_t)start, (size_t)(end - start) };
+	if (sample->time > v->newest)
+		v->newest = sample->time;
+	if ((size_t)end > (v->kept_text_max ? v->kept_text_max : VIEW_KEPT_TEXT_MAX) &&
+	    kept_write(v, v->newest > VIEW_KEPT_WINDOW_NS ? v->newest - VIEW_KEPT_WINDOW_NS : 0) < 0)
+		v->error = -ENOMEM;
 }
 
 static void script_sample(struct view_samples *v, const struct session_sample *sample)

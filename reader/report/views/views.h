@@ -152,6 +152,9 @@ struct view_samples {
 	size_t kept_size;
 	struct view_kept_sample *kept_samples;
 	size_t kept_count, kept_capacity;
+	uint64_t newest, written_until;	/* sample times: the newest kept, the last written */
+	uint64_t late;			/* written out of order: later than the window */
+	size_t kept_text_max;		/* 0: 256 MiB of text kept at most */
 	int error;			/* -ENOMEM: a sample could not be kept */
 };
 
