@@ -561,6 +561,15 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 	}
 	if (o->view == VIEW_TIMELINE && (status = timeline_range(o, p, &aggregate, &timeline_end)))
 		goto out;
+	if (o->format == FORMAT_HTML && !base && o->view != VIEW_TIMELINE) {
+		/* The page's heatmap and ranges over what is read (flame-time.c's rule). */
+		const struct session_summary *h = &p->data.header;
+		uint64_t since = p->filter.since_ns > h->start_ns ? p->filter.since_ns : h->start_ns;
+		uint64_t until = p->filter.until_ns && p->filter.until_ns < h->end_ns ?
+				 p->filter.until_ns : h->end_ns;
+
+		flame_time_options(since, until, h->realtime_offset_ns, &aggregate);
+	}
 	status = profile_aggregate(p, &aggregate);
 	if (status)
 		goto out;

@@ -93,6 +93,10 @@ struct html_writer {
 	size_t symbol_count, symbol_capacity, string_count, string_capacity;
 	uint64_t hidden_nodes, hidden_period;
 	size_t written;			/* nodes, for line breaks */
+	/* With time data: the nodes written, in order (flame_time_write()). */
+	int keep_nodes;
+	const struct call_node **page_nodes;
+	size_t page_node_capacity;
 };
 
 static int key_equal(const void *context, uint32_t id, const void *key)
@@ -287,6 +291,12 @@ static int write_node(struct html_writer *w, const struct call_node *node, int r
 	if (w->data->baseline && !gone)
 		fprintf(w->out, ",%" PRIu64 ",%" PRIu64, node->base_total_period,
 			node->base_self_period);
+	if (w->keep_nodes) {
+		if (prf_ensure_mem((void **)&w->page_nodes, &w->page_node_capacity,
+				   sizeof(*w->page_nodes), w->written + 1) < 0)
+			return -1;
+		w->page_nodes[w->written] = node;
+	}
 	w->written++;
 	if (gone)
 		return 0;
@@ -404,6 +414,12 @@ static int write_profile(struct html_writer *w, const struct report_data *data)
 	w->data = data;
 	w->hidden_nodes = w->hidden_period = 0;
 	w->written = 0;
+	/*
+	 * Time data where there is time and a tree; not against a baseline
+	 * (the page's ranges compare within the capture instead).
+	 */
+	w->keep_nodes = data->timeline.slot_ns && data->tree && !data->baseline &&
+			data->timeline.entry_count;
 	fprintf(out, "{\"kind\":\"%s\",\"label\":\"%s\",\"unit\":\"%s\",",
 		report_profile_kind_name(data->kind), flame_profile_label(data->kind),
 		data->weight_unit ? "ns" : "samples");
@@ -419,8 +435,11 @@ static int write_profile(struct html_writer *w, const struct report_data *data)
 	fputs("\"nodes\":[\n", out);
 	if (write_nodes(w) < 0)
 		return -1;
-	fprintf(out, "],\n\"hidden_nodes\":%" PRIu64 ",\"hidden_period\":%" PRIu64 "}",
+	fprintf(out, "],\n\"hidden_nodes\":%" PRIu64 ",\"hidden_period\":%" PRIu64,
 		w->hidden_nodes, w->hidden_period);
+	if (w->keep_nodes && flame_time_write(out, data, w->page_nodes, w->written) < 0)
+		return -1;
+	fputc('}', out);
 	return 0;
 }
 
@@ -491,6 +510,19 @@ static const char page_body[] =
 	"<input type=\"checkbox\" id=\"regex\"> Regex</label>\n"
 	"<span id=\"match\" aria-live=\"polite\"></span>\n"
 	"</div>\n"
+	"<section id=\"timeline\" hidden>\n"
+	"<div id=\"heat-bar\">\n"
+	"<button type=\"button\" id=\"heat-overview\" hidden title=\"Back to the whole capture\">Whole capture</button>\n"
+	"<button type=\"button\" id=\"range-clear\" disabled title=\"The whole capture again (c)\">Clear range</button>\n"
+	"<button type=\"button\" id=\"range-baseline\" disabled title=\"Compare the next range with this one (b)\">Use as baseline</button>\n"
+	"<span id=\"heat-readout\" aria-live=\"polite\"></span>\n"
+	"</div>\n"
+	"<div id=\"heat-wrap\"><canvas id=\"heatmap\"></canvas></div>\n"
+	"<div id=\"series-wrap\"><canvas id=\"series\"></canvas><div id=\"series-keys\"></div></div>\n"
+	"<p id=\"heat-help\"></p>\n"
+	"<p id=\"range\"></p>\n"
+	"<p id=\"range-command-line\" hidden>In a terminal: <code id=\"range-command\"></code></p>\n"
+	"</section>\n"
 	"<div id=\"status\"></div>\n"
 	"<div id=\"chart\"><canvas id=\"flame\"></canvas></div>\n"
 	"<div id=\"tip\" role=\"tooltip\" hidden></div>\n"
@@ -523,6 +555,7 @@ int flame_html(const struct report_data *const *profiles, size_t count, size_t s
 	table_free(&w.comms);
 	free(w.string_list);
 	free(w.symbol_fields);
+	free(w.page_nodes);
 	for (size_t i = 0; i < w.offset_count; i++)
 		free(w.offset_texts[i]);
 	free(w.offset_texts);

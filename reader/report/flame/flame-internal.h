@@ -103,6 +103,14 @@ struct flame_frame *flame_push(struct flame_stack *stack, const struct call_node
 			       size_t shown, double x);
 void flame_stack_free(struct flame_stack *stack);
 
+/*
+ * A profile's "time" for the page (flame-time.c): data's timeline, its
+ * entries' nodes named by their index among page_nodes (the nodes the
+ * page has, in its order).  0 or -ENOMEM.
+ */
+int flame_time_write(FILE *out, const struct report_data *data,
+		     const struct call_node *const *page_nodes, size_t page_node_count);
+
 /* The CSS and JavaScript of the page, from flame.css and flame.js (flame-embed.sh). */
 extern const char flame_css[];
 extern const size_t flame_css_size;

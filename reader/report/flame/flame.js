@@ -252,6 +252,13 @@
 	let invertMs = 0;
 
 	const state = { inverted: !!data.inverted, zoom: 0, match: null };
+	/*
+	 * Time (the heatmap's): the range shown and the baseline, in slots;
+	 * the profile they were cut from (P0); the heatmap's view, k base
+	 * columns a column from base column first.
+	 */
+	const range = { sel: null, base: null, P0: null, anchor: null, drag: null };
+	const hview = { first: 0, k: 1, count: 0, zoomed: false, zoomAt: 0, max: 1 };
 
 	function tree() {
 		const t = trees(P);
@@ -741,7 +748,7 @@
 			setInverted(!state.inverted);
 		} else if (!typing && e.key === 'p' && !e.ctrlKey && !e.metaKey && !e.altKey &&
 			   profiles.length > 1) {
-			setProfile((profiles.indexOf(P) + 1) % profiles.length);
+			setProfile((profiles.indexOf(baseProfile()) + 1) % profiles.length);
 		}
 	});
 	let resizing = 0;
@@ -799,9 +806,10 @@
 	 * share and tree, zoomed out; the inversion and the search stay.
 	 */
 	function setProfile(i) {
-		if (profiles[i] === P)
+		if (profiles[i] === baseProfile())
 			return;
 		P = profiles[i];
+		range.P0 = null;
 		diff = P.baseline || null;
 		state.zoom = 0;
 		tip.hidden = true;
@@ -814,29 +822,15 @@
 		showMatch();
 		draw();
 		reveal();
+		/* The same range of the other profile: they share the slots. */
+		if (range.sel || range.base)
+			applyRange();
+		else
+			drawHeat();
 	}
 
 	showFacts();
-	if (diff) {
-		/* What the colours mean, in them. */
-		const legend = $('legend');
-		const swatch = (color, text) => {
-			const span = document.createElement('span');
-			span.className = 'swatch';
-			span.style.background = color;
-			legend.append(span, text);
-		};
-		const rgb = (c) => 'rgb(' + c.join(',') + ')';
-		legend.append('Widths are this profile\'s; colours the change of each frame\'s share against the baseline\'s, ' +
-			      'full at \u00b1' + diff.scale + ' points: ');
-		swatch(rgb(GROWN), ' grew (or is new), ');
-		swatch(rgb(SHRUNK), ' shrank, ');
-		swatch(rgb(NEUTRAL), ' the same. ');
-		legend.append(diff.gone_nodes ? 'Stacks only in the baseline (' +
-			      percent(diff.gone_period, diff.total_period) + ' of it) have no width: not drawn.' :
-			      'Every stack of the baseline is here.');
-		legend.hidden = false;
-	}
+	showLegend();
 	/* The switch, only where there is something to switch to. */
 	if (profiles.length > 1) {
 		const group = $('profiles');
@@ -858,6 +852,584 @@
 	draw();
 	reveal();
 
+	/* ---- time: the heatmap, ranges, the series ------------------- */
+
+	/*
+	 * A profile's "time" (flame-time.c): its slots' entries, each a node
+	 * of the caller tree (the page's order) and its weight, and the
+	 * heatmap's buckets.  A range is whole slots [s0, s1): its tree is
+	 * the caller tree's shape with each node's self the range's entries
+	 * summed, totals up the tree; everything else (layout, search,
+	 * inversion, differential colours) runs on it as on the capture's.
+	 */
+	function varints(text) {
+		const raw = atob(text || '');
+		const out = [];
+		let v = 0, shift = 0;
+		for (let i = 0; i < raw.length; i++) {
+			const b = raw.charCodeAt(i);
+			v += (b & 0x7f) * Math.pow(2, shift);
+			if (b & 0x80) {
+				shift += 7;
+			} else {
+				out.push(v);
+				v = 0;
+				shift = 0;
+			}
+		}
+		return out;
+	}
+
+	function timeOf(p) {
+		if (p.timeData !== undefined)
+			return p.timeData;
+		const t = p.time;
+		p.timeData = null;
+		if (!t || !t.slot_count)
+			return null;
+		const slots = varints(t.slots), raw = varints(t.entries), buckets = varints(t.buckets);
+		const ns = p.unit === 'ns';
+		const n = raw.length / 3;
+		const T = {
+			slotNs: t.slot_ns, bucketNs: t.bucket_ns, rows: t.rows || 50,
+			originMs: t.origin_utc_ms, slotCount: t.slot_count,
+			first: new Int32Array(t.slot_count + 1),
+			code: new Int32Array(n), period: new Float64Array(n), samples: new Float64Array(n),
+		};
+		let e = 0, slot = 0;
+		for (let i = 0; i + 1 < slots.length; i += 2) {
+			const s = slot + slots[i];
+			for (let k = slot; k <= s && k <= T.slotCount; k++)
+				T.first[k] = e;
+			let last = 0;
+			for (let j = 0; j < slots[i + 1] && e < n; j++, e++) {
+				const z = raw[3 * e];
+				const code = last + (z % 2 ? -(z + 1) / 2 : z / 2);
+				T.code[e] = code;
+				T.period[e] = raw[3 * e + 1];
+				T.samples[e] = raw[3 * e + 2];
+				last = code;
+			}
+			slot = s + 1;
+		}
+		for (let k = slot; k <= T.slotCount; k++)
+			T.first[k] = e;
+		/* The buckets dense: the budget of flame-time.c bounds them. */
+		const stride = ns ? 3 : 2;
+		let count = 0;
+		for (let i = 0, b = 0; i < buckets.length; i += stride) {
+			b += buckets[i];
+			count = b + 1;
+			b++;
+		}
+		/* Whole columns, and at least the slots' span. */
+		const slotBuckets = T.slotNs / T.bucketNs;
+		count = Math.max(count, T.slotCount * slotBuckets);
+		count = Math.ceil(count / T.rows) * T.rows;
+		T.heat = new Float64Array(count);
+		T.heatSamples = new Float64Array(count);
+		for (let i = 0, b = 0; i < buckets.length; i += stride) {
+			b += buckets[i];
+			T.heatSamples[b] = buckets[i + 1];
+			T.heat[b] = ns ? buckets[i + 2] : buckets[i + 1];
+			b++;
+		}
+		T.columns = count / T.rows;
+		/* One instant: nothing to select. */
+		let used = 0;
+		for (let i = 0; i < count && used < 2; i++)
+			used += T.heat[i] > 0 ? 1 : 0;
+		T.spans = used > 1 || T.slotCount > 1;
+		p.timeData = T;
+		return T;
+	}
+
+	/* The range's weights by node of the caller tree c. */
+	function rangeSums(T, c, s0, s1) {
+		const n = c.n;
+		const r = { self: new Float64Array(n), selfSamples: new Float64Array(n),
+			    total: new Float64Array(n), samples: new Float64Array(n) };
+		for (let e = T.first[s0]; e < T.first[s1]; e++) {
+			const code = T.code[e], k = code >> 1;
+			if (k >= n)
+				continue;
+			r.total[k] += T.period[e];
+			r.samples[k] += T.samples[e];
+			if (!(code & 1)) {
+				r.self[k] += T.period[e];
+				r.selfSamples[k] += T.samples[e];
+			}
+		}
+		for (let i = n - 1; i > 0; i--) {
+			r.total[c.parent[i]] += r.total[i];
+			r.samples[c.parent[i]] += r.samples[i];
+		}
+		return r;
+	}
+
+	/* The caller tree's shape with a range's weights, children heaviest first. */
+	function rangeTree(c, r, b) {
+		const t = {
+			n: c.n, sym: c.sym, parent: c.parent, depth: c.depth, first: c.first,
+			count: c.count, maxDepth: c.maxDepth,
+			total: r.total, self: r.self, samples: r.samples, selfSamples: r.selfSamples,
+			base: b ? b.total : new Float64Array(c.n), baseSelf: b ? b.self : new Float64Array(c.n),
+			kids: c.kids.slice(),
+		};
+		const heaviest = (x, y) => t.total[y] - t.total[x] || t.base[y] - t.base[x] || x - y;
+		for (let i = 0; i < t.n; i++)
+			if (t.count[i] > 1)
+				t.kids.subarray(t.first[i], t.first[i] + t.count[i]).sort(heaviest);
+		return t;
+	}
+
+	const heat = $('heatmap'), series = $('series');
+	const hctx = heat.getContext('2d'), sctx = series.getContext('2d');
+	const CELL_H = 4, SERIES_H = 60, MIN_COL = 4, SERIES_KEYS = 6;
+	let lastRangeMs = 0;
+
+	function utc(ms) {
+		return new Date(ms).toISOString();
+	}
+
+	/* As perfrec-report --since takes it: whole seconds without a fraction. */
+	function isoArg(ms) {
+		const s = utc(ms);
+		return ms % 1000 === 0 ? s.replace('.000Z', 'Z') : s;
+	}
+
+	function slotMs(T, s) {
+		return T.originMs + s * T.slotNs / 1e6;
+	}
+
+	function baseProfile() {
+		return range.P0 || P;
+	}
+
+	function heatLayout(T) {
+		const width = Math.max(chart.clientWidth, 100);
+		const most = Math.max(Math.floor(width / MIN_COL), 1);
+		if (hview.zoomed && T.columns > most) {
+			hview.k = 1;
+			hview.count = most;
+			hview.first = Math.min(Math.max(hview.zoomAt - (most >> 1), 0), T.columns - most);
+		} else {
+			hview.zoomed = false;
+			hview.k = Math.max(Math.ceil(T.columns / most), 1);
+			hview.first = 0;
+			hview.count = Math.ceil(T.columns / hview.k);
+		}
+		hview.width = width;
+		hview.colW = width / hview.count;
+		$('heat-overview').hidden = !hview.zoomed;
+	}
+
+	/* Buckets [from, to) of the cell at column col, row row. */
+	function cellBuckets(T, col, row) {
+		const start = (hview.first + col * hview.k) * T.rows + row * hview.k;
+		return [start, start + hview.k];
+	}
+
+	function cellValue(T, col, row) {
+		const [a, b] = cellBuckets(T, col, row);
+		let v = 0;
+		for (let i = a; i < b && i < T.heat.length; i++)
+			v += T.heat[i];
+		return v;
+	}
+
+	function shade(f) {
+		/* Light yellow to dark red, as FlameScope's. */
+		const lo = [255, 237, 160], hi = [189, 0, 38];
+		const c = (i) => Math.round(lo[i] + (hi[i] - lo[i]) * f);
+		return 'rgb(' + c(0) + ',' + c(1) + ',' + c(2) + ')';
+	}
+
+	/* The part of buckets [a, b) in column col, as rows [r0, r1). */
+	function overlay(T, col, a, b, color) {
+		const start = (hview.first + col * hview.k) * T.rows, end = start + hview.k * T.rows;
+		const x = Math.max(a, start), y = Math.min(b, end);
+		if (x >= y)
+			return;
+		const r0 = Math.floor((x - start) / hview.k), r1 = Math.ceil((y - start) / hview.k);
+		hctx.fillStyle = color;
+		hctx.fillRect(col * hview.colW, r0 * CELL_H, hview.colW, (r1 - r0) * CELL_H);
+	}
+
+	function slotBuckets(T, sel) {
+		const per = T.slotNs / T.bucketNs;
+		return [sel[0] * per, sel[1] * per];
+	}
+
+	function drawHeat() {
+		const T = timeOf(baseProfile());
+		if (!T || !T.spans)
+			return;
+		heatLayout(T);
+		const dpr = window.devicePixelRatio || 1;
+		const h = T.rows * CELL_H;
+		heat.width = Math.round(hview.width * dpr);
+		heat.height = Math.round(h * dpr);
+		heat.style.height = h + 'px';
+		hctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+		hctx.fillStyle = '#fff';
+		hctx.fillRect(0, 0, hview.width, h);
+		let max = 0;
+		const values = new Float64Array(hview.count * T.rows);
+		for (let c = 0; c < hview.count; c++)
+			for (let r = 0; r < T.rows; r++) {
+				const v = cellValue(T, c, r);
+				values[c * T.rows + r] = v;
+				if (v > max)
+					max = v;
+			}
+		hview.max = max || 1;
+		for (let c = 0; c < hview.count; c++)
+			for (let r = 0; r < T.rows; r++) {
+				const v = values[c * T.rows + r];
+				if (!v)
+					continue;
+				hctx.fillStyle = shade(v / hview.max);
+				hctx.fillRect(c * hview.colW, r * CELL_H, Math.max(hview.colW - 0.5, 0.5), CELL_H - 0.5);
+			}
+		for (const [sel, color] of [[range.base, 'rgba(52,108,232,0.45)'], [range.sel, 'rgba(20,20,20,0.35)']]) {
+			if (!sel)
+				continue;
+			const [a, b] = slotBuckets(T, sel);
+			for (let c = 0; c < hview.count; c++)
+				overlay(T, c, a, b, color);
+		}
+		if (range.anchor !== null)
+			for (let c = 0; c < hview.count; c++)
+				overlay(T, c, range.anchor, range.anchor + 1, 'rgba(20,20,20,0.6)');
+		drawSeries(T);
+	}
+
+	/* The top first-level keys' weight over the heatmap's columns, stacked. */
+	function drawSeries(T) {
+		const P0 = baseProfile(), c = trees(P0).caller;
+		const keys = [];
+		for (let k = c.first[0]; k < c.first[0] + c.count[0] && keys.length < SERIES_KEYS; k++)
+			if (c.total[c.kids[k]])
+				keys.push(c.kids[k]);
+		const top = new Int32Array(c.n).fill(-1);
+		for (let i = 1; i < c.n; i++)
+			top[i] = c.parent[i] === 0 ? keys.indexOf(i) : top[c.parent[i]];
+		const groups = keys.length + 1;
+		const cols = hview.count, sums = new Float64Array(cols * groups);
+		const colNs = hview.k * T.rows * T.bucketNs;
+		let max = 0;
+		for (let s = 0; s < T.slotCount; s++) {
+			const col = Math.floor((s * T.slotNs / colNs) - hview.first / hview.k);
+			if (col < 0 || col >= cols)
+				continue;
+			for (let e = T.first[s]; e < T.first[s + 1]; e++) {
+				const k = T.code[e] >> 1, g = k < c.n && top[k] >= 0 ? top[k] : keys.length;
+				sums[col * groups + g] += T.period[e];
+			}
+		}
+		for (let col = 0; col < cols; col++) {
+			let sum = 0;
+			for (let g = 0; g < groups; g++)
+				sum += sums[col * groups + g];
+			max = Math.max(max, sum);
+		}
+		const dpr = window.devicePixelRatio || 1;
+		series.width = Math.round(hview.width * dpr);
+		series.height = Math.round(SERIES_H * dpr);
+		series.style.height = SERIES_H + 'px';
+		sctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+		sctx.clearRect(0, 0, hview.width, SERIES_H);
+		const color = (g) => g < keys.length ? hsl((g * 67 + 200) % 360, 0.55, 0.55) : '#c8ccd4';
+		for (let col = 0; col < cols && max; col++) {
+			let y = SERIES_H;
+			for (let g = 0; g < groups; g++) {
+				const h = SERIES_H * sums[col * groups + g] / max;
+				if (!h)
+					continue;
+				sctx.fillStyle = color(g);
+				sctx.fillRect(col * hview.colW, y - h, Math.max(hview.colW - 0.5, 0.5), h);
+				y -= h;
+			}
+		}
+		const legend = $('series-keys');
+		legend.replaceChildren();
+		for (let g = 0; g < groups; g++) {
+			const span = document.createElement('span'), sw = document.createElement('i');
+			sw.style.background = color(g);
+			span.append(sw, g < keys.length ? nameOf(c, keys[g]) : 'other');
+			legend.appendChild(span);
+		}
+	}
+
+	/* The bucket under a point of the heatmap, or -1. */
+	function heatBucket(T, x, y) {
+		const col = Math.floor(x / hview.colW), row = Math.floor(y / CELL_H);
+		if (col < 0 || col >= hview.count || row < 0 || row >= T.rows)
+			return -1;
+		return cellBuckets(T, col, row)[0];
+	}
+
+	function bucketMs(T, b) {
+		return T.originMs + b * T.bucketNs / 1e6;
+	}
+
+	/* A range of buckets [a, b) to whole slots. */
+	function snap(T, a, b) {
+		const per = T.slotNs / T.bucketNs;
+		const s0 = Math.max(Math.floor(a / per), 0), s1 = Math.min(Math.max(Math.ceil(b / per), s0 + 1), T.slotCount);
+		return [Math.min(s0, T.slotCount - 1), s1];
+	}
+
+	function rangeText(T, sel) {
+		return utc(slotMs(T, sel[0])) + ' to ' + utc(slotMs(T, sel[1])) + ' (' +
+			duration((sel[1] - sel[0]) * T.slotNs) + ')';
+	}
+
+	function rangeCommand(T, sel, base) {
+		let cmd = 'perfrec-report --since ' + isoArg(slotMs(T, sel[0])) + ' --until ' + isoArg(slotMs(T, sel[1]));
+		if (base)
+			cmd += ' --baseline-since ' + isoArg(slotMs(T, base[0])) + ' --baseline-until ' + isoArg(slotMs(T, base[1]));
+		if (P.kind !== 'cpu')
+			cmd += ' --profile=' + P.kind;
+		return cmd + ' CAPTURE...';
+	}
+
+	/*
+	 * Shows the range (and the baseline) of the profile range.P0: the
+	 * flame graph, the processes, the search share and the inverted view
+	 * of the range alone.
+	 */
+	function applyRange() {
+		const begin = performance.now();
+		const P0 = baseProfile(), T = timeOf(P0);
+		range.P0 = null;
+		P = P0;
+		diff = P.baseline || null;
+		if (range.sel && T) {
+			const c = trees(P0).caller;
+			const r = rangeSums(T, c, range.sel[0], range.sel[1]);
+			const b = range.base ? rangeSums(T, c, range.base[0], range.base[1]) : null;
+			const R = Object.create(P0);
+			R.total_period = r.total[0];
+			R.total_samples = r.samples[0];
+			R.trees = { caller: rangeTree(c, r, b), inverted: null };
+			R.baseline = undefined;
+			if (b) {
+				let gone = 0, goneNodes = 0;
+				for (let i = 1; i < c.n; i++)
+					if (!r.total[i] && b.total[i] && r.total[c.parent[i]]) {
+						gone += b.total[i];
+						goneNodes++;
+					}
+				R.baseline = { total_period: b.total[0], total_samples: b.samples[0],
+					       gone_nodes: goneNodes, gone_period: gone, scale: 10 };
+			}
+			range.P0 = P0;
+			P = R;
+			diff = R.baseline || null;
+		}
+		state.zoom = 0;
+		tip.hidden = true;
+		showFacts();
+		showLegend();
+		fillProcesses();
+		if (state.match !== null)
+			lastMatch = matched(tree());
+		showMatch();
+		draw();
+		showRange(T);
+		drawHeat();
+		lastRangeMs = performance.now() - begin;
+	}
+
+	function showRange(T) {
+		const line = $('range'), command = $('range-command');
+		$('range-clear').disabled = !range.sel && !range.base;
+		$('range-baseline').disabled = !range.sel;
+		if (!T || !range.sel) {
+			line.textContent = range.base ? 'Baseline: ' + rangeText(T, range.base) +
+				'. Select the range to compare with it.' : '';
+			$('range-command-line').hidden = true;
+			return;
+		}
+		let text = 'Range: ' + rangeText(T, range.sel) + ', ' + amount(P.total_period, P.total_samples) + '.';
+		if (range.base)
+			text += ' Baseline: ' + rangeText(T, range.base) + ', ' +
+				amount(diff.total_period, diff.total_samples) + '.';
+		text += ' Ranges snap to the ' + duration(T.slotNs) + ' slots the page keeps: these times are the snapped ones.';
+		line.textContent = text;
+		command.textContent = rangeCommand(T, range.sel, range.base);
+		$('range-command-line').hidden = false;
+	}
+
+	/* Selects UTC milliseconds [fromMs, toMs), snapped to slots; as the baseline with asBase. */
+	function selectMs(fromMs, toMs, asBase) {
+		const T = timeOf(baseProfile());
+		if (!T)
+			return null;
+		const per = T.bucketNs / 1e6;
+		const sel = snap(T, Math.floor((fromMs - T.originMs) / per), Math.ceil((toMs - T.originMs) / per));
+		if (asBase)
+			range.base = sel;
+		else
+			range.sel = sel;
+		applyRange();
+		return selection();
+	}
+
+	function selection() {
+		const T = timeOf(baseProfile());
+		if (!T)
+			return null;
+		const part = (sel) => sel ? { since: isoArg(slotMs(T, sel[0])), until: isoArg(slotMs(T, sel[1])),
+					       sinceMs: slotMs(T, sel[0]), untilMs: slotMs(T, sel[1]) } : null;
+		return { range: part(range.sel), baseline: part(range.base),
+			 command: range.sel ? rangeCommand(T, range.sel, range.base) : null,
+			 totalPeriod: P.total_period, totalSamples: P.total_samples };
+	}
+
+	function clearRange() {
+		range.sel = range.base = null;
+		range.anchor = null;
+		applyRange();
+	}
+
+	function useAsBaseline() {
+		if (!range.sel)
+			return;
+		range.base = range.sel;
+		range.sel = null;
+		applyRange();
+	}
+
+	/* The legend of a differential graph: the capture's baseline, or a range's. */
+	function showLegend() {
+		const legend = $('legend');
+		legend.replaceChildren();
+		legend.hidden = !diff;
+		if (!diff)
+			return;
+		const swatch = (color, text) => {
+			const span = document.createElement('span');
+			span.className = 'swatch';
+			span.style.background = color;
+			legend.append(span, text);
+		};
+		const rgb = (c) => 'rgb(' + c.join(',') + ')';
+		legend.append((range.base ? 'The range against the baseline range: w' : 'W') +
+			      'idths are this profile\'s; colours the change of each frame\'s share against the baseline\'s, ' +
+			      'full at \u00b1' + diff.scale + ' points: ');
+		swatch(rgb(GROWN), ' grew (or is new), ');
+		swatch(rgb(SHRUNK), ' shrank, ');
+		swatch(rgb(NEUTRAL), ' the same. ');
+		legend.append(diff.gone_nodes ? 'Stacks only in the baseline (' +
+			      percent(diff.gone_period, diff.total_period) + ' of it) have no width: not drawn.' :
+			      'Every stack of the baseline is here.');
+	}
+
+	function heatReadout(T, b) {
+		if (b < 0) {
+			$('heat-readout').textContent = '';
+			return;
+		}
+		const col = Math.floor((b / T.rows - hview.first) / hview.k);
+		const row = Math.floor((b - (hview.first + col * hview.k) * T.rows) / hview.k);
+		const [a, e] = cellBuckets(T, col, row);
+		let v = 0, n = 0;
+		for (let i = a; i < e && i < T.heat.length; i++) {
+			v += T.heat[i];
+			n += T.heatSamples[i];
+		}
+		$('heat-readout').textContent = utc(bucketMs(T, a)) + ' + ' + duration((e - a) * T.bucketNs) + ': ' +
+			amount(v, n);
+	}
+
+	function setupTimeline() {
+		const T = timeOf(P);
+		if (!profiles.some((p) => { const t = timeOf(p); return t && t.spans; }))
+			return;
+		$('timeline').hidden = false;
+		$('heat-help').textContent = 'A column is ' + (T ? duration(T.rows * T.bucketNs) : '') +
+			', a row ' + (T ? duration(T.bucketNs) : '') + ' of it, the shade its ' +
+			(P.unit === 'ns' ? 'time' : 'samples') + '. Drag (or click a start and an end) to see a range; ' +
+			'shift-drag, or "Use as baseline", for a baseline to compare it with; a click on a coarse column zooms in.';
+		const point = (e) => {
+			const T = timeOf(baseProfile());
+			return T ? heatBucket(T, e.offsetX, e.offsetY) : -1;
+		};
+		heat.addEventListener('mousemove', (e) => {
+			const T = timeOf(baseProfile());
+			if (!T)
+				return;
+			const b = point(e);
+			heatReadout(T, b);
+			if (range.drag && b >= 0)
+				range.drag.to = b;
+		});
+		heat.addEventListener('mouseleave', () => {
+			$('heat-readout').textContent = '';
+		});
+		heat.addEventListener('mousedown', (e) => {
+			const b = point(e);
+			if (b >= 0)
+				range.drag = { from: b, to: b, base: e.shiftKey };
+			e.preventDefault();
+		});
+		window.addEventListener('mouseup', (e) => {
+			const d = range.drag, T = timeOf(baseProfile());
+			range.drag = null;
+			if (!d || !T)
+				return;
+			const to = e.target === heat ? point(e) : d.to;
+			if (to >= 0)
+				d.to = to;
+			const k = hview.k;
+			if (d.to === d.from) {
+				if (k > 1) {
+					/* A coarse column: its stretch at base columns. */
+					hview.zoomed = true;
+					hview.zoomAt = Math.floor(d.from / T.rows);
+					drawHeat();
+					return;
+				}
+				if (range.anchor === null) {
+					range.anchor = d.from;
+					drawHeat();
+					return;
+				}
+				d.from = range.anchor;
+			}
+			range.anchor = null;
+			const a = Math.min(d.from, d.to), b = Math.max(d.from, d.to) + k;
+			const sel = snap(T, a, b);
+			if (d.base)
+				range.base = sel;
+			else
+				range.sel = sel;
+			applyRange();
+		});
+		$('heat-overview').addEventListener('click', () => {
+			hview.zoomed = false;
+			drawHeat();
+		});
+		$('range-clear').addEventListener('click', clearRange);
+		$('range-baseline').addEventListener('click', useAsBaseline);
+		document.addEventListener('keydown', (e) => {
+			const typing = e.target instanceof HTMLInputElement && e.target.type !== 'checkbox';
+			if (typing || e.ctrlKey || e.metaKey || e.altKey)
+				return;
+			if (e.key === 'c')
+				clearRange();
+			else if (e.key === 'b')
+				useAsBaseline();
+		});
+		window.addEventListener('resize', () => setTimeout(drawHeat, 120));
+		drawHeat();
+	}
+
+	setupTimeline();
+
 	/* For tests and the curious: what is drawn, and how long it took. */
 	window.perfrecFlame = {
 		timings: { parse: parsed - started, build: built - parsed, firstDraw: lastDrawMs },
@@ -878,6 +1450,34 @@
 			color: diff ? diffColor(tree(), n) : null,
 		})),
 		width: () => chart.clientWidth,
+		/* Time: the base columns' totals, ranges chosen as a person would. */
+		time: () => {
+			const T = timeOf(baseProfile());
+			if (!T || !T.spans)
+				return null;
+			const columns = [];
+			for (let c = 0; c < T.columns; c++) {
+				let samples = 0, weight = 0;
+				for (let i = c * T.rows; i < (c + 1) * T.rows; i++) {
+					samples += T.heatSamples[i];
+					weight += T.heat[i];
+				}
+				columns.push({ startMs: bucketMs(T, c * T.rows), samples: samples, weight: weight });
+			}
+			return { originMs: T.originMs, slotNs: T.slotNs, bucketNs: T.bucketNs, rows: T.rows,
+				 slotCount: T.slotCount, entries: T.code.length, columns: columns,
+				 view: { first: hview.first, k: hview.k, count: hview.count, zoomed: hview.zoomed } };
+		},
+		selectRange: (fromMs, toMs) => selectMs(fromMs, toMs, false),
+		selectBaseline: (fromMs, toMs) => selectMs(fromMs, toMs, true),
+		clearRange: () => { clearRange(); return selection(); },
+		selection: selection,
+		lastRangeMs: () => lastRangeMs,
+		heatCell: (col, row) => {
+			const T = timeOf(baseProfile());
+			return T ? { x: (col + 0.5) * hview.colW, y: (row + 0.5) * CELL_H,
+				     startMs: bucketMs(T, cellBuckets(T, col, row)[0]) } : null;
+		},
 		ready: true,
 	};
 })();

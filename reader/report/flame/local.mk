@@ -4,6 +4,7 @@ reader_report_flame_libperfrec_flame_a_SOURCES = \
 	reader/report/flame/flame.h reader/report/flame/flame-internal.h \
 	reader/report/flame/flame-common.c \
 	reader/report/flame/flame-html.c \
+	reader/report/flame/flame-time.c \
 	reader/report/flame/flame-svg.c
 # The page's CSS and JavaScript, sources of their own, become C arrays at
 # build time (in the build directory: VPATH builds and distcheck's

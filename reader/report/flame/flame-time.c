@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The page's time data: what the aggregation kept of time
+ * (report_data.timeline) written for flame.js's heatmap and ranges, and
+ * the rule that chooses its lengths (flame_time_options()).
+ *
+ * A profile's "time" (flame-html.c writes it after "nodes"):
+ *   "origin_ns"      capture clock of slot and bucket 0 (a number: below 2^53)
+ *   "origin_utc_ms"  the same as UTC milliseconds since the epoch
+ *   "realtime_offset_ns"  a string: add to the capture clock for UTC
+ *   "slot_ns", "bucket_ns", "rows"   the lengths, and the heatmap's rows
+ *                    a column (a column is rows buckets)
+ *   "slot_count", "bucket_count"
+ *   "slots":   varints: for each slot with entries, the slots skipped
+ *              since the last one with entries, then its entry count
+ *   "entries": varints: per entry, zigzag of (code - the slot's last
+ *              code), its period, its samples; a code is a node's index
+ *              (the order of "nodes") times 2, plus 1 when the stacks
+ *              end in a node the percent limit left out of the page (the
+ *              node is then its nearest ancestor in the page: the time
+ *              counts in that node's total, not its self)
+ *   "buckets": varints: per bucket with samples, the buckets skipped
+ *              since the last one, its samples, and for a profile of
+ *              nanoseconds (off-CPU, wall) its period
+ * each varint array LEB128 (as common.h's) in base64: a third the size of
+ * JSON numbers, and decoded by a loop of the page's own.
+ *
+ * Sizes: entries are slots times the distinct stacks of each slot, never
+ * samples; buckets are bounded by flame_time_options()'s budget.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "flame-internal.h"
+
+/*
+ * The lengths, and why:
+ *  - buckets of 20 ms, 50 rows a 1 s column, as FlameScope's heatmap,
+ *    while the capture has fewer than FLAME_MAX_CELLS of them (100 min):
+ *    the page holds every one, and a coarse column of a long capture
+ *    zooms in to 1 s columns anywhere.  Longer captures take the
+ *    smallest step of report_time_step() that keeps the buckets under
+ *    the budget (24 h: 500 ms buckets, 25 s columns): the heatmap's
+ *    part of the page stays below about 1.5 MB however long the capture.
+ *  - slots, the ranges' resolution, from report_time_step() with fewer
+ *    than FLAME_MAX_SLOTS (1 h: 1 s; 24 h: 30 s), never below 100 ms
+ *    and a whole number of buckets: the entries grow with slots times
+ *    the distinct stacks in each, and a selection snaps to slots.
+ *  - the origin on a UTC boundary of both the slot and the column, so
+ *    that columns and slots start at whole seconds (or minutes) of UTC
+ *    and a range's --since/--until in whole units names exactly its
+ *    slots.
+ */
+#define FLAME_HEATMAP_ROWS	50
+#define FLAME_FINE_BUCKET_NS	20000000ull
+#define FLAME_MAX_CELLS		300000ull
+#define FLAME_MAX_SLOTS		4000ull
+#define FLAME_MIN_SLOT_NS	100000000ull
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+void flame_time_options(uint64_t start_ns, uint64_t end_ns, int64_t realtime_offset_ns,
+			struct aggregate_options *options)
+{
+	uint64_t duration = end_ns > start_ns ? end_ns - start_ns : 0;
+	uint64_t bucket = FLAME_FINE_BUCKET_NS, slot, column, align;
+	int64_t wall, phase;
+
+	if (duration / FLAME_FINE_BUCKET_NS >= FLAME_MAX_CELLS)
+		bucket = report_time_step(duration, FLAME_MAX_CELLS);
+	slot = report_time_step(duration, FLAME_MAX_SLOTS);
+	if (slot < FLAME_MIN_SLOT_NS)
+		slot = FLAME_MIN_SLOT_NS;
+	slot = (slot + bucket - 1) / bucket * bucket;
+	column = bucket * FLAME_HEATMAP_ROWS;
+	align = slot / gcd(slot, column) * column;
+	wall = (int64_t)start_ns + realtime_offset_ns;
+	phase = (wall % (int64_t)align + (int64_t)align) % (int64_t)align;
+	/* A capture that starts right after boot: bucket 0 at the start itself. */
+	options->time_origin_ns = start_ns >= (uint64_t)phase ? start_ns - (uint64_t)phase : start_ns;
+	options->time_slot_ns = slot;
+	options->time_bucket_ns = bucket;
+}
+
+/* ---- base64 of varints ---------------------------------------------- */
+
+struct b64 {
+	FILE *out;
+	uint8_t held[3];
+	int count;
+};
+
+static const char b64_digits[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static void b64_flush(struct b64 *b)
+{
+	uint32_t v = (uint32_t)b->held[0] << 16 | (uint32_t)b->held[1] << 8 | b->held[2];
+	char quad[4] = { b64_digits[v >> 18], b64_digits[(v >> 12) & 63],
+			 b64_digits[(v >> 6) & 63], b64_digits[v & 63] };
+
+	if (b->count < 3)
+		quad[3] = '=';
+	if (b->count < 2)
+		quad[2] = '=';
+	fwrite(quad, 1, 4, b->out);
+	memset(b->held, 0, sizeof(b->held));
+	b->count = 0;
+}
+
+static void b64_varint(struct b64 *b, uint64_t v)
+{
+	uint8_t bytes[PRF_VARINT_MAX], *end = prf_varint_put(bytes, v);
+
+	for (const uint8_t *p = bytes; p < end; p++) {
+		b->held[b->count++] = *p;
+		if (b->count == 3)
+			b64_flush(b);
+	}
+}
+
+static void b64_begin(struct b64 *b, FILE *out, const char *name)
+{
+	*b = (struct b64){ .out = out };
+	fprintf(out, ",\n\"%s\":\"", name);
+}
+
+static void b64_end(struct b64 *b)
+{
+	if (b->count)
+		b64_flush(b);
+	fputc('"', b->out);
+}
+
+/* ---- the page's node of each tree node ------------------------------ */
+
+struct node_codes {
+	struct prf_index index;
+	const struct call_node **keys;	/* by id - 1 */
+	uint32_t *codes;
+	size_t count, capacity, code_capacity;
+};
+
+static int node_equal(const void *context, uint32_t id, const void *key)
+{
+	const struct node_codes *c = context;
+
+	return c->keys[id - 1] == key;
+}
+
+static int codes_add(struct node_codes *c, const struct call_node *node, uint32_t code)
+{
+	uint64_t hash = prf_hash_mix((uintptr_t)node);
+	struct prf_index_slot *slot = prf_index_place(&c->index, hash, node_equal, c, node);
+
+	if (!slot)
+		return -1;
+	if (slot->id)
+		return 0;
+	if (prf_ensure_mem((void **)&c->keys, &c->capacity, sizeof(*c->keys), c->count + 1) < 0 ||
+	    prf_ensure_mem((void **)&c->codes, &c->code_capacity, sizeof(*c->codes),
+			   c->count + 1) < 0)
+		return -1;
+	c->keys[c->count] = node;
+	c->codes[c->count++] = code;
+	prf_index_insert(&c->index, slot, hash, (uint32_t)c->count);
+	return 0;
+}
+
+/* The code of node: its page index * 2, or its nearest shown ancestor's * 2 + 1. */
+static int64_t node_code(struct node_codes *c, const struct call_node *node)
+{
+	const struct call_node *a = node;
+	uint32_t id = 0;
+
+	while (a && !(id = prf_index_lookup(&c->index, prf_hash_mix((uintptr_t)a), node_equal,
+					    c, a)))
+		a = a->parent;
+	if (!id)
+		return 1;	/* not even the root: the root's "left out" */
+	if (a == node)
+		return c->codes[id - 1];
+	/* Remembered, so that a deep left-out subtree is walked once. */
+	if (codes_add(c, node, (c->codes[id - 1] & ~1u) | 1) < 0)
+		return -1;
+	return (c->codes[id - 1] & ~1u) | 1;
+}
+
+static void codes_free(struct node_codes *c)
+{
+	prf_index_free(&c->index);
+	free(c->keys);
+	free(c->codes);
+}
+
+static uint64_t zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+int flame_time_write(FILE *out, const struct report_data *data,
+		     const struct call_node *const *page_nodes, size_t page_node_count)
+{
+	const struct report_timeline *t = &data->timeline;
+	int ns = data->weight_unit != NULL;
+	struct node_codes codes = { 0 };
+	struct b64 b;
+	int64_t last = 0;
+	uint64_t origin_wall = t->origin_ns + (uint64_t)data->header.realtime_offset_ns;
+	int err = 0;
+
+	for (size_t i = 0; i < page_node_count && !err; i++)
+		err = codes_add(&codes, page_nodes[i], (uint32_t)(2 * i));
+	if (err) {
+		codes_free(&codes);
+		return -ENOMEM;
+	}
+	fprintf(out, ",\n\"time\":{\"origin_ns\":%" PRIu64 ",\"origin_utc_ms\":%" PRIu64 ".%06" PRIu64
+		",\"realtime_offset_ns\":\"%" PRId64 "\",\"slot_ns\":%" PRIu64 ",\"bucket_ns\":%" PRIu64
+		",\"rows\":%d,\"slot_count\":%" PRIu32 ",\"bucket_count\":%zu",
+		t->origin_ns, origin_wall / 1000000, origin_wall % 1000000,
+		data->header.realtime_offset_ns, t->slot_ns, t->bucket_ns, FLAME_HEATMAP_ROWS,
+		t->slot_count, t->bucket_count);
+
+	/* The slots with entries, and how many each has. */
+	b64_begin(&b, out, "slots");
+	for (size_t i = 0, next = 0; i < t->entry_count;) {
+		size_t j = i;
+
+		while (j < t->entry_count && t->entries[j].slot == t->entries[i].slot)
+			j++;
+		b64_varint(&b, t->entries[i].slot - next);
+		b64_varint(&b, j - i);
+		next = t->entries[i].slot + 1;
+		i = j;
+	}
+	b64_end(&b);
+
+	b64_begin(&b, out, "entries");
+	for (size_t i = 0; i < t->entry_count && !err; i++) {
+		const struct report_time_entry *e = &t->entries[i];
+		int64_t code = node_code(&codes, e->node);
+
+		if (code < 0) {
+			err = -ENOMEM;
+			break;
+		}
+		if (!i || e->slot != t->entries[i - 1].slot)
+			last = 0;
+		b64_varint(&b, zigzag(code - last));
+		b64_varint(&b, e->period);
+		b64_varint(&b, e->samples);
+		last = code;
+	}
+	b64_end(&b);
+
+	b64_begin(&b, out, "buckets");
+	for (size_t i = 0; i < t->bucket_count; i++) {
+		const struct report_time_bucket *k = &t->buckets[i];
+
+		b64_varint(&b, k->index - (i ? t->buckets[i - 1].index + 1 : 0));
+		b64_varint(&b, k->samples);
+		if (ns)
+			b64_varint(&b, k->period);
+	}
+	b64_end(&b);
+	fputc('}', out);
+	codes_free(&codes);
+	return err;
+}
