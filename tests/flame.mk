@@ -16,8 +16,9 @@ TESTS += tests/test-flame
 FLAME_TESTS = \
 	tests/test-flame-html.sh \
 	tests/test-flame-svg.sh \
-	tests/test-flame-diff.sh
+	tests/test-flame-diff.sh \
+	tests/test-flame-heatmap.sh
 TESTS += $(FLAME_TESTS)
 EXTRA_DIST += $(FLAME_TESTS) tests/browser/package.json tests/browser/package-lock.json \
-	tests/browser/flame-check.js
-CLEANFILES += tests/test-flame-html-*.png tests/test-flame-diff*.png
+	tests/browser/flame-check.js tests/browser/heatmap-check.js
+CLEANFILES += tests/test-flame-html-*.png tests/test-flame-diff*.png tests/test-flame-heatmap.png

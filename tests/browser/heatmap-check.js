@@ -180,7 +180,7 @@ async function hostile(browser) {
 		t.columns[t.columns.length - 1].startMs + 1000), time);
 	const found = await page.evaluate(() => ({
 		scripts: document.scripts.length,
-		elements: document.querySelectorAll('img, b, style').length,
+		elements: document.querySelectorAll('img, b, i, style').length,
 		keys: document.getElementById('series-keys').textContent,
 		keyElements: document.getElementById('series-keys').querySelectorAll('*').length,
 		keySpans: document.getElementById('series-keys').children.length,

@@ -245,7 +245,7 @@ static int64_t symbol_index(struct html_writer *w, const struct call_node *node)
 
 /* ---- JSON for a script element --------------------------------------- */
 
-static void html_json_string(FILE *out, const char *s)
+void flame_json_string(FILE *out, const char *s)
 {
 	uint32_t code;
 	size_t n;
@@ -392,9 +392,9 @@ static void write_facts(FILE *out, const struct flame_fact *facts, int count)
 	fputs("\n\"facts\":[", out);
 	for (int i = 0; i < count; i++) {
 		fputs(i ? ",[" : "[", out);
-		html_json_string(out, facts[i].label);
+		flame_json_string(out, facts[i].label);
 		fputc(',', out);
-		html_json_string(out, facts[i].value);
+		flame_json_string(out, facts[i].value);
 		fprintf(out, ",%d]", facts[i].warn);
 	}
 	fputs("],\n", out);
@@ -454,7 +454,7 @@ static int write_data(struct html_writer *w, const struct report_data *const *pr
 		",\"inverted\":%s,\n", hundredths / 100, hundredths % 100,
 		options->flame_inverted ? "true" : "false");
 	fputs("\"first_level\":", out);
-	html_json_string(out, report_first_level_name(profiles[0]->sort_keys));
+	flame_json_string(out, report_first_level_name(profiles[0]->sort_keys));
 	fprintf(out, ",\n\"shown\":%zu,\n\"profiles\":[", shown < count ? shown : 0);
 	for (size_t i = 0; i < count; i++) {
 		if (i)
@@ -472,7 +472,7 @@ static int write_data(struct html_writer *w, const struct report_data *const *pr
 	fputs("],\n\"strings\":[", out);
 	for (size_t i = 0; i < w->string_count; i++) {
 		fputs(i ? ",\n" : "\n", out);
-		html_json_string(out, w->string_list[i]);
+		flame_json_string(out, w->string_list[i]);
 	}
 	fputs("]}\n", out);
 	return 0;

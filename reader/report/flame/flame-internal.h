@@ -104,6 +104,13 @@ struct flame_frame *flame_push(struct flame_stack *stack, const struct call_node
 void flame_stack_free(struct flame_stack *stack);
 
 /*
+ * s as a JSON string for the page's data block: '<', '>', '&', U+2028 and
+ * U+2029 escaped (nothing can close the script element), invalid UTF-8
+ * and control characters as U+FFFD (flame_next_char()).
+ */
+void flame_json_string(FILE *out, const char *s);
+
+/*
  * A profile's "time" for the page (flame-time.c): data's timeline, its
  * entries' nodes named by their index among page_nodes (the nodes the
  * page has, in its order).  0 or -ENOMEM.

@@ -11,6 +11,9 @@
  *   "slot_ns", "bucket_ns", "rows"   the lengths, and the heatmap's rows
  *                    a column (a column is rows buckets)
  *   "slot_count", "bucket_count"
+ *   "files":   the capture's file names when there are at most
+ *              FLAME_COMMAND_FILES (for the command a range prints), else
+ *              absent
  *   "slots":   varints: for each slot with entries, the slots skipped
  *              since the last one with entries, then its entry count
  *   "entries": varints: per entry, zigzag of (code - the slot's last
@@ -57,6 +60,7 @@
 #define FLAME_MAX_CELLS		300000ull
 #define FLAME_MAX_SLOTS		4000ull
 #define FLAME_MIN_SLOT_NS	100000000ull
+#define FLAME_COMMAND_FILES	16
 
 static uint64_t gcd(uint64_t a, uint64_t b)
 {
@@ -231,6 +235,16 @@ int flame_time_write(FILE *out, const struct report_data *data,
 		t->origin_ns, origin_wall / 1000000, origin_wall % 1000000,
 		data->header.realtime_offset_ns, t->slot_ns, t->bucket_ns, FLAME_HEATMAP_ROWS,
 		t->slot_count, t->bucket_count);
+	if (data->header.file_names && data->header.files &&
+	    data->header.files <= FLAME_COMMAND_FILES) {
+		fputs(",\"files\":[", out);
+		for (size_t i = 0; i < data->header.files; i++) {
+			if (i)
+				fputc(',', out);
+			flame_json_string(out, data->header.file_names[i]);
+		}
+		fputc(']', out);
+	}
 
 	/* The slots with entries, and how many each has. */
 	b64_begin(&b, out, "slots");

@@ -939,7 +939,9 @@
 		let used = 0;
 		for (let i = 0; i < count && used < 2; i++)
 			used += T.heat[i] > 0 ? 1 : 0;
-		T.spans = used > 1 || T.slotCount > 1;
+		for (let k = 0, slots = 0; k < T.slotCount && used < 2; k++)
+			used = Math.max(used, slots += T.first[k + 1] > T.first[k] ? 1 : 0);
+		T.spans = used > 1;
 		p.timeData = T;
 		return T;
 	}
@@ -1155,7 +1157,8 @@
 		const legend = $('series-keys');
 		legend.replaceChildren();
 		for (let g = 0; g < groups; g++) {
-			const span = document.createElement('span'), sw = document.createElement('i');
+			const span = document.createElement('span'), sw = document.createElement('span');
+			sw.className = 'key';
 			sw.style.background = color(g);
 			span.append(sw, g < keys.length ? nameOf(c, keys[g]) : 'other');
 			legend.appendChild(span);
@@ -1186,13 +1189,21 @@
 			duration((sel[1] - sel[0]) * T.slotNs) + ')';
 	}
 
+	/* A file name as one word of a POSIX shell. */
+	function shellWord(s) {
+		if (s.charAt(0) === '-')
+			s = './' + s;
+		return /^[A-Za-z0-9_@%+=:,.\/-]+$/.test(s) ? s : "'" + s.replace(/'/g, "'\\''") + "'";
+	}
+
 	function rangeCommand(T, sel, base) {
 		let cmd = 'perfrec-report --since ' + isoArg(slotMs(T, sel[0])) + ' --until ' + isoArg(slotMs(T, sel[1]));
 		if (base)
 			cmd += ' --baseline-since ' + isoArg(slotMs(T, base[0])) + ' --baseline-until ' + isoArg(slotMs(T, base[1]));
 		if (P.kind !== 'cpu')
 			cmd += ' --profile=' + P.kind;
-		return cmd + ' CAPTURE...';
+		const files = baseProfile().time.files;
+		return cmd + ' ' + (files && files.length ? files.map(shellWord).join(' ') : 'CAPTURE...');
 	}
 
 	/*
