@@ -3,6 +3,7 @@ include bench/collector.mk
 include bench/dwarf.mk
 include bench/soak.mk
 include bench/offcpu.mk
+include bench/timeline.mk
 # perfrec-push CPU per host-hour (run by hand, as root; bench/README.md).
 EXTRA_DIST += bench/push.sh bench/push-follow.sh
 EXTRA_DIST += bench/stripped.sh

@@ -16,8 +16,9 @@
  *              absent
  *   "slots":   varints: for each slot with entries, the slots skipped
  *              since the last one with entries, then its entry count
- *   "entries": varints: per entry, zigzag of (code - the slot's last
- *              code), its period, its samples; a code is a node's index
+ *   "entries": varints: per entry, its code less the slot's code before
+ *              (codes ascend within a slot), its period, its samples; a
+ *              code is a node's index
  *              (the order of "nodes") times 2, plus 1 when the stacks
  *              end in a node the percent limit left out of the page (the
  *              node is then its nearest ancestor in the page: the time
@@ -207,9 +208,64 @@ static void codes_free(struct node_codes *c)
 	free(c->codes);
 }
 
-static uint64_t zigzag(int64_t v)
+/*
+ * The page's entries: a slot's entries of one page node summed (the page
+ * knows nodes, not flat rows; left-out nodes fold into their shown
+ * ancestor), by code within a slot.  With more than FLAME_MAX_ENTRIES
+ * of them, slots are merged k at a time (k a whole number, the merged
+ * length a step of report_time_step()) until they fit: the ranges get
+ * coarser, the page stays bounded whatever the distinct stacks.
+ */
+#define FLAME_MAX_ENTRIES	1500000u
+
+struct packed {
+	uint32_t slot, code;
+	uint64_t period, samples;
+};
+
+struct packing {
+	struct packed *list;
+	size_t count, capacity;
+};
+
+static int packed_order(const void *a, const void *b)
 {
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+	const struct packed *x = a, *y = b;
+
+	return x->code < y->code ? -1 : x->code > y->code;
+}
+
+/* codes[i] is entry i's; the entries of slots merged k at a time into p. */
+static int pack(struct packing *p, const struct report_timeline *t, const uint32_t *codes,
+		uint32_t k)
+{
+	p->count = 0;
+	for (size_t i = 0; i < t->entry_count;) {
+		uint32_t slot = t->entries[i].slot / k;
+		size_t from = p->count, j = i;
+
+		for (; j < t->entry_count && t->entries[j].slot / k == slot; j++) {
+			if (prf_ensure_mem((void **)&p->list, &p->capacity, sizeof(*p->list),
+					   p->count + 1) < 0)
+				return -ENOMEM;
+			p->list[p->count++] = (struct packed){ slot, codes[j], t->entries[j].period,
+							       t->entries[j].samples };
+		}
+		qsort(p->list + from, p->count - from, sizeof(*p->list), packed_order);
+		size_t out = from;
+
+		for (size_t m = from; m < p->count; m++) {
+			if (out > from && p->list[out - 1].code == p->list[m].code) {
+				p->list[out - 1].period += p->list[m].period;
+				p->list[out - 1].samples += p->list[m].samples;
+			} else {
+				p->list[out++] = p->list[m];
+			}
+		}
+		p->count = out;
+		i = j;
+	}
+	return 0;
 }
 
 int flame_time_write(FILE *out, const struct report_data *data,
@@ -218,23 +274,49 @@ int flame_time_write(FILE *out, const struct report_data *data,
 	const struct report_timeline *t = &data->timeline;
 	int ns = data->weight_unit != NULL;
 	struct node_codes codes = { 0 };
+	struct packing packing = { 0 };
+	uint32_t *entry_codes = NULL, k = 1, slot_count;
 	struct b64 b;
-	int64_t last = 0;
 	uint64_t origin_wall = t->origin_ns + (uint64_t)data->header.realtime_offset_ns;
 	int err = 0;
 
 	for (size_t i = 0; i < page_node_count && !err; i++)
 		err = codes_add(&codes, page_nodes[i], (uint32_t)(2 * i));
+	entry_codes = t->entry_count ? reallocarray(NULL, t->entry_count, sizeof(*entry_codes)) : NULL;
+	if (t->entry_count && !entry_codes)
+		err = -1;
+	for (size_t i = 0; i < t->entry_count && !err; i++) {
+		int64_t code = node_code(&codes, t->entries[i].node);
+
+		if (code < 0)
+			err = -1;
+		else
+			entry_codes[i] = (uint32_t)code;
+	}
+	if (!err)
+		err = pack(&packing, t, entry_codes, k);
+	while (!err && packing.count > FLAME_MAX_ENTRIES && k < t->slot_count) {
+		/* Fewer slots by the share that is over, rounded to a step. */
+		uint64_t want = (uint64_t)t->slot_count * FLAME_MAX_ENTRIES / packing.count;
+		uint64_t step = report_time_step((uint64_t)t->slot_count * t->slot_ns, want ? want : 1);
+		uint32_t next = (uint32_t)((step + t->slot_ns - 1) / t->slot_ns);
+
+		k = next > k ? next : 2 * k;
+		err = pack(&packing, t, entry_codes, k);
+	}
+	free(entry_codes);
+	codes_free(&codes);
 	if (err) {
-		codes_free(&codes);
+		free(packing.list);
 		return -ENOMEM;
 	}
+	slot_count = (t->slot_count + k - 1) / k;
 	fprintf(out, ",\n\"time\":{\"origin_ns\":%" PRIu64 ",\"origin_utc_ms\":%" PRIu64 ".%06" PRIu64
 		",\"realtime_offset_ns\":\"%" PRId64 "\",\"slot_ns\":%" PRIu64 ",\"bucket_ns\":%" PRIu64
 		",\"rows\":%d,\"slot_count\":%" PRIu32 ",\"bucket_count\":%zu",
 		t->origin_ns, origin_wall / 1000000, origin_wall % 1000000,
-		data->header.realtime_offset_ns, t->slot_ns, t->bucket_ns, FLAME_HEATMAP_ROWS,
-		t->slot_count, t->bucket_count);
+		data->header.realtime_offset_ns, k * t->slot_ns, t->bucket_ns, FLAME_HEATMAP_ROWS,
+		slot_count, t->bucket_count);
 	if (data->header.file_names && data->header.files &&
 	    data->header.files <= FLAME_COMMAND_FILES) {
 		fputs(",\"files\":[", out);
@@ -248,47 +330,41 @@ int flame_time_write(FILE *out, const struct report_data *data,
 
 	/* The slots with entries, and how many each has. */
 	b64_begin(&b, out, "slots");
-	for (size_t i = 0, next = 0; i < t->entry_count;) {
+	for (size_t i = 0, next = 0; i < packing.count;) {
 		size_t j = i;
 
-		while (j < t->entry_count && t->entries[j].slot == t->entries[i].slot)
+		while (j < packing.count && packing.list[j].slot == packing.list[i].slot)
 			j++;
-		b64_varint(&b, t->entries[i].slot - next);
+		b64_varint(&b, packing.list[i].slot - next);
 		b64_varint(&b, j - i);
-		next = t->entries[i].slot + 1;
+		next = packing.list[i].slot + 1;
 		i = j;
 	}
 	b64_end(&b);
 
+	/* By code within a slot: each the difference from the one before. */
 	b64_begin(&b, out, "entries");
-	for (size_t i = 0; i < t->entry_count && !err; i++) {
-		const struct report_time_entry *e = &t->entries[i];
-		int64_t code = node_code(&codes, e->node);
+	for (size_t i = 0; i < packing.count; i++) {
+		const struct packed *e = &packing.list[i];
+		int first = !i || e->slot != packing.list[i - 1].slot;
 
-		if (code < 0) {
-			err = -ENOMEM;
-			break;
-		}
-		if (!i || e->slot != t->entries[i - 1].slot)
-			last = 0;
-		b64_varint(&b, zigzag(code - last));
+		b64_varint(&b, e->code - (first ? 0 : packing.list[i - 1].code));
 		b64_varint(&b, e->period);
 		b64_varint(&b, e->samples);
-		last = code;
 	}
 	b64_end(&b);
+	free(packing.list);
 
 	b64_begin(&b, out, "buckets");
 	for (size_t i = 0; i < t->bucket_count; i++) {
-		const struct report_time_bucket *k = &t->buckets[i];
+		const struct report_time_bucket *bk = &t->buckets[i];
 
-		b64_varint(&b, k->index - (i ? t->buckets[i - 1].index + 1 : 0));
-		b64_varint(&b, k->samples);
+		b64_varint(&b, bk->index - (i ? t->buckets[i - 1].index + 1 : 0));
+		b64_varint(&b, bk->samples);
 		if (ns)
-			b64_varint(&b, k->period);
+			b64_varint(&b, bk->period);
 	}
 	b64_end(&b);
 	fputc('}', out);
-	codes_free(&codes);
-	return err;
+	return 0;
 }

@@ -862,22 +862,22 @@
 	 * summed, totals up the tree; everything else (layout, search,
 	 * inversion, differential colours) runs on it as on the capture's.
 	 */
+	/* A base64 text of LEB128 varints, read one at a time. */
 	function varints(text) {
 		const raw = atob(text || '');
-		const out = [];
-		let v = 0, shift = 0;
-		for (let i = 0; i < raw.length; i++) {
-			const b = raw.charCodeAt(i);
-			v += (b & 0x7f) * Math.pow(2, shift);
-			if (b & 0x80) {
-				shift += 7;
-			} else {
-				out.push(v);
-				v = 0;
-				shift = 0;
-			}
-		}
-		return out;
+		let at = 0;
+		return {
+			more: () => at < raw.length,
+			next: () => {
+				let v = 0, scale = 1, b;
+				do {
+					b = raw.charCodeAt(at++);
+					v += (b & 0x7f) * scale;
+					scale *= 128;
+				} while (b & 0x80 && at < raw.length);
+				return v;
+			},
+		};
 	}
 
 	function timeOf(p) {
@@ -887,33 +887,43 @@
 		p.timeData = null;
 		if (!t || !t.slot_count)
 			return null;
-		const slots = varints(t.slots), raw = varints(t.entries), buckets = varints(t.buckets);
 		const ns = p.unit === 'ns';
-		const n = raw.length / 3;
+		const slotList = [];
+		let n = 0;
+		for (const r = varints(t.slots); r.more();) {
+			const skip = r.next(), count = r.next();
+			slotList.push(skip, count);
+			n += count;
+		}
 		const T = {
 			slotNs: t.slot_ns, bucketNs: t.bucket_ns, rows: t.rows || 50,
 			originMs: t.origin_utc_ms, slotCount: t.slot_count,
 			first: new Int32Array(t.slot_count + 1),
 			code: new Int32Array(n), period: new Float64Array(n), samples: new Float64Array(n),
 		};
+		const raw = varints(t.entries);
 		let e = 0, slot = 0;
-		for (let i = 0; i + 1 < slots.length; i += 2) {
-			const s = slot + slots[i];
-			for (let k = slot; k <= s && k <= T.slotCount; k++)
+		for (let i = 0; i + 1 < slotList.length; i += 2) {
+			const s = Math.min(slot + slotList[i], T.slotCount - 1);
+			for (let k = slot; k <= s; k++)
 				T.first[k] = e;
-			let last = 0;
-			for (let j = 0; j < slots[i + 1] && e < n; j++, e++) {
-				const z = raw[3 * e];
-				const code = last + (z % 2 ? -(z + 1) / 2 : z / 2);
+			let code = 0;
+			for (let j = 0; j < slotList[i + 1] && raw.more(); j++, e++) {
+				code += raw.next();
 				T.code[e] = code;
-				T.period[e] = raw[3 * e + 1];
-				T.samples[e] = raw[3 * e + 2];
-				last = code;
+				T.period[e] = raw.next();
+				T.samples[e] = raw.next();
 			}
 			slot = s + 1;
 		}
 		for (let k = slot; k <= T.slotCount; k++)
 			T.first[k] = e;
+		const buckets = [];
+		for (const r = varints(t.buckets); r.more();) {
+			buckets.push(r.next(), r.next());
+			if (ns)
+				buckets.push(r.next());
+		}
 		/* The buckets dense: the budget of flame-time.c bounds them. */
 		const stride = ns ? 3 : 2;
 		let count = 0;
@@ -1439,11 +1449,14 @@
 		drawHeat();
 	}
 
+	const timeBegin = performance.now();
 	setupTimeline();
+	const timeMs = performance.now() - timeBegin;
 
 	/* For tests and the curious: what is drawn, and how long it took. */
 	window.perfrecFlame = {
-		timings: { parse: parsed - started, build: built - parsed, firstDraw: lastDrawMs },
+		timings: { parse: parsed - started, build: built - parsed, firstDraw: lastDrawMs,
+			   ready: performance.now(), time: timeMs },
 		nodeCount: () => tree().n,
 		lastDrawMs: () => lastDrawMs,
 		invertMs: () => invertMs,
