@@ -30,7 +30,8 @@
  * JSON numbers, and decoded by a loop of the page's own.
  *
  * Sizes: entries are slots times the distinct stacks of each slot, never
- * samples; buckets are bounded by flame_time_options()'s budget.
+ * samples, and at most FLAME_MAX_ENTRIES; buckets are bounded by
+ * flame_time_options()'s budget.  bench/timeline-page.sh measures both.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -51,6 +52,10 @@
  *    than FLAME_MAX_SLOTS (1 h: 1 s; 24 h: 30 s), never below 100 ms
  *    and a whole number of buckets: the entries grow with slots times
  *    the distinct stacks in each, and a selection snaps to slots.
+ *  - then in the page, slots merged while a profile would have more
+ *    than FLAME_MAX_ENTRIES entries (pack()): a day of a busy machine's
+ *    thousands of distinct stacks a slot gives 5 min ranges, not a
+ *    page of 70 MB; an hour's stays at 1 s.
  *  - the origin on a UTC boundary of both the slot and the column, so
  *    that columns and slots start at whole seconds (or minutes) of UTC
  *    and a range's --since/--until in whole units names exactly its

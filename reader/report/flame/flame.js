@@ -1073,19 +1073,21 @@
 		return [sel[0] * per, sel[1] * per];
 	}
 
-	function drawHeat() {
-		const T = timeOf(baseProfile());
-		if (!T || !T.spans)
-			return;
-		heatLayout(T);
-		const dpr = window.devicePixelRatio || 1;
-		const h = T.rows * CELL_H;
-		heat.width = Math.round(hview.width * dpr);
-		heat.height = Math.round(h * dpr);
-		heat.style.height = h + 'px';
-		hctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-		hctx.fillStyle = '#fff';
-		hctx.fillRect(0, 0, hview.width, h);
+	/*
+	 * The cells and the series are drawn once a view (profile, columns,
+	 * width) into a canvas of their own; a range only redraws its
+	 * overlay on a copy of it.
+	 */
+	let heatCache = null;
+
+	function paintCells(T, dpr, h) {
+		const image = document.createElement('canvas');
+		image.width = Math.round(hview.width * dpr);
+		image.height = Math.round(h * dpr);
+		const g = image.getContext('2d');
+		g.setTransform(dpr, 0, 0, dpr, 0, 0);
+		g.fillStyle = '#fff';
+		g.fillRect(0, 0, hview.width, h);
 		let max = 0;
 		const values = new Float64Array(hview.count * T.rows);
 		for (let c = 0; c < hview.count; c++)
@@ -1101,9 +1103,30 @@
 				const v = values[c * T.rows + r];
 				if (!v)
 					continue;
-				hctx.fillStyle = shade(v / hview.max);
-				hctx.fillRect(c * hview.colW, r * CELL_H, Math.max(hview.colW - 0.5, 0.5), CELL_H - 0.5);
+				g.fillStyle = shade(v / hview.max);
+				g.fillRect(c * hview.colW, r * CELL_H, Math.max(hview.colW - 0.5, 0.5), CELL_H - 0.5);
 			}
+		return image;
+	}
+
+	function drawHeat() {
+		const T = timeOf(baseProfile());
+		if (!T || !T.spans)
+			return;
+		heatLayout(T);
+		const dpr = window.devicePixelRatio || 1;
+		const h = T.rows * CELL_H;
+		const key = [profiles.indexOf(baseProfile()), hview.first, hview.k, hview.count, hview.width, dpr].join();
+		if (!heatCache || heatCache.key !== key) {
+			heatCache = { key: key, image: paintCells(T, dpr, h) };
+			drawSeries(T);
+		}
+		heat.width = heatCache.image.width;
+		heat.height = heatCache.image.height;
+		heat.style.height = h + 'px';
+		hctx.setTransform(1, 0, 0, 1, 0, 0);
+		hctx.drawImage(heatCache.image, 0, 0);
+		hctx.setTransform(dpr, 0, 0, dpr, 0, 0);
 		for (const [sel, color] of [[range.base, 'rgba(52,108,232,0.45)'], [range.sel, 'rgba(20,20,20,0.35)']]) {
 			if (!sel)
 				continue;
@@ -1114,7 +1137,6 @@
 		if (range.anchor !== null)
 			for (let c = 0; c < hview.count; c++)
 				overlay(T, c, range.anchor, range.anchor + 1, 'rgba(20,20,20,0.6)');
-		drawSeries(T);
 	}
 
 	/* The top first-level keys' weight over the heatmap's columns, stacked. */
