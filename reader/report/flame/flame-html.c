@@ -517,7 +517,7 @@ static const char page_body[] =
 	"<button type=\"button\" id=\"range-baseline\" disabled title=\"Compare the next range with this one (b)\">Use as baseline</button>\n"
 	"<span id=\"heat-readout\" aria-live=\"polite\"></span>\n"
 	"</div>\n"
-	"<div id=\"heat-wrap\"><canvas id=\"heatmap\"></canvas></div>\n"
+	"<div id=\"heat-wrap\"><canvas id=\"heatmap\"></canvas><canvas id=\"heat-axis\"></canvas></div>\n"
 	"<div id=\"series-wrap\"><canvas id=\"series\"></canvas><div id=\"series-keys\"></div></div>\n"
 	"<p id=\"heat-help\"></p>\n"
 	"<p id=\"range\"></p>\n"

@@ -1119,6 +1119,13 @@
 		const key = [profiles.indexOf(baseProfile()), hview.first, hview.k, hview.count, hview.width, dpr].join();
 		if (!heatCache || heatCache.key !== key) {
 			heatCache = { key: key, image: paintCells(T, dpr, h) };
+			drawAxis(T, dpr);
+			$('heat-help').textContent = 'A column is ' + duration(hview.k * T.rows * T.bucketNs) +
+				', a row ' + duration(hview.k * T.bucketNs) + ' of it, the shade its ' +
+				(P.unit === 'ns' ? 'time' : 'samples') + '. Drag (or click a start and an end) to see a range; ' +
+				'shift-drag, or "Use as baseline", for a baseline to compare it with' +
+				(hview.k > 1 ? '; a click on a column shows its stretch at ' + duration(T.rows * T.bucketNs) +
+				 ' columns.' : '.');
 			drawSeries(T);
 		}
 		heat.width = heatCache.image.width;
@@ -1137,6 +1144,26 @@
 		if (range.anchor !== null)
 			for (let c = 0; c < hview.count; c++)
 				overlay(T, c, range.anchor, range.anchor + 1, 'rgba(20,20,20,0.6)');
+	}
+
+	/* The columns' start times of day in UTC, as many as fit (the date is in the header). */
+	function drawAxis(T, dpr) {
+		const axis = $('heat-axis'), g = axis.getContext('2d'), height = 16;
+		axis.width = Math.round(hview.width * dpr);
+		axis.height = Math.round(height * dpr);
+		axis.style.height = height + 'px';
+		g.setTransform(dpr, 0, 0, dpr, 0, 0);
+		g.clearRect(0, 0, hview.width, height);
+		g.font = '11px ui-monospace, "DejaVu Sans Mono", monospace';
+		g.fillStyle = '#5c6370';
+		g.textBaseline = 'top';
+		const colMs = hview.k * T.rows * T.bucketNs / 1e6;
+		const every = Math.max(Math.ceil(70 / hview.colW), 1);
+		for (let c = 0; c < hview.count; c += every) {
+			const text = utc(T.originMs + (hview.first * T.rows * T.bucketNs / 1e6) + c * colMs);
+			g.fillRect(c * hview.colW, 0, 1, 4);
+			g.fillText(text.slice(11, 19), c * hview.colW + 2, 4);
+		}
 	}
 
 	/* The top first-level keys' weight over the heatmap's columns, stacked. */
@@ -1389,14 +1416,9 @@
 	}
 
 	function setupTimeline() {
-		const T = timeOf(P);
 		if (!profiles.some((p) => { const t = timeOf(p); return t && t.spans; }))
 			return;
 		$('timeline').hidden = false;
-		$('heat-help').textContent = 'A column is ' + (T ? duration(T.rows * T.bucketNs) : '') +
-			', a row ' + (T ? duration(T.bucketNs) : '') + ' of it, the shade its ' +
-			(P.unit === 'ns' ? 'time' : 'samples') + '. Drag (or click a start and an end) to see a range; ' +
-			'shift-drag, or "Use as baseline", for a baseline to compare it with; a click on a coarse column zooms in.';
 		const point = (e) => {
 			const T = timeOf(baseProfile());
 			return T ? heatBucket(T, e.offsetX, e.offsetY) : -1;
