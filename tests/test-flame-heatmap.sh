@@ -17,6 +17,9 @@
 #   - a drag of the mouse over the heatmap selects those columns; the
 #     hover readout; one phase's range against the other's as the
 #     baseline: the differential graph, the function at about +100 points;
+#   - tests/offcpu-fixture: the CPU, off-CPU and wall profiles' heatmaps
+#     hold their totals (samples, nanoseconds), a range is kept across
+#     the switch;
 #   - report-hostile --markup: names in the series' keys and the range's
 #     process list stay text; a page of one instant (a capture cut to a
 #     microsecond around one sample) has no heatmap and is drawn.
@@ -30,7 +33,8 @@ test_name=test-flame-heatmap
 
 phases=$top_builddir/tests/phases-workload
 hostile=$top_builddir/tests/report-hostile
-needs_built "$phases" "$hostile"
+offcpu_fixture=$top_builddir/tests/offcpu-fixture
+needs_built "$phases" "$hostile" "$offcpu_fixture"
 browser_dir=$(cd "$top_srcdir/tests/browser" && pwd)
 shots=$(cd "$top_builddir/tests" && pwd)
 
@@ -81,6 +85,8 @@ start=$("$report" --json "$capture_file" | python3 -c 'import json, sys; print(j
 since=$(python3 -c "print('+%.9f' % (($window - $start - 500) / 1e9))")
 until=$(python3 -c "print('+%.9f' % (($window - $start + 500) / 1e9))")
 report_ok "$work/out" --since "$since" --until "$until" -o "$work/instant.html" "$capture_file"
+"$offcpu_fixture" "$work/offcpu.prf" || fail "offcpu-fixture failed"
+report_ok "$work/out" -o "$work/offcpu.html" "$work/offcpu.prf"
 
 command -v node >/dev/null 2>&1 || skip "no node (apt-get install nodejs npm)"
 chromium=${CHROMIUM:-/usr/bin/chromium}
@@ -116,6 +122,9 @@ done <"$work/commands"
 
 check "in chromium: hostile names stay text in the series and the range"
 browse hostile "$work/markup.html"
+
+check "in chromium: the CPU, off-CPU and wall profiles' heatmaps and ranges, in their units"
+browse profiles "$work/offcpu.html"
 
 check "in chromium: one instant, no heatmap, the graph drawn"
 browse none "$work/instant.html"

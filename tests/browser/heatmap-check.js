@@ -19,6 +19,11 @@
 //   node heatmap-check.js hostile PAGE
 //       report-hostile's names: the series' keys, the readout and the
 //       range's lines hold them as text, no element of theirs.
+//   node heatmap-check.js profiles PAGE
+//       tests/offcpu-fixture's CPU, off-CPU and wall profiles: each one's
+//       heatmap holds its total (samples, or nanoseconds), a range of the
+//       whole capture too, kept across the switch, its command with
+//       --profile.
 //   node heatmap-check.js none PAGE
 //       a page without time (one instant): no heatmap, the graph drawn.
 //
@@ -196,6 +201,38 @@ async function hostile(browser) {
 	return problems;
 }
 
+// Each profile (CPU, off-CPU, wall; the p key): its heatmap's weight is
+// its total (samples' periods, or blocked and wall nanoseconds), a range
+// of the whole capture has that total, and the range stays when the
+// profile is switched.
+async function profiles(browser) {
+	const { page, problems } = await open(browser);
+	const kinds = await page.evaluate(() => window.perfrecFlame.profiles());
+	check(kinds.length === 3, `profiles ${kinds}`);
+	let sel = null;
+	for (let i = 0; i < kinds.length; i++) {
+		const t = await page.evaluate(() => window.perfrecFlame.time());
+		check(t, `no heatmap for the ${kinds[i]} profile`);
+		const whole = await page.evaluate(() => window.perfrecFlame.profile());
+		const weight = t.columns.reduce((sum, c) => sum + c.weight, 0);
+		const expect = whole.unit === 'ns' ? whole.totalPeriod : whole.totalSamples;
+		check(weight === expect, `${whole.kind}: the heatmap holds ${weight}, the profile ${expect}`);
+		if (!sel)
+			sel = await page.evaluate((t) => window.perfrecFlame.selectRange(t.originMs,
+				t.originMs + t.columns.length * 1000), t);
+		const ranged = await page.evaluate(() => ({ s: window.perfrecFlame.selection(),
+							      p: window.perfrecFlame.profile() }));
+		check(ranged.s.range && ranged.s.range.since === sel.range.since, `${whole.kind}: the range was not kept`);
+		check(ranged.s.totalPeriod === whole.totalPeriod,
+		      `${whole.kind}: the whole capture's range holds ${ranged.s.totalPeriod}, the profile ${whole.totalPeriod}`);
+		check(whole.kind === 'cpu' || ranged.s.command.includes('--profile=' + whole.kind),
+		      `${whole.kind}: the command ${ranged.s.command}`);
+		note(`${whole.kind}: heatmap ${weight} ${whole.unit}, the range's total ${ranged.s.totalPeriod}: ${ranged.s.command}`);
+		await page.keyboard.press('p');
+	}
+	return problems;
+}
+
 async function none(browser) {
 	const { page, problems } = await open(browser);
 	const r = await page.evaluate(() => ({ time: window.perfrecFlame.time(),
@@ -219,6 +256,8 @@ async function none(browser) {
 			problems = await phases(browser, rest[0], rest[1]);
 		else if (mode === 'hostile')
 			problems = await hostile(browser);
+		else if (mode === 'profiles')
+			problems = await profiles(browser);
 		else if (mode === 'none')
 			problems = await none(browser);
 		else

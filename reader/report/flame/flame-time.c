@@ -49,9 +49,13 @@
  *    the budget (24 h: 500 ms buckets, 25 s columns): the heatmap's
  *    part of the page stays below about 1.5 MB however long the capture.
  *  - slots, the ranges' resolution, from report_time_step() with fewer
- *    than FLAME_MAX_SLOTS (1 h: 1 s; 24 h: 30 s), never below 100 ms
- *    and a whole number of buckets: the entries grow with slots times
- *    the distinct stacks in each, and a selection snaps to slots.
+ *    than FLAME_MAX_SLOTS (1 h: 1 s), and beyond FLAME_LONG_NS fewer in
+ *    proportion (4 h: 10 s; 24 h: 5 min), never below 100 ms and a
+ *    whole number of buckets: the entries grow with slots times the
+ *    distinct stacks in each, and a selection snaps to slots.  The
+ *    aggregation keeps them by raw stack: a day of a busy machine
+ *    (bench/README.md) took perfrec-report 3.5 GB at 30 s slots, 0.8 GB
+ *    at 5 min (0.15 GB without time).
  *  - then in the page, slots merged while a profile would have more
  *    than FLAME_MAX_ENTRIES entries (pack()): a day of a busy machine's
  *    thousands of distinct stacks a slot gives 5 min ranges, not a
@@ -66,6 +70,7 @@
 #define FLAME_MAX_CELLS		300000ull
 #define FLAME_MAX_SLOTS		4000ull
 #define FLAME_MIN_SLOT_NS	100000000ull
+#define FLAME_LONG_NS		(2 * 3600 * 1000000000ull)
 #define FLAME_COMMAND_FILES	16
 
 static uint64_t gcd(uint64_t a, uint64_t b)
@@ -88,7 +93,8 @@ void flame_time_options(uint64_t start_ns, uint64_t end_ns, int64_t realtime_off
 
 	if (duration / FLAME_FINE_BUCKET_NS >= FLAME_MAX_CELLS)
 		bucket = report_time_step(duration, FLAME_MAX_CELLS);
-	slot = report_time_step(duration, FLAME_MAX_SLOTS);
+	slot = report_time_step(duration, duration > FLAME_LONG_NS ?
+				FLAME_MAX_SLOTS * FLAME_LONG_NS / duration : FLAME_MAX_SLOTS);
 	if (slot < FLAME_MIN_SLOT_NS)
 		slot = FLAME_MIN_SLOT_NS;
 	slot = (slot + bucket - 1) / bucket * bucket;
