@@ -1481,7 +1481,8 @@
 		$('range-clear').addEventListener('click', clearRange);
 		$('range-baseline').addEventListener('click', useAsBaseline);
 		document.addEventListener('keydown', (e) => {
-			const typing = e.target instanceof HTMLInputElement && e.target.type !== 'checkbox';
+			const typing = e.target instanceof HTMLInputElement && e.target.type !== 'checkbox' ||
+				       e.target instanceof HTMLSelectElement;
 			if (typing || e.ctrlKey || e.metaKey || e.altKey)
 				return;
 			if (e.key === 'c')
