@@ -13,7 +13,8 @@
 //       range (the page's own API) leaves its function at >= 95 % of the
 //       flame graph's width, inverted too, and the page's command is
 //       printed ("command: ...") for the shell to run; a drag of the
-//       mouse over the heatmap selects a range; a baseline range (the
+//       mouse over the heatmap selects a range, a shift-drag the
+//       baseline; the hover readout; a baseline range (the
 //       other phase) gives the differential graph, the phase's function
 //       near +100 points; the screenshot is not blank.
 //   node heatmap-check.js hostile PAGE
@@ -146,6 +147,20 @@ async function phases(browser, expectedPath, screenshot) {
 	await page.mouse.move(box.x + a.x, box.y + a.y);
 	const readout = await page.$eval('#heat-readout', (e) => e.textContent);
 	check(/Z \+ 20\.00 ms: \d+ samples/.test(readout), `the hover readout: ${readout}`);
+
+	// A shift-drag selects the baseline instead.
+	await page.evaluate(() => window.perfrecFlame.clearRange());
+	await page.keyboard.down('Shift');
+	await page.mouse.move(box.x + a.x, box.y + a.y);
+	await page.mouse.down();
+	await page.mouse.move(box.x + b.x, box.y + b.y, { steps: 5 });
+	await page.mouse.up();
+	await page.keyboard.up('Shift');
+	const shifted = await page.evaluate(() => window.perfrecFlame.selection());
+	check(shifted.baseline && shifted.baseline.sinceMs === a.startMs && !shifted.range,
+	      `a shift-drag: ${JSON.stringify(shifted)}`);
+	note(`a shift-drag selected the baseline ${shifted.baseline.since} to ${shifted.baseline.until}`);
+	await page.evaluate(() => window.perfrecFlame.clearRange());
 
 	// A baseline: the other phase, as "Use as baseline" takes it.
 	const [one, two] = expected.phases;
