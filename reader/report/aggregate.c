@@ -7,7 +7,7 @@
 #include <sys/types.h>
 #include "call-tree.h"
 #include "common.h"
-#include "heat.h"
+#include "counts.h"
 #include "intern.h"
 #include "report.h"
 #include "stacks.h"
@@ -74,7 +74,8 @@ struct aggregator {
 	struct call_node no_tree;	/* the tree of a report without one */
 
 	struct stack_table *raw;	/* phase 1: the samples by resolved stack */
-	struct heat_table *heat;	/* phase 1: with time_bucket_ns */
+	struct count_table *heat;	/* phase 1: with time_bucket_ns, by bucket */
+	struct count_table *slots;	/* phase 1: with time_slot_ns, by slot and raw stack */
 	uint32_t *raw_flat;		/* phase 2: each raw stack's flat slot; UINT32_MAX: none */
 	struct report_time_entry *time_entries;
 	struct resolved_stack scratch;	/* phase 1: the current sample's */
@@ -103,9 +104,10 @@ struct aggregator *report_aggregator_new(struct session *session, struct symboli
 	a->stack_capacity = a->options.max_frames * 4;
 	a->stack = calloc(a->stack_capacity, sizeof(*a->stack));
 	a->raw = report_stacks_new();
-	a->heat = a->options.time_bucket_ns ? report_heat_new() : NULL;
+	a->heat = a->options.time_bucket_ns ? report_counts_new() : NULL;
+	a->slots = a->options.time_slot_ns ? report_counts_new() : NULL;
 	if ((a->options.want_tree && !a->tree) || !a->stack || !a->raw ||
-	    (a->options.time_bucket_ns && !a->heat)) {
+	    (a->options.time_bucket_ns && !a->heat) || (a->options.time_slot_ns && !a->slots)) {
 		report_aggregator_free(a);
 		return NULL;
 	}
@@ -131,7 +133,8 @@ void report_aggregator_free(struct aggregator *a)
 	report_tree_free(a->tree);
 	free(a->stack);
 	report_stacks_free(a->raw);
-	report_heat_free(a->heat);
+	report_counts_free(a->heat);
+	report_counts_free(a->slots);
 	free(a->raw_flat);
 	free(a->time_entries);
 	free(a->scratch.words);
@@ -643,13 +646,23 @@ static uint64_t time_index(uint64_t time, uint64_t origin, uint64_t width)
 	return time > origin ? (time - origin) / width : 0;
 }
 
-/* The sample's stack counted into table, its time into heat: 0 or -ENOMEM. */
-static int count_raw(const struct aggregator *a, struct stack_table *table,
-		     struct heat_table *heat, struct resolved_stack *scratch,
-		     const struct session_sample *sample)
+/*
+ * What phase 1 counts into: the raw stacks, and with time kept their
+ * slots and the heatmap's buckets.  The aggregator's own, and each
+ * reading thread's part.
+ */
+struct raw_counts {
+	struct stack_table *raw;
+	struct count_table *slots, *heat;
+};
+
+/* The sample's stack counted, with its time where it is kept: 0 or -ENOMEM. */
+static int count_raw(const struct aggregator *a, const struct raw_counts *to,
+		     struct resolved_stack *scratch, const struct session_sample *sample)
 {
 	const struct aggregate_options *o = &a->options;
 	unsigned keys = a->options.sort_keys;
+	int64_t number;
 	struct raw_stack key = {
 		.comm = keys & SORT_COMM || a->options.want_tree ? sample->comm : NULL,
 		.pid = keys & SORT_PID ? sample->pid : 0,
@@ -670,23 +683,31 @@ static int count_raw(const struct aggregator *a, struct stack_table *table,
 	if (scratch->count > UINT32_MAX)
 		return -ENOMEM;
 	key.chain_nr = (uint32_t)scratch->count;
-	if (o->time_slot_ns) {
+	number = report_stacks_add(to->raw, &key, scratch->words, sample->period, 1);
+	if (number < 0)
+		return -ENOMEM;
+	if (to->slots) {
 		uint64_t slot = time_index(sample->time, o->time_origin_ns, o->time_slot_ns);
 
 		/* Four billion slots: past them, the last one (no such capture is read). */
-		key.slot = slot < UINT32_MAX ? (uint32_t)slot : UINT32_MAX - 1;
+		if (slot >= UINT32_MAX)
+			slot = UINT32_MAX - 1;
+		if (report_counts_add(to->slots, slot << 32 | (uint64_t)number, sample->period, 1) < 0)
+			return -ENOMEM;
 	}
-	if (heat && report_heat_add(heat, time_index(sample->time, o->time_origin_ns,
-						     o->time_bucket_ns), sample->period, 1) < 0)
+	if (to->heat && report_counts_add(to->heat, time_index(sample->time, o->time_origin_ns,
+								o->time_bucket_ns),
+					  sample->period, 1) < 0)
 		return -ENOMEM;
-	return report_stacks_add(table, &key, scratch->words, sample->period, 1);
+	return 0;
 }
 
 void report_aggregator_add(void *context, const struct session_sample *sample)
 {
 	struct aggregator *a = context;
+	struct raw_counts to = { a->raw, a->slots, a->heat };
 
-	if (count_raw(a, a->raw, a->heat, &a->scratch, sample) < 0)
+	if (count_raw(a, &to, &a->scratch, sample) < 0)
 		a->out_of_memory = 1;
 }
 
@@ -696,11 +717,17 @@ void report_aggregator_add(void *context, const struct session_sample *sample)
  */
 struct aggregator_part {
 	const struct aggregator *aggregator;
-	struct stack_table *raw;
-	struct heat_table *heat;
+	struct raw_counts counts;
 	struct resolved_stack scratch;
 	int out_of_memory;
 };
+
+static void raw_counts_free(struct raw_counts *c)
+{
+	report_stacks_free(c->raw);
+	report_counts_free(c->slots);
+	report_counts_free(c->heat);
+}
 
 static struct aggregator_part *part_new(struct aggregator *a)
 {
@@ -709,11 +736,12 @@ static struct aggregator_part *part_new(struct aggregator *a)
 	if (!part)
 		return NULL;
 	part->aggregator = a;
-	part->raw = report_stacks_new();
-	part->heat = a->heat ? report_heat_new() : NULL;
-	if (!part->raw || (a->heat && !part->heat)) {
-		report_stacks_free(part->raw);
-		report_heat_free(part->heat);
+	part->counts.raw = report_stacks_new();
+	part->counts.slots = a->slots ? report_counts_new() : NULL;
+	part->counts.heat = a->heat ? report_counts_new() : NULL;
+	if (!part->counts.raw || (a->slots && !part->counts.slots) ||
+	    (a->heat && !part->counts.heat)) {
+		raw_counts_free(&part->counts);
 		free(part);
 		return NULL;
 	}
@@ -724,27 +752,58 @@ static void part_add(void *context, const struct session_sample *sample)
 {
 	struct aggregator_part *part = context;
 
-	if (count_raw(part->aggregator, part->raw, part->heat, &part->scratch, sample) < 0)
+	if (count_raw(part->aggregator, &part->counts, &part->scratch, sample) < 0)
 		part->out_of_memory = 1;
+}
+
+/*
+ * from's counts added to into's: a stack's slots follow it to its number
+ * in into's table.  0 or -ENOMEM.
+ */
+static int raw_counts_merge(struct raw_counts *into, const struct raw_counts *from)
+{
+	size_t count = 0;
+	const struct report_time_bucket *e = into->slots ?
+					     report_counts_entries(from->slots, &count) : NULL;
+	uint32_t *map = NULL;
+	int ret = -ENOMEM;
+
+	if (into->slots && !(map = calloc(report_stacks_count(from->raw) + 1, sizeof(*map))))
+		return -ENOMEM;
+	if (report_stacks_merge(into->raw, from->raw, map) < 0)
+		goto out;
+	for (size_t i = 0; i < count; i++)
+		if (report_counts_add(into->slots, (e[i].index >> 32) << 32 | map[(uint32_t)e[i].index],
+				      e[i].period, e[i].samples) < 0)
+			goto out;
+	if (into->heat && report_counts_merge(into->heat, from->heat) < 0)
+		goto out;
+	ret = 0;
+out:
+	free(map);
+	return ret;
 }
 
 /* Frees part; without memory, report_aggregator_finish() says -ENOMEM. */
 static void part_merge(struct aggregator *a, struct aggregator_part *part)
 {
+	struct raw_counts mine = { a->raw, a->slots, a->heat };
+
 	if (!part)
 		return;
 	/* The smaller table goes into the larger: half the copying of both into a new one. */
-	if (report_stacks_count(part->raw) > report_stacks_count(a->raw)) {
-		struct stack_table *larger = part->raw;
+	if (report_stacks_count(part->counts.raw) > report_stacks_count(mine.raw)) {
+		struct raw_counts larger = part->counts;
 
-		part->raw = a->raw;
-		a->raw = larger;
+		part->counts = mine;
+		mine = larger;
 	}
-	if (part->out_of_memory || report_stacks_merge(a->raw, part->raw) < 0 ||
-	    (a->heat && report_heat_merge(a->heat, part->heat) < 0))
+	if (part->out_of_memory || raw_counts_merge(&mine, &part->counts) < 0)
 		a->out_of_memory = 1;
-	report_stacks_free(part->raw);
-	report_heat_free(part->heat);
+	a->raw = mine.raw;
+	a->slots = mine.slots;
+	a->heat = mine.heat;
+	raw_counts_free(&part->counts);
 	free(part->scratch.words);
 	free(part);
 }
@@ -812,7 +871,7 @@ static void count_stacks(struct aggregator *a)
 {
 	size_t n = report_stacks_count(a->raw);
 
-	if (a->options.time_slot_ns) {
+	if (a->slots) {
 		a->raw_flat = malloc((n + 1) * sizeof(*a->raw_flat));
 		if (!a->raw_flat) {
 			a->out_of_memory = 1;
@@ -939,7 +998,8 @@ static int compare_time_entries(const void *x, const void *y)
  */
 static int make_timeline(struct aggregator *a, struct report_timeline *timeline)
 {
-	size_t n = report_stacks_count(a->raw), count = 0, kept = 0;
+	size_t n = 0, count = 0, kept = 0;
+	const struct report_time_bucket *slots;
 
 	*timeline = (struct report_timeline){
 		.origin_ns = a->options.time_origin_ns,
@@ -947,27 +1007,27 @@ static int make_timeline(struct aggregator *a, struct report_timeline *timeline)
 		.bucket_ns = a->options.time_bucket_ns,
 	};
 	if (a->heat)
-		timeline->buckets = report_heat_sorted(a->heat, &timeline->bucket_count);
+		timeline->buckets = report_counts_sorted(a->heat, &timeline->bucket_count);
 	if (!a->raw_flat)
 		return 0;
+	slots = report_counts_entries(a->slots, &n);
 	a->time_entries = calloc(n + 1, sizeof(*a->time_entries));
 	if (!a->time_entries)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		const uint64_t *chain;
-		const struct raw_stack *raw = report_stacks_at(a->raw, i, &chain);
+		uint32_t slot = (uint32_t)(slots[i].index >> 32), stack = (uint32_t)slots[i].index;
 
-		if (a->raw_flat[i] == UINT32_MAX)
+		if (a->raw_flat[stack] == UINT32_MAX)
 			continue;
 		a->time_entries[count++] = (struct report_time_entry){
-			.slot = raw->slot,
-			.flat = a->flat[a->raw_flat[i]].sorted,
-			.node = a->tree ? report_tree_tagged(a->tree, i) : NULL,
-			.period = raw->period,
-			.samples = raw->samples,
+			.slot = slot,
+			.flat = a->flat[a->raw_flat[stack]].sorted,
+			.node = a->tree ? report_tree_tagged(a->tree, stack) : NULL,
+			.period = slots[i].period,
+			.samples = slots[i].samples,
 		};
-		if (raw->slot >= timeline->slot_count)
-			timeline->slot_count = raw->slot + 1;
+		if (slot >= timeline->slot_count)
+			timeline->slot_count = slot + 1;
 	}
 	if (count)
 		qsort(a->time_entries, count, sizeof(*a->time_entries), compare_time_entries);

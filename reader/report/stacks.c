@@ -32,7 +32,7 @@ void report_stacks_free(struct stack_table *t)
 static uint64_t key_hash(const struct raw_stack *k, const uint64_t *chain)
 {
 	uint64_t task = prf_hash_mix(((uint64_t)k->pid << 32 | k->tid) + 1);
-	uint64_t h = prf_hash_mix((uintptr_t)k->comm ^ task ^ k->chain_nr ^ (uint64_t)k->slot << 32);
+	uint64_t h = prf_hash_mix((uintptr_t)k->comm ^ task ^ k->chain_nr);
 
 	if (k->host || k->unit || k->container || k->cgroup)
 		h ^= prf_hash_mix((uintptr_t)k->host ^ (uintptr_t)k->unit << 1 ^
@@ -58,15 +58,15 @@ static int key_equal(const void *context, uint32_t id, const void *lookup)
 	const struct raw_stack *s = &t->stacks[id - 1], *k = l->key;
 
 	return s->hash == l->hash && s->comm == k->comm && s->pid == k->pid &&
-	       s->tid == k->tid && s->slot == k->slot && s->host == k->host && s->unit == k->unit &&
+	       s->tid == k->tid && s->host == k->host && s->unit == k->unit &&
 	       s->container == k->container && s->cgroup == k->cgroup &&
 	       s->chain_nr == k->chain_nr &&
 	       (!k->chain_nr ||
 		!memcmp(t->chains + s->chain_offset, l->chain, k->chain_nr * sizeof(*l->chain)));
 }
 
-static int add_hashed(struct stack_table *t, const struct raw_stack *key, uint64_t hash,
-		      const uint64_t *chain, uint64_t period, uint64_t samples)
+static int64_t add_hashed(struct stack_table *t, const struct raw_stack *key, uint64_t hash,
+			  const uint64_t *chain, uint64_t period, uint64_t samples)
 {
 	struct stack_key lookup = { key, chain, hash };
 	struct prf_index_slot *slot = prf_index_place(&t->index, hash, key_equal, t, &lookup);
@@ -78,9 +78,10 @@ static int add_hashed(struct stack_table *t, const struct raw_stack *key, uint64
 		s = &t->stacks[slot->id - 1];
 		s->period += period;
 		s->samples += samples;
-		return 0;
+		return slot->id - 1;
 	}
-	if (prf_ensure_mem((void **)&t->stacks, &t->capacity, sizeof(*t->stacks),
+	if (t->count >= UINT32_MAX - 1 ||
+	    prf_ensure_mem((void **)&t->stacks, &t->capacity, sizeof(*t->stacks),
 			   t->count + 1) < 0 ||
 	    prf_ensure_mem((void **)&t->chains, &t->chain_capacity, sizeof(*t->chains),
 			   t->chain_used + key->chain_nr + 1) < 0)
@@ -95,23 +96,26 @@ static int add_hashed(struct stack_table *t, const struct raw_stack *key, uint64
 		memcpy(t->chains + t->chain_used, chain, key->chain_nr * sizeof(*chain));
 	t->chain_used += key->chain_nr;
 	prf_index_insert(&t->index, slot, hash, (uint32_t)++t->count);
-	return 0;
+	return (int64_t)t->count - 1;
 }
 
-int report_stacks_add(struct stack_table *t, const struct raw_stack *key, const uint64_t *chain,
-		      uint64_t period, uint64_t samples)
+int64_t report_stacks_add(struct stack_table *t, const struct raw_stack *key,
+			  const uint64_t *chain, uint64_t period, uint64_t samples)
 {
 	return add_hashed(t, key, key_hash(key, chain), chain, period, samples);
 }
 
-int report_stacks_merge(struct stack_table *t, const struct stack_table *from)
+int report_stacks_merge(struct stack_table *t, const struct stack_table *from, uint32_t *map)
 {
 	for (size_t i = 0; i < from->count; i++) {
 		const struct raw_stack *s = &from->stacks[i];
+		int64_t number = add_hashed(t, s, s->hash, from->chains + s->chain_offset,
+					    s->period, s->samples);
 
-		if (add_hashed(t, s, s->hash, from->chains + s->chain_offset, s->period,
-			       s->samples) < 0)
+		if (number < 0)
 			return -ENOMEM;
+		if (map)
+			map[i] = (uint32_t)number;
 	}
 	return 0;
 }

@@ -24,7 +24,6 @@ struct raw_stack {
 	uint32_t pid, tid;
 	const char *host, *unit, *container, *cgroup;	/* interned */
 	uint32_t ns_pid, ns_tid;	/* with pid, tid: not keys, a task has one */
-	uint32_t slot;			/* the slot of time (aggregate_options.time_slot_ns) */
 	/* The stack, as many words as the aggregator makes of its frames. */
 	uint32_t chain_nr;
 	/* The counts. */
@@ -41,13 +40,18 @@ void report_stacks_free(struct stack_table *table);
 
 /*
  * Counts period and samples for key's stack, whose chain_nr addresses are
- * chain (copied when new).  0 or -ENOMEM.
+ * chain (copied when new).  Its number in the table (the i of
+ * report_stacks_at()), or -ENOMEM.
  */
-int report_stacks_add(struct stack_table *table, const struct raw_stack *key,
-		      const uint64_t *chain, uint64_t period, uint64_t samples);
+int64_t report_stacks_add(struct stack_table *table, const struct raw_stack *key,
+			  const uint64_t *chain, uint64_t period, uint64_t samples);
 
-/* Adds every stack of from to table.  0 or -ENOMEM. */
-int report_stacks_merge(struct stack_table *table, const struct stack_table *from);
+/*
+ * Adds every stack of from to table; with map (from's count of them),
+ * each one's number in table at its number in from.  0 or -ENOMEM.
+ */
+int report_stacks_merge(struct stack_table *table, const struct stack_table *from,
+			uint32_t *map);
 
 size_t report_stacks_count(const struct stack_table *table);
 /* The i-th distinct stack, in the order first met, and its addresses. */

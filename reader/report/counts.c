@@ -1,22 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The heatmap's buckets (heat.h): an array in the order met, hashed by index. */
+/* Counts by key (counts.h): an array in the order met, hashed by key. */
 #include <errno.h>
 #include <stdlib.h>
 #include "common.h"
-#include "heat.h"
+#include "counts.h"
 
-struct heat_table {
+struct count_table {
 	struct report_time_bucket *buckets;	/* id - 1 in index */
 	size_t count, capacity;
 	struct prf_index index;
 };
 
-struct heat_table *report_heat_new(void)
+struct count_table *report_counts_new(void)
 {
-	return calloc(1, sizeof(struct heat_table));
+	return calloc(1, sizeof(struct count_table));
 }
 
-void report_heat_free(struct heat_table *t)
+void report_counts_free(struct count_table *t)
 {
 	if (!t)
 		return;
@@ -27,12 +27,13 @@ void report_heat_free(struct heat_table *t)
 
 static int bucket_equal(const void *context, uint32_t id, const void *key)
 {
-	const struct heat_table *t = context;
+	const struct count_table *t = context;
 
 	return t->buckets[id - 1].index == *(const uint64_t *)key;
 }
 
-int report_heat_add(struct heat_table *t, uint64_t index, uint64_t period, uint64_t samples)
+int report_counts_add(struct count_table *t, uint64_t index, uint64_t period,
+		      uint64_t samples)
 {
 	uint64_t hash = prf_hash_mix(index);
 	struct prf_index_slot *slot = prf_index_place(&t->index, hash, bucket_equal, t, &index);
@@ -55,12 +56,19 @@ int report_heat_add(struct heat_table *t, uint64_t index, uint64_t period, uint6
 	return 0;
 }
 
-int report_heat_merge(struct heat_table *t, const struct heat_table *from)
+const struct report_time_bucket *report_counts_entries(const struct count_table *t,
+						       size_t *count)
+{
+	*count = t->count;
+	return t->buckets;
+}
+
+int report_counts_merge(struct count_table *t, const struct count_table *from)
 {
 	for (size_t i = 0; i < from->count; i++) {
 		const struct report_time_bucket *b = &from->buckets[i];
 
-		if (report_heat_add(t, b->index, b->period, b->samples) < 0)
+		if (report_counts_add(t, b->index, b->period, b->samples) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -73,7 +81,7 @@ static int compare_index(const void *x, const void *y)
 	return (a->index > b->index) - (a->index < b->index);
 }
 
-const struct report_time_bucket *report_heat_sorted(struct heat_table *t, size_t *count)
+const struct report_time_bucket *report_counts_sorted(struct count_table *t, size_t *count)
 {
 	/* Sorting moves the entries under the index, which is done with. */
 	prf_index_free(&t->index);
