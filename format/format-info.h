@@ -63,6 +63,12 @@ struct prf_file_info {
 	size_t meta_count;
 	const struct prf_event *events;
 	size_t event_count;
+	/*
+	 * Read from perf's perf.data (perfdata-read.c), not written by
+	 * perfrec: it carries no kernel symbols, and start_time_ns and
+	 * realtime_offset_ns are estimates where perf recorded no clock.
+	 */
+	int perf_data;
 };
 
 /*

@@ -15,6 +15,7 @@ format_libperfrec_format_a_SOURCES = \
 	format/compact-write.c \
 	format/compact-read.c \
 	format/reader.c \
+	format/perfdata-read.c \
 	format/read-ahead.c \
 	format/decode.c \
 	format/stack-trim.c \

@@ -13,43 +13,7 @@
 #include <zstd.h>
 #include "internal.h"
 
-struct event_id {
-	uint64_t id;
-	const struct prf_event *event;
-};
-
-struct prf_reader {
-	int fd;
-	int owns_fd;
-	char *name;
-	uint64_t file_size;
-
-	uint8_t *header;		/* the whole header area, kept */
-	char *strings;			/* NUL-terminated copies of strings */
-	struct prf_event *events;
-	struct prf_meta *meta;
-	struct event_id *ids;		/* sorted by id */
-	size_t id_count;
-	struct prf_file_info info;
-
-	uint64_t offset;		/* where the next chunk starts */
-	uint8_t *stored;
-	size_t stored_capacity;
-	uint8_t *raw;
-	size_t raw_capacity;
-	struct prf_compact_buffers compact;	/* compact samples, expanded */
-	ZSTD_DCtx *dctx;
-	int skip_samples;		/* prf_reader_skip_samples() */
-	struct prf_read_ahead *ahead;	/* prf_reader_read_ahead(): it reads the chunks */
-
-	prf_diag_fn diag;
-	void *diag_context;
-	struct prf_read_stats stats;
-};
-
-__attribute__((format(printf, 3, 4)))
-static void reader_diag(struct prf_reader *r, uint64_t offset,
-			const char *fmt, ...)
+void prf_reader_diag(struct prf_reader *r, uint64_t offset, const char *fmt, ...)
 {
 	char message[512];
 	va_list ap;
@@ -62,7 +26,7 @@ static void reader_diag(struct prf_reader *r, uint64_t offset,
 	r->diag(r->diag_context, offset, message);
 }
 
-static int read_at(int fd, void *buf, size_t size, uint64_t offset)
+int prf_read_at(int fd, void *buf, size_t size, uint64_t offset)
 {
 	size_t done = 0;
 
@@ -246,7 +210,7 @@ static int compare_ids(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static int index_ids(struct prf_reader *r)
+int prf_reader_index_ids(struct prf_reader *r)
 {
 	size_t total = 0;
 
@@ -277,7 +241,7 @@ static int read_header(struct prf_reader *r, struct prf_error *error)
 	if (r->file_size < sizeof(fixed))
 		return prf_set_error(error, -EBADMSG, "%s: %llu bytes is too short for a perfrec file",
 				     r->name, (unsigned long long)r->file_size);
-	ret = read_at(r->fd, &fixed, sizeof(fixed), 0);
+	ret = prf_read_at(r->fd, &fixed, sizeof(fixed), 0);
 	if (ret < 0)
 		return prf_set_error(error, ret, "%s: reading the header: %s",
 				     r->name, strerror(-ret));
@@ -305,7 +269,7 @@ static int read_header(struct prf_reader *r, struct prf_error *error)
 	r->strings = malloc(fixed.header_size + fixed.header_size / 8 * 2 + 8);
 	if (!r->header || !r->strings)
 		return prf_set_error(error, -ENOMEM, "%s: out of memory", r->name);
-	ret = read_at(r->fd, r->header, fixed.header_size, 0);
+	ret = prf_read_at(r->fd, r->header, fixed.header_size, 0);
 	if (ret < 0)
 		return prf_set_error(error, ret, "%s: reading the header: %s",
 				     r->name, strerror(-ret));
@@ -339,10 +303,19 @@ static int read_header(struct prf_reader *r, struct prf_error *error)
 	r->info.meta_count = parser.meta_count;
 	r->info.events = r->events;
 	r->info.event_count = parser.event_count;
-	if (index_ids(r) < 0)
+	if (prf_reader_index_ids(r) < 0)
 		return prf_set_error(error, -ENOMEM, "%s: out of memory", r->name);
 	r->offset = fixed.header_size;
 	return 0;
+}
+
+/* perf's own files, told apart by their magic whatever their name. */
+static int is_perfdata(struct prf_reader *r)
+{
+	char magic[8];
+
+	return r->file_size >= sizeof(magic) && prf_read_at(r->fd, magic, sizeof(magic), 0) == 0 &&
+	       (memcmp(magic, PRF_PERFDATA_MAGIC, 8) == 0 || memcmp(magic, "2ELIFREP", 8) == 0);
 }
 
 int prf_reader_open_fd(struct prf_reader **out, int fd, const char *name,
@@ -371,7 +344,7 @@ int prf_reader_open_fd(struct prf_reader **out, int fd, const char *name,
 		prf_reader_close(r);
 		return prf_set_error(error, -ENOMEM, "%s: out of memory", name);
 	}
-	ret = read_header(r, error);
+	ret = is_perfdata(r) ? prf_perfdata_open(r, error) : read_header(r, error);
 	if (ret < 0) {
 		prf_reader_close(r);
 		return ret;
@@ -404,6 +377,7 @@ void prf_reader_close(struct prf_reader *r)
 	if (!r)
 		return;
 	prf_read_ahead_stop(r->ahead);
+	prf_perfdata_free(r->perfdata);
 	if (r->owns_fd)
 		close(r->fd);
 	ZSTD_freeDCtx(r->dctx);
@@ -463,14 +437,22 @@ const struct prf_event *prf_reader_event_for(const struct prf_reader *r,
 		return NULL;
 	/* Only IDENTIFIER sits where a reader can find it without the attr. */
 	attr = &r->events[0].attr;
-	if (!(attr->sample_type & PERF_SAMPLE_IDENTIFIER))
+	if (r->sample_id_at || r->other_id_from_end) {
+		size_t at = header.type == PERF_RECORD_SAMPLE ? r->sample_id_at :
+			    r->other_id_from_end <= size ? size - r->other_id_from_end : 0;
+
+		if (!at || at + 8 > size)
+			return &r->events[0];	/* perf: the first event's, as perf report takes it */
+		memcpy(&id, (const uint8_t *)record + at, 8);
+	} else if (!(attr->sample_type & PERF_SAMPLE_IDENTIFIER)) {
 		return NULL;
-	if (header.type == PERF_RECORD_SAMPLE)
+	} else if (header.type == PERF_RECORD_SAMPLE) {
 		memcpy(&id, (const uint8_t *)record + sizeof(header), 8);
-	else if (attr->sample_id_all)
+	} else if (attr->sample_id_all) {
 		memcpy(&id, (const uint8_t *)record + size - 8, 8);
-	else
+	} else {
 		return NULL;
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -481,7 +463,8 @@ const struct prf_event *prf_reader_event_for(const struct prf_reader *r,
 		else
 			hi = mid;
 	}
-	return NULL;
+	/* perf.data's synthesized records carry id 0: perf reads them with its first event. */
+	return r->perfdata ? &r->events[0] : NULL;
 }
 
 /* ---- chunks -------------------------------------------------------- */
@@ -546,7 +529,7 @@ static uint64_t find_next_chunk(struct prf_reader *r, uint64_t from)
 
 		if (r->file_size - base < n)
 			n = (size_t)(r->file_size - base);
-		if (read_at(r->fd, block, n, base) < 0)
+		if (prf_read_at(r->fd, block, n, base) < 0)
 			break;
 		for (size_t i = 0; i + 4 <= n; i += 8) {
 			struct prf_chunk_header h;
@@ -555,7 +538,7 @@ static uint64_t find_next_chunk(struct prf_reader *r, uint64_t from)
 				continue;
 			if (base + i + sizeof(h) > r->file_size)
 				return r->file_size;
-			if (read_at(r->fd, &h, sizeof(h), base + i) == 0 && header_crc_ok(&h))
+			if (prf_read_at(r->fd, &h, sizeof(h), base + i) == 0 && header_crc_ok(&h))
 				return base + i;
 		}
 		base += n;
@@ -591,11 +574,11 @@ static void skip_damage(struct prf_reader *r, uint64_t offset, uint64_t next,
 	r->stats.damaged_chunks++;
 	r->stats.skipped_bytes += next - offset;
 	if (next >= r->file_size)
-		reader_diag(r, offset, "%s: offset %llu: %s; skipped the %llu bytes to the end of the file",
+		prf_reader_diag(r, offset, "%s: offset %llu: %s; skipped the %llu bytes to the end of the file",
 			    r->name, (unsigned long long)offset, why,
 			    (unsigned long long)(next - offset));
 	else
-		reader_diag(r, offset, "%s: offset %llu: %s; skipped %llu bytes to the next chunk at %llu",
+		prf_reader_diag(r, offset, "%s: offset %llu: %s; skipped %llu bytes to the next chunk at %llu",
 			    r->name, (unsigned long long)offset, why,
 			    (unsigned long long)(next - offset),
 			    (unsigned long long)next);
@@ -605,7 +588,7 @@ static void skip_damage(struct prf_reader *r, uint64_t offset, uint64_t next,
 static void end_truncated(struct prf_reader *r, uint64_t offset)
 {
 	r->stats.truncated_bytes = r->file_size - offset;
-	reader_diag(r, offset, "%s: offset %llu: file cut short inside a chunk; discarded its %llu bytes",
+	prf_reader_diag(r, offset, "%s: offset %llu: file cut short inside a chunk; discarded its %llu bytes",
 		    r->name, (unsigned long long)offset,
 		    (unsigned long long)r->stats.truncated_bytes);
 	r->offset = r->file_size;
@@ -629,7 +612,7 @@ static int load_payload(struct prf_reader *r, const struct prf_chunk_header *h,
 			     h->stored_size ? h->stored_size : 1);
 	if (ret < 0)
 		return ret;
-	ret = read_at(r->fd, r->stored, h->stored_size, offset + h->header_size);
+	ret = prf_read_at(r->fd, r->stored, h->stored_size, offset + h->header_size);
 	if (ret < 0)
 		return ret;
 	if (prf_crc32c(0, r->stored, h->stored_size) != h->payload_crc) {
@@ -665,7 +648,7 @@ static void take_trailer(struct prf_reader *r, const struct prf_chunk_header *h,
 			 const uint8_t *payload, uint64_t end)
 {
 	if (h->raw_size < sizeof(struct prf_trailer)) {
-		reader_diag(r, r->offset, "%s: offset %llu: trailer too short",
+		prf_reader_diag(r, r->offset, "%s: offset %llu: trailer too short",
 			    r->name, (unsigned long long)r->offset);
 		return;
 	}
@@ -673,7 +656,7 @@ static void take_trailer(struct prf_reader *r, const struct prf_chunk_header *h,
 	if (end == r->file_size)
 		r->stats.complete = 1;
 	else
-		reader_diag(r, r->offset, "%s: offset %llu: trailer before the end of the file",
+		prf_reader_diag(r, r->offset, "%s: offset %llu: trailer before the end of the file",
 			    r->name, (unsigned long long)r->offset);
 }
 
@@ -700,7 +683,7 @@ int prf_file_is_complete(int fd)
 	if ((uint64_t)st.st_size < sizeof(struct prf_file_header) + sizeof(tail))
 		return 0;
 	offset = (uint64_t)st.st_size - sizeof(tail);
-	ret = read_at(fd, &tail, sizeof(tail), offset);
+	ret = prf_read_at(fd, &tail, sizeof(tail), offset);
 	if (ret < 0)
 		return ret == -ENODATA ? 0 : ret;	/* cut short since the fstat() */
 	return check_chunk_header((uint64_t)st.st_size, &tail.header, offset, &damage) == CHUNK_OK &&
@@ -712,6 +695,8 @@ int prf_file_is_complete(int fd)
 
 static int next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 {
+	if (r->perfdata)
+		return prf_perfdata_next_chunk(r, chunk);
 	while (r->offset < r->file_size) {
 		uint64_t offset = r->offset;
 		struct prf_chunk_header h;
@@ -723,7 +708,7 @@ static int next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 			end_truncated(r, offset);
 			break;
 		}
-		ret = read_at(r->fd, &h, sizeof(h), offset);
+		ret = prf_read_at(r->fd, &h, sizeof(h), offset);
 		if (ret < 0)
 			return ret;
 		switch (check_chunk_header(r->file_size, &h, offset, &damage)) {

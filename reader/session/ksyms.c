@@ -7,7 +7,9 @@
  * /proc/kallsyms (which names all the others' addresses as well).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include "intern.h"
@@ -105,5 +107,71 @@ int session_make_hit_kernels(struct session *s)
 	free(s->ksyms);
 	s->ksyms = NULL;
 	s->ksym_count = s->ksym_capacity = 0;
+	return err;
+}
+
+/* /proc/kallsyms is some 10 MB with every module loaded; more is not kallsyms. */
+#define LOCAL_KALLSYMS_MAX	(256u << 20)
+
+static char *read_local_kallsyms(size_t *size)
+{
+	char *text = NULL;
+	size_t capacity = 0, used = 0;
+	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		ssize_t n;
+
+		if (used == LOCAL_KALLSYMS_MAX ||
+		    prf_ensure_mem((void **)&text, &capacity, 1, used + (1u << 20)) < 0)
+			goto fail;
+		n = read(fd, text + used, capacity - used);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto fail;
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	close(fd);
+	*size = used;
+	return text;
+fail:
+	close(fd);
+	free(text);
+	return NULL;
+}
+
+/*
+ * A perf.data carries no kernel symbols: perf report names kernel
+ * addresses from the running kernel's /proc/kallsyms, and so does this,
+ * for a host of perf.data inputs that has no kernel of its own yet and
+ * whose hostname and kernel release are this machine's (on another
+ * machine, or after an upgrade, its addresses would name the wrong
+ * symbols: they stay unresolved).
+ */
+int session_local_kernels(struct session *s)
+{
+	char *text = NULL;
+	size_t size = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < s->input_count; i++) {
+		struct input *in = &s->inputs[i];
+
+		if (!in->perf_data || s->kernels[in->host] || !in->local)
+			continue;
+		if (!text && !(text = read_local_kallsyms(&size)))
+			return 0;	/* unreadable: the kernel frames stay unresolved */
+		s->kernels[in->host] = symbolizer_kernel(s->options.symbolizer, text, size, NULL, 0);
+		if (!s->kernels[in->host]) {
+			err = -errno;
+			break;
+		}
+	}
+	free(text);
 	return err;
 }

@@ -115,6 +115,8 @@ struct input {
 	int incomplete;			/* no trailer, and not damaged */
 	uint64_t damaged_chunks;	/* as pass 1 found them */
 	int samples_damage_told;
+	int perf_data;			/* a perf.data file (prf_file_info's) */
+	int local;			/* of this machine's hostname and kernel release */
 	/* Its TRACEPOINT_FORMATs, parsed (pass 1): a tracepoint sample's fields. */
 	struct input_tracepoint *tracepoints;
 	size_t tracepoint_count, tracepoint_capacity;
@@ -182,6 +184,8 @@ struct session {
 int session_take_kernel_symbol(struct session *s, uint32_t host, uint64_t order,
 			       const struct prf_record *record);
 int session_make_hit_kernels(struct session *s);
+/* The running kernel for perf.data inputs of this machine (ksyms.c). */
+int session_local_kernels(struct session *s);
 
 /*
  * What pass 1 finds in one file, kept apart so that files can be read on

@@ -260,6 +260,14 @@ static void note_file_facts(struct session *s, const struct prf_file_info *info)
 	s->facts.realtime_offset_ns = info->realtime_offset_ns;
 }
 
+static int is_this_machine(const struct prf_file_info *info)
+{
+	struct prf_host host;
+
+	return prf_host_read(&host) == 0 && strcmp(host.hostname, info->hostname) == 0 &&
+	       strcmp(host.kernel_release, info->kernel_release) == 0;
+}
+
 static int compare_inputs(const void *a, const void *b)
 {
 	const struct input *x = a, *y = b;
@@ -304,6 +312,9 @@ int session_load(struct session *s, struct prf_error *error)
 		if (ret < 0)
 			return ret;
 		in->start_ns = prf_reader_info(reader)->start_time_ns;
+		in->perf_data = prf_reader_info(reader)->perf_data;
+		if (in->perf_data)
+			in->local = is_this_machine(prf_reader_info(reader));
 		ret = host_index(s, prf_reader_info(reader), &in->host);
 		if (ret >= 0) {
 			note_file_facts(s, prf_reader_info(reader));
@@ -332,6 +343,8 @@ int session_load(struct session *s, struct prf_error *error)
 	if (ret < 0)
 		return ret;
 	ret = session_make_hit_kernels(s);
+	if (ret >= 0)
+		ret = session_local_kernels(s);
 	if (ret < 0)
 		return load_error(error, ret, "the kernel symbols of the captures: %s", strerror(-ret));
 	s->facts.files = s->input_count;

@@ -1,0 +1,869 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * perf's perf.data files, read through the capture reader: the header's
+ * attributes and features become the file's description, and the data
+ * section, whose records are the kernel's as perfrec's files carry them,
+ * comes out as chunks of bounded size.  The layout is perf's
+ * (tools/perf/Documentation/perf.data-file-format.txt); only little-endian
+ * files and the file mode (not the pipe mode's stream) are read.
+ *
+ * A perf.data comes from anywhere: every offset, size and count is checked
+ * against the file and fixed maxima before it is used or allocated.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <time.h>
+#include "internal.h"
+
+struct pd_section {
+	uint64_t offset, size;
+};
+
+struct pd_header {
+	char magic[8];
+	uint64_t size;			/* of this header */
+	uint64_t attr_size;		/* of an attrs entry: the attr, then its ids' section */
+	struct pd_section attrs, data, event_types;
+	uint64_t features[4];		/* a bit per feature present */
+};
+
+/* The features this reader takes (perf's HEADER_* numbers). */
+enum {
+	PD_FEAT_BUILD_ID = 2,
+	PD_FEAT_HOSTNAME = 3,
+	PD_FEAT_OSRELEASE = 4,
+	PD_FEAT_VERSION = 5,
+	PD_FEAT_ARCH = 6,
+	PD_FEAT_NRCPUS = 7,
+	PD_FEAT_CPUDESC = 8,
+	PD_FEAT_CMDLINE = 11,
+	PD_FEAT_EVENT_DESC = 12,
+	PD_FEAT_SAMPLE_TIME = 21,
+	PD_FEAT_COMPRESSED = 27,
+	PD_FEAT_CLOCK_DATA = 29,
+	PD_FEAT_BITS = 256,
+};
+
+/* perf's own record types in the data section. */
+enum {
+	PD_RECORD_USER_BASE = 64,	/* perf's, not the kernel's, from here */
+	PD_RECORD_HEADER_BUILD_ID = 67,
+	PD_RECORD_COMPRESSED = 81,
+	PD_RECORD_COMPRESSED2 = 83,	/* newer perf: a u64 data size, then the data */
+};
+
+#define PD_MISC_BUILD_ID_SIZE	(1u << 15)
+
+/* Bounds for what a file says. */
+#define PD_ATTR_ENTRY_MAX	4096u	/* an attrs entry: perf's attr is 136 bytes today */
+#define PD_IDS_MAX		(1u << 20)	/* ids of all events (a CPU's each: 4096 CPUs x 256) */
+#define PD_FEATURE_MAX		(16u << 20)	/* a feature section we read */
+#define PD_STRING_MAX		65536u
+#define PD_CHUNK_TARGET		(1u << 20)	/* records a chunk gathers, inflated ones aside */
+#define PD_READ_BLOCK		(1u << 20)
+#define PD_INFLATE_DEFAULT	(16u << 20)	/* without HEADER_COMPRESSED's mmap length */
+#define PD_INFLATE_MAX		(64u << 20)
+#define PD_INFLATE_MIN		(64u << 10)
+
+struct prf_perfdata {
+	uint64_t data_start, data_end;	/* data_end cut to the file */
+	uint64_t data_declared_end;	/* as the header says it */
+	uint64_t position;		/* next record of the data section */
+	int size_unknown;		/* data.size 0: perf record did not finish */
+	uint64_t last_sample_ns;	/* HEADER_SAMPLE_TIME's; 0: not recorded */
+	int started, finished;
+
+	/* The file read in blocks; a record is whole inside one. */
+	uint8_t *block;
+	size_t block_capacity;
+	uint64_t block_offset;
+	size_t block_size;
+
+	/* perf -z: one zstd stream over all COMPRESSED records, a record may straddle two */
+	ZSTD_DStream *zstream;
+	uint8_t *inflated;
+	size_t inflated_capacity, inflated_used;
+	size_t inflate_max;		/* bytes one COMPRESSED record may give */
+	int zstream_broken;
+
+	uint8_t *build_ids;		/* PRF_RECORD_BUILD_IDs from HEADER_BUILD_ID, a first chunk */
+	size_t build_ids_size;
+
+	void *owned[16];		/* feature buffers the strings point into */
+	size_t owned_count;
+	uint64_t skipped_records;	/* of sizes no reader can frame */
+	char note[256];			/* said on the first chunk, when a diag callback is set */
+};
+
+/* ---- the header and its features ------------------------------------ */
+
+static int pd_error(struct prf_reader *r, struct prf_error *error, int code, const char *what)
+{
+	return prf_set_error(error, code, "%s: perf.data: %s", r->name, what);
+}
+
+/* A section's bytes, read whole after checking it lies in the file. */
+static int read_section(struct prf_reader *r, const struct pd_section *s, uint64_t max,
+			uint8_t **out)
+{
+	uint8_t *buf;
+	int ret;
+
+	*out = NULL;
+	if (s->size > max || s->offset > r->file_size || s->size > r->file_size - s->offset)
+		return -EBADMSG;
+	buf = malloc(s->size + 1);
+	if (!buf)
+		return -ENOMEM;
+	ret = prf_read_at(r->fd, buf, (size_t)s->size, s->offset);
+	if (ret < 0) {
+		free(buf);
+		return ret;
+	}
+	buf[s->size] = '\0';
+	*out = buf;
+	return 0;
+}
+
+static void *own(struct prf_perfdata *pd, void *buf)
+{
+	if (pd->owned_count == sizeof(pd->owned) / sizeof(pd->owned[0])) {
+		free(buf);
+		return NULL;
+	}
+	return pd->owned[pd->owned_count++] = buf;
+}
+
+/*
+ * perf's string: a u32 length (NULs included, padded), then the bytes.
+ * *cursor moves past it; NULL when it does not fit in end.
+ */
+static const char *take_string(uint8_t **cursor, const uint8_t *end)
+{
+	uint32_t length;
+	char *s;
+
+	if (end - *cursor < 4)
+		return NULL;
+	memcpy(&length, *cursor, 4);
+	if (length == 0 || length > PD_STRING_MAX || length > (size_t)(end - *cursor) - 4)
+		return NULL;
+	s = (char *)*cursor + 4;
+	s[length - 1] = '\0';		/* a lying length still ends the string in bounds */
+	*cursor += 4 + (size_t)length;
+	return s;
+}
+
+/* A one-string feature (hostname, osrelease ...), or NULL. */
+static const char *feature_string(struct prf_reader *r, const struct pd_section *s)
+{
+	uint8_t *buf, *cursor;
+
+	if (read_section(r, s, PD_STRING_MAX + 4, &buf) < 0)
+		return NULL;
+	if (!own(r->perfdata, buf))
+		return NULL;
+	cursor = buf;
+	return take_string(&cursor, buf + s->size);
+}
+
+/* HEADER_EVENT_DESC: the events' names, matched to the attrs by their ids. */
+static void take_event_desc(struct prf_reader *r, const struct pd_section *s)
+{
+	uint32_t nr, attr_size;
+	uint8_t *buf, *cursor, *end;
+
+	if (read_section(r, s, PD_FEATURE_MAX, &buf) < 0 || !own(r->perfdata, buf))
+		return;
+	end = buf + s->size;
+	if (s->size < 8)
+		return;
+	memcpy(&nr, buf, 4);
+	memcpy(&attr_size, buf + 4, 4);
+	cursor = buf + 8;
+	if (nr > PRF_EVENT_MAX || attr_size < PERF_ATTR_SIZE_VER0 || attr_size > PD_ATTR_ENTRY_MAX)
+		return;
+	for (uint32_t i = 0; i < nr; i++) {
+		uint32_t nr_ids;
+		const char *name;
+		uint64_t first_id;
+
+		if ((size_t)(end - cursor) < attr_size + 4)
+			return;
+		cursor += attr_size;
+		memcpy(&nr_ids, cursor, 4);
+		cursor += 4;
+		name = take_string(&cursor, end);
+		if (!name || nr_ids > PD_IDS_MAX || (size_t)(end - cursor) / 8 < nr_ids)
+			return;
+		/* In attr order as perf writes it; an event without ids is matched by place. */
+		if (nr_ids) {
+			memcpy(&first_id, cursor, 8);
+			for (size_t e = 0; e < r->info.event_count; e++)
+				for (uint32_t k = 0; k < r->events[e].id_count; k++) {
+					uint64_t id;
+
+					memcpy(&id, &r->events[e].ids[k], 8);
+					if (id == first_id)
+						r->events[e].name = name;
+				}
+		} else if (i < r->info.event_count) {
+			r->events[i].name = name;
+		}
+		cursor += (size_t)nr_ids * 8;
+	}
+}
+
+/*
+ * HEADER_BUILD_ID: perf's build_id_events, kept as perfrec's BUILD_ID
+ * records (by path: perf has no device and inode for them), given as the
+ * file's first chunk.
+ */
+static void take_build_ids(struct prf_reader *r, const struct pd_section *s)
+{
+	struct prf_perfdata *pd = r->perfdata;
+	uint8_t *buf;
+	size_t at = 0, capacity = 0;
+
+	if (read_section(r, s, PD_FEATURE_MAX, &buf) < 0)
+		return;
+	while (s->size - at >= 8 + 4 + 24) {
+		struct perf_event_header h;
+		struct prf_build_id_record b = { 0 };
+		const char *path;
+		size_t path_max, path_length, record_size;
+
+		memcpy(&h, buf + at, sizeof(h));
+		if (h.size < 8 + 4 + 24 || h.size > s->size - at)
+			break;
+		path = (const char *)buf + at + 8 + 4 + 24;
+		path_max = h.size - (8 + 4 + 24);
+		path_length = strnlen(path, path_max);
+		b.header.type = PRF_RECORD_BUILD_ID;
+		memcpy(&b.pid, buf + at + 8, 4);
+		b.build_id_size = (h.misc & PD_MISC_BUILD_ID_SIZE) ? buf[at + 8 + 4 + 20] : 20;
+		if (b.build_id_size > PRF_BUILD_ID_MAX)
+			b.build_id_size = PRF_BUILD_ID_MAX;
+		memcpy(b.build_id, buf + at + 8 + 4, b.build_id_size);
+		record_size = PRF_ALIGN8(sizeof(b) + path_length + 1);
+		b.header.size = (uint32_t)record_size;
+		if (path_length && prf_ensure_mem((void **)&pd->build_ids, &capacity, 1,
+						   pd->build_ids_size + record_size) == 0) {
+			uint8_t *out = pd->build_ids + pd->build_ids_size;
+
+			memset(out, 0, record_size);
+			memcpy(out, &b, sizeof(b));
+			memcpy(out + sizeof(b), path, path_length);
+			pd->build_ids_size += record_size;
+		}
+		at += h.size;
+	}
+	free(buf);
+}
+
+static void take_feature(struct prf_reader *r, unsigned feature, const struct pd_section *s)
+{
+	struct prf_file_info *info = &r->info;
+	const char *string;
+	uint8_t *buf;
+
+	switch (feature) {
+	case PD_FEAT_HOSTNAME:
+		if ((string = feature_string(r, s)))
+			info->hostname = string;
+		break;
+	case PD_FEAT_OSRELEASE:
+		if ((string = feature_string(r, s)))
+			info->kernel_release = string;
+		break;
+	case PD_FEAT_ARCH:
+		if ((string = feature_string(r, s)))
+			info->machine = string;
+		break;
+	case PD_FEAT_VERSION:
+	case PD_FEAT_CPUDESC:
+		if ((string = feature_string(r, s))) {
+			r->meta[r->info.meta_count++] = (struct prf_meta){
+				feature == PD_FEAT_VERSION ? "perf_version" : "cpudesc", string };
+		}
+		break;
+	case PD_FEAT_NRCPUS:
+		if (read_section(r, s, 8, &buf) == 0 && s->size == 8) {
+			memcpy(&info->nr_cpus_configured, buf, 4);	/* perf's "available" */
+			memcpy(&info->nr_cpus_online, buf + 4, 4);
+		}
+		free(buf);
+		break;
+	case PD_FEAT_SAMPLE_TIME:
+		if (read_section(r, s, 16, &buf) == 0 && s->size == 16) {
+			memcpy(&info->start_time_ns, buf, 8);
+			memcpy(&r->perfdata->last_sample_ns, buf + 8, 8);
+		}
+		free(buf);
+		break;
+	case PD_FEAT_CLOCK_DATA:
+		/* u32 version, u32 clockid, u64 wall-clock ns, u64 clockid ns: taken together */
+		if (read_section(r, s, 4096, &buf) == 0 && s->size >= 24) {
+			uint64_t wall, clock;
+
+			memcpy(&info->clockid, buf + 4, 4);
+			memcpy(&wall, buf + 8, 8);
+			memcpy(&clock, buf + 16, 8);
+			info->realtime_offset_ns = (int64_t)(wall - clock);
+		}
+		free(buf);
+		break;
+	case PD_FEAT_COMPRESSED:
+		/* u32 version, type, level, ratio, mmap_len: one record inflates to mmap_len at most */
+		if (read_section(r, s, 4096, &buf) == 0 && s->size >= 20) {
+			uint32_t mmap_len;
+
+			memcpy(&mmap_len, buf + 16, 4);
+			if (mmap_len >= PD_INFLATE_MIN && mmap_len <= PD_INFLATE_MAX)
+				r->perfdata->inflate_max = mmap_len;
+		}
+		free(buf);
+		break;
+	case PD_FEAT_EVENT_DESC:
+		take_event_desc(r, s);
+		break;
+	case PD_FEAT_BUILD_ID:
+		take_build_ids(r, s);
+		break;
+	default:
+		break;
+	}
+}
+
+static void read_features(struct prf_reader *r, const struct pd_header *h)
+{
+	struct prf_perfdata *pd = r->perfdata;
+	uint64_t table = pd->data_declared_end;
+	unsigned index = 0;
+
+	if (pd->size_unknown)
+		return;			/* written at the end: perf did not get there */
+	for (unsigned feature = 1; feature < PD_FEAT_BITS; feature++) {
+		struct pd_section s;
+
+		if (!(h->features[feature / 64] >> (feature % 64) & 1))
+			continue;
+		if (table > r->file_size || r->file_size - table < (uint64_t)(index + 1) * sizeof(s) ||
+		    prf_read_at(r->fd, &s, sizeof(s), table + (uint64_t)index * sizeof(s)) < 0) {
+			snprintf(pd->note, sizeof(pd->note),
+				 "%s: perf.data: its feature sections are missing (cut short?); "
+				 "host facts and event names not known", r->name);
+			return;
+		}
+		index++;
+		take_feature(r, feature, &s);
+	}
+}
+
+/*
+ * The attrs section: an entry per event of attr_size bytes, the attr then
+ * the section of its ids.  Attrs and ids are kept in r->header.
+ */
+static int read_attrs(struct prf_reader *r, const struct pd_header *h, struct prf_error *error)
+{
+	uint64_t count, total_ids = 0;
+	size_t attr_bytes;
+	uint8_t *entries;
+	uint64_t *ids;
+	int ret;
+
+	if (h->attr_size < PERF_ATTR_SIZE_VER0 + sizeof(struct pd_section) ||
+	    h->attr_size > PD_ATTR_ENTRY_MAX || h->attr_size % 8)
+		return pd_error(r, error, -EBADMSG, "impossible attr size in the header");
+	if (h->attrs.size % h->attr_size)
+		return pd_error(r, error, -EBADMSG, "the attrs section is not a whole number of attrs");
+	count = h->attrs.size / h->attr_size;
+	if (count == 0 || count > PRF_EVENT_MAX)
+		return pd_error(r, error, -EBADMSG, "no events, or more than this reader takes");
+	ret = read_section(r, &h->attrs, (uint64_t)PRF_EVENT_MAX * PD_ATTR_ENTRY_MAX, &entries);
+	if (ret == -ENOMEM)
+		return pd_error(r, error, ret, "out of memory");
+	if (ret < 0)
+		return pd_error(r, error, -EBADMSG, "the attrs section lies outside the file");
+	if (!own(r->perfdata, entries))
+		return pd_error(r, error, -ENOMEM, "out of memory");
+	attr_bytes = (size_t)h->attr_size - sizeof(struct pd_section);
+	for (uint64_t i = 0; i < count; i++) {
+		struct pd_section s;
+
+		memcpy(&s, entries + i * h->attr_size + attr_bytes, sizeof(s));
+		if (s.size % 8 || s.size / 8 > PD_IDS_MAX || s.offset > r->file_size ||
+		    s.size > r->file_size - s.offset)
+			return pd_error(r, error, -EBADMSG, "an event's ids lie outside the file");
+		total_ids += s.size / 8;
+	}
+	if (total_ids > PD_IDS_MAX)
+		return pd_error(r, error, -EBADMSG, "more event ids than this reader takes");
+	r->events = calloc(count + 1, sizeof(*r->events));
+	ids = calloc(total_ids + 1, 8);
+	r->header = (uint8_t *)ids;	/* freed with the reader */
+	if (!r->events || !ids)
+		return pd_error(r, error, -ENOMEM, "out of memory");
+	for (uint64_t i = 0; i < count; i++) {
+		struct prf_event *ev = &r->events[i];
+		const uint8_t *attr = entries + i * h->attr_size;
+		struct pd_section s;
+		uint32_t size;
+
+		memcpy(&s, attr + attr_bytes, sizeof(s));
+		memcpy(&size, attr + offsetof(struct perf_event_attr, size), 4);
+		/* The attr's own size, where it is smaller than the entry: perf reads that much. */
+		ev->attr_size = size >= PERF_ATTR_SIZE_VER0 && size < attr_bytes ? size : (uint32_t)attr_bytes;
+		ev->attr_bytes = attr;
+		memcpy(&ev->attr, attr, ev->attr_size < sizeof(ev->attr) ? ev->attr_size : sizeof(ev->attr));
+		ev->ids = ids;
+		ev->id_count = (uint32_t)(s.size / 8);
+		if (s.size && prf_read_at(r->fd, ids, (size_t)s.size, s.offset) < 0)
+			return pd_error(r, error, -EBADMSG, "an event's ids cannot be read");
+		ids += s.size / 8;
+		ev->name = prf_event_name(ev->attr.type, ev->attr.config);
+		if (!ev->name)
+			ev->name = "unknown";
+	}
+	r->info.events = r->events;
+	r->info.event_count = (size_t)count;
+	return 0;
+}
+
+/* perf's sample_id layout, from the first event (perf makes all agree). */
+static void place_ids(struct prf_reader *r)
+{
+	uint64_t type = r->events[0].attr.sample_type;
+
+	if (type & PERF_SAMPLE_IDENTIFIER) {
+		r->sample_id_at = 8;
+		r->other_id_from_end = r->events[0].attr.sample_id_all ? 8 : 0;
+		return;
+	}
+	if (!(type & PERF_SAMPLE_ID))
+		return;
+	r->sample_id_at = 8 + 8 * (!!(type & PERF_SAMPLE_IP) + !!(type & PERF_SAMPLE_TID) +
+				   !!(type & PERF_SAMPLE_TIME) + !!(type & PERF_SAMPLE_ADDR));
+	if (r->events[0].attr.sample_id_all)
+		r->other_id_from_end = 8 * (1 + !!(type & PERF_SAMPLE_STREAM_ID) +
+					    !!(type & PERF_SAMPLE_CPU));
+}
+
+/*
+ * perf record adds a dummy event (software, never sampling) for the
+ * side-band: its ids stay indexed, for the records that carry them, but
+ * it is not among the file's events a report offers: moved last (before
+ * the ids are indexed), the count of the others returned.
+ */
+static size_t hide_dummies(struct prf_reader *r)
+{
+	size_t kept = 0, count = r->info.event_count;
+	struct prf_event *order = calloc(count, sizeof(*order));
+
+	if (!order)
+		return count;
+	for (int dummies = 0; dummies < 2; dummies++)
+		for (size_t i = 0; i < count; i++) {
+			const struct perf_event_attr *a = &r->events[i].attr;
+
+			if ((a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_DUMMY) == dummies)
+				order[kept++] = r->events[i];
+		}
+	memcpy(r->events, order, count * sizeof(*order));
+	free(order);
+	for (kept = 0; kept < count; kept++)
+		if (r->events[kept].attr.type == PERF_TYPE_SOFTWARE &&
+		    r->events[kept].attr.config == PERF_COUNT_SW_DUMMY)
+			break;
+	return kept ? kept : count;
+}
+
+static uint64_t mtime_ns(const struct stat *st)
+{
+	return (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec;
+}
+
+/*
+ * perf.data has no wall clock without -k (HEADER_CLOCK_DATA).  perf's
+ * clock is the kernel's local_clock, CLOCK_MONOTONIC's base: on this host
+ * in this boot the offset is today's; elsewhere, the file was last
+ * written as perf took its last sample (HEADER_SAMPLE_TIME's last).
+ */
+static void estimate_wall_clock(struct prf_reader *r)
+{
+	struct prf_host host;
+	struct stat st;
+	uint64_t boot_ns;
+
+	if (fstat(r->fd, &st) < 0)
+		return;
+	boot_ns = prf_clock_ns(CLOCK_REALTIME) - prf_clock_ns(CLOCK_MONOTONIC);
+	if (prf_host_read(&host) == 0 && strcmp(host.hostname, r->info.hostname) == 0 &&
+	    strcmp(host.kernel_release, r->info.kernel_release) == 0 && mtime_ns(&st) > boot_ns) {
+		r->info.realtime_offset_ns = (int64_t)boot_ns;
+		if (!r->info.start_time_ns)
+			r->info.start_time_ns = mtime_ns(&st) - boot_ns;
+	} else if (r->perfdata->last_sample_ns) {
+		r->info.realtime_offset_ns = (int64_t)(mtime_ns(&st) - r->perfdata->last_sample_ns);
+	}
+}
+
+int prf_perfdata_open(struct prf_reader *r, struct prf_error *error)
+{
+	struct prf_perfdata *pd;
+	struct pd_header h;
+	size_t kept;
+	int ret;
+
+	if (r->file_size < sizeof(h))
+		return pd_error(r, error, -EBADMSG, "too short for its header");
+	ret = prf_read_at(r->fd, &h, sizeof(h), 0);
+	if (ret < 0)
+		return prf_set_error(error, ret, "%s: reading the header: %s", r->name, strerror(-ret));
+	if (memcmp(h.magic, PRF_PERFDATA_MAGIC, 8) != 0)
+		return pd_error(r, error, -EPROTONOSUPPORT,
+				"a big-endian file: byte order not supported by this reader");
+	if (h.size == 16)
+		return pd_error(r, error, -EPROTONOSUPPORT,
+				"pipe mode (perf record -o -) is not read; record to a file");
+	if (h.size != sizeof(h))
+		return pd_error(r, error, -EBADMSG, "unknown header size");
+	pd = calloc(1, sizeof(*pd));
+	r->perfdata = pd;
+	r->meta = calloc(4, sizeof(*r->meta));
+	if (!pd || !r->meta)
+		return pd_error(r, error, -ENOMEM, "out of memory");
+	pd->inflate_max = PD_INFLATE_DEFAULT;
+	r->meta[r->info.meta_count++] = (struct prf_meta){ "source", "perf.data" };
+	r->info.meta = r->meta;
+	r->info.hostname = r->info.kernel_release = r->info.kernel_version = "";
+	r->info.machine = r->info.boot_id = "";
+	r->info.perf_data = 1;
+	/* perf's clock is the kernel's local_clock, CLOCK_MONOTONIC's base on the same host. */
+	r->info.clockid = CLOCK_MONOTONIC;
+
+	if (h.data.offset < sizeof(h) || h.data.offset > r->file_size ||
+	    h.data.size > UINT64_MAX - h.data.offset)
+		return pd_error(r, error, -EBADMSG, "the data section lies outside the file");
+	pd->data_start = pd->position = h.data.offset;
+	pd->size_unknown = h.data.size == 0;
+	pd->data_declared_end = pd->size_unknown ? r->file_size : h.data.offset + h.data.size;
+	pd->data_end = pd->data_declared_end < r->file_size ? pd->data_declared_end : r->file_size;
+	if (pd->size_unknown)
+		snprintf(pd->note, sizeof(pd->note),
+			 "%s: perf.data: data size 0 in the header (perf record did not finish?); "
+			 "read to the end of the file", r->name);
+	ret = read_attrs(r, &h, error);
+	if (ret < 0)
+		return ret;
+	read_features(r, &h);
+	place_ids(r);
+	kept = hide_dummies(r);
+	if (prf_reader_index_ids(r) < 0)
+		return pd_error(r, error, -ENOMEM, "out of memory");
+	r->info.event_count = kept;
+	if (!r->info.realtime_offset_ns)
+		estimate_wall_clock(r);
+	return 0;
+}
+
+void prf_perfdata_free(struct prf_perfdata *pd)
+{
+	if (!pd)
+		return;
+	free(pd->block);
+	free(pd->inflated);
+	free(pd->build_ids);
+	ZSTD_freeDStream(pd->zstream);
+	for (size_t i = 0; i < pd->owned_count; i++)
+		free(pd->owned[i]);
+	free(pd);
+}
+
+/* ---- the data section ----------------------------------------------- */
+
+/* The record at pd->position inside the block, reading on where needed; NULL at the end. */
+static const uint8_t *record_at(struct prf_reader *r, size_t *available, int *err)
+{
+	struct prf_perfdata *pd = r->perfdata;
+	uint64_t left = pd->data_end - pd->position;
+	size_t in_block = pd->position >= pd->block_offset &&
+			  pd->position - pd->block_offset <= pd->block_size ?
+			  pd->block_size - (size_t)(pd->position - pd->block_offset) : 0;
+
+	*err = 0;
+	if (!left)
+		return NULL;
+	/* 64 KiB: the largest record a u16 size frames. */
+	if (in_block < 65536 && in_block < left) {
+		size_t n = left < PD_READ_BLOCK ? (size_t)left : PD_READ_BLOCK;
+
+		*err = prf_ensure_mem((void **)&pd->block, &pd->block_capacity, 1, PD_READ_BLOCK);
+		if (*err == 0)
+			*err = prf_read_at(r->fd, pd->block, n, pd->position);
+		if (*err < 0)
+			return NULL;
+		pd->block_offset = pd->position;
+		pd->block_size = in_block = n;
+	}
+	*available = in_block;
+	return pd->block + (pd->position - pd->block_offset);
+}
+
+/* The time of a kernel record (0: none), from its event's layout. */
+static uint64_t record_time(const struct prf_reader *r, const uint8_t *p, size_t size)
+{
+	const struct prf_event *event = prf_reader_event_for(r, p, size);
+	uint64_t type, time = 0;
+	uint32_t kind;
+	size_t at;
+
+	if (!event)
+		return 0;
+	type = event->attr.sample_type;
+	if (!(type & PERF_SAMPLE_TIME))
+		return 0;
+	memcpy(&kind, p, 4);
+	if (kind == PERF_RECORD_SAMPLE) {
+		at = 8 + 8 * (!!(type & PERF_SAMPLE_IDENTIFIER) + !!(type & PERF_SAMPLE_IP) +
+			      !!(type & PERF_SAMPLE_TID));
+	} else {
+		size_t back;
+
+		if (!event->attr.sample_id_all)
+			return 0;
+		back = 8 * (1 + !!(type & PERF_SAMPLE_ID) + !!(type & PERF_SAMPLE_STREAM_ID) +
+			    !!(type & PERF_SAMPLE_CPU) + !!(type & PERF_SAMPLE_IDENTIFIER));
+		if (back > size - 8)
+			return 0;
+		at = size - back;
+	}
+	if (at + 8 <= size)
+		memcpy(&time, p + at, 8);
+	return time;
+}
+
+struct gather {
+	struct prf_reader *r;
+	size_t size;			/* bytes in r->raw */
+	uint32_t records;
+	uint64_t first_time, last_time;
+};
+
+static int append(struct gather *g, const uint8_t *p, size_t size)
+{
+	uint64_t time;
+	int ret = prf_ensure_mem((void **)&g->r->raw, &g->r->raw_capacity, 1, g->size + size);
+
+	if (ret < 0)
+		return ret;
+	memcpy(g->r->raw + g->size, p, size);
+	g->size += size;
+	g->records++;
+	time = record_time(g->r, p, size);
+	if (time && (!g->first_time || time < g->first_time))
+		g->first_time = time;
+	if (time > g->last_time)
+		g->last_time = time;
+	return 0;
+}
+
+/* Whether the reader passes a record of this type and size on. */
+static int wanted(struct prf_perfdata *pd, uint32_t type, size_t size)
+{
+	if (type >= PD_RECORD_USER_BASE)
+		return 0;		/* perf's own: rounds, its header records, stats */
+	if (size % 8) {
+		pd->skipped_records++;	/* the kernel's are 8-aligned: damage */
+		return 0;
+	}
+	return 1;
+}
+
+static void stream_broken(struct prf_reader *r, uint64_t offset, const char *why)
+{
+	struct prf_perfdata *pd = r->perfdata;
+
+	pd->zstream_broken = 1;
+	r->stats.damaged_chunks++;
+	prf_reader_diag(r, offset, "%s: offset %llu: %s; the compressed records after it are skipped",
+			r->name, (unsigned long long)offset, why);
+}
+
+/* A COMPRESSED record: its zstd data inflated, the whole records in it gathered. */
+static int inflate(struct prf_reader *r, struct gather *g, const uint8_t *p, size_t size,
+		   uint32_t type, uint64_t offset)
+{
+	struct prf_perfdata *pd = r->perfdata;
+	size_t header = type == PD_RECORD_COMPRESSED2 ? 16 : 8, at = 0;
+	ZSTD_inBuffer in;
+	ZSTD_outBuffer out;
+	int ret;
+
+	if (pd->zstream_broken)
+		return 0;
+	if (size < header) {
+		stream_broken(r, offset, "a compressed record too short for its header");
+		return 0;
+	}
+	in = (ZSTD_inBuffer){ p + header, size - header, 0 };
+	if (type == PD_RECORD_COMPRESSED2) {
+		uint64_t data_size;
+
+		memcpy(&data_size, p + 8, 8);
+		if (data_size > in.size) {
+			stream_broken(r, offset, "a compressed record's data size is larger than it");
+			return 0;
+		}
+		in.size = (size_t)data_size;
+	}
+	if (!pd->zstream) {
+		pd->zstream = ZSTD_createDStream();
+		if (!pd->zstream || ZSTD_isError(ZSTD_initDStream(pd->zstream)))
+			return -ENOMEM;
+	}
+	ret = prf_ensure_mem((void **)&pd->inflated, &pd->inflated_capacity, 1,
+			     pd->inflated_used + pd->inflate_max);
+	if (ret < 0)
+		return ret;
+	out = (ZSTD_outBuffer){ pd->inflated + pd->inflated_used, pd->inflate_max, 0 };
+	while (in.pos < in.size) {
+		size_t z = ZSTD_decompressStream(pd->zstream, &out, &in);
+
+		if (ZSTD_isError(z)) {
+			stream_broken(r, offset, "a compressed record does not decompress");
+			return 0;
+		}
+		if (out.pos == out.size && in.pos < in.size) {
+			stream_broken(r, offset, "a compressed record inflates beyond its bound");
+			return 0;
+		}
+	}
+	pd->inflated_used += out.pos;
+	/* Whole records go on; a record cut at the end waits for the next compressed record. */
+	while (pd->inflated_used - at >= 8) {
+		struct perf_event_header h;
+
+		memcpy(&h, pd->inflated + at, sizeof(h));
+		if (h.size < 8) {
+			stream_broken(r, offset, "an impossible record size inside compressed data");
+			pd->inflated_used = 0;
+			return 0;
+		}
+		if (h.size > pd->inflated_used - at)
+			break;
+		if (wanted(pd, h.type, h.size)) {
+			ret = append(g, pd->inflated + at, h.size);
+			if (ret < 0)
+				return ret;
+		}
+		at += h.size;
+	}
+	memmove(pd->inflated, pd->inflated + at, pd->inflated_used - at);
+	pd->inflated_used -= at;
+	return 0;
+}
+
+static void finish(struct prf_reader *r)
+{
+	struct prf_perfdata *pd = r->perfdata;
+	uint64_t cut = pd->data_end - pd->position;
+
+	pd->finished = 1;
+	if (cut || pd->data_declared_end > r->file_size) {
+		/* What of the data section is not read: a partial record, and what the cut took. */
+		r->stats.truncated_bytes = pd->data_declared_end - pd->position;
+		prf_reader_diag(r, pd->position,
+				"%s: offset %llu: file cut short inside the data section; "
+				"discarded %llu bytes", r->name, (unsigned long long)pd->position,
+				(unsigned long long)r->stats.truncated_bytes);
+	} else if (!pd->size_unknown) {
+		r->stats.complete = 1;	/* perf wrote its header last: a whole file */
+	}
+	if (pd->skipped_records) {
+		r->stats.damaged_chunks++;
+		prf_reader_diag(r, pd->position, "%s: skipped %llu records of impossible sizes",
+				r->name, (unsigned long long)pd->skipped_records);
+	}
+}
+
+int prf_perfdata_next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
+{
+	struct prf_perfdata *pd = r->perfdata;
+	struct gather g = { .r = r };
+	uint64_t first_offset = pd->position;
+	int ret = 0;
+
+	if (!pd->started) {
+		pd->started = 1;
+		if (pd->note[0])
+			prf_reader_diag(r, 0, "%s", pd->note);
+		if (pd->build_ids_size) {
+			*chunk = (struct prf_chunk){ .data = pd->build_ids, .size = pd->build_ids_size };
+			for (size_t at = 0; at < pd->build_ids_size; chunk->record_count++) {
+				uint32_t size;
+
+				memcpy(&size, pd->build_ids + at + 8, 4);
+				at += size;
+			}
+			chunk->raw_size = chunk->stored_size = (uint32_t)pd->build_ids_size;
+			r->stats.chunks++;
+			return 1;
+		}
+	}
+	if (pd->finished)
+		return 0;
+	while (g.size < PD_CHUNK_TARGET) {
+		struct perf_event_header h;
+		size_t available;
+		const uint8_t *p = record_at(r, &available, &ret);
+
+		if (ret < 0)
+			return ret;
+		if (!p || available < sizeof(h))
+			break;
+		memcpy(&h, p, sizeof(h));
+		if (h.size < sizeof(h)) {
+			/* No framing to resync on: the rest of the data section is lost. */
+			r->stats.damaged_chunks++;
+			r->stats.skipped_bytes += pd->data_end - pd->position;
+			prf_reader_diag(r, pd->position, "%s: offset %llu: a record of size %u; "
+					"skipped the %llu bytes to the end of the data",
+					r->name, (unsigned long long)pd->position, h.size,
+					(unsigned long long)(pd->data_end - pd->position));
+			pd->position = pd->data_end;
+			break;
+		}
+		if (h.size > available)
+			break;		/* runs past the end of the file */
+		if (h.type == PD_RECORD_COMPRESSED || h.type == PD_RECORD_COMPRESSED2)
+			ret = inflate(r, &g, p, h.size, h.type, pd->position);
+		else if (wanted(pd, h.type, h.size))
+			ret = append(&g, p, h.size);
+		if (ret < 0)
+			return ret;
+		pd->position += h.size;
+	}
+	if (!g.size && !g.records) {
+		if (!pd->finished)
+			finish(r);
+		return 0;
+	}
+	*chunk = (struct prf_chunk){
+		.offset = first_offset,
+		.sequence = r->stats.chunks,
+		.record_count = g.records,
+		.stored_size = (uint32_t)(pd->position - first_offset),
+		.raw_size = (uint32_t)g.size,
+		.first_time = g.first_time,
+		.last_time = g.last_time,
+		.data = r->raw,
+		.size = g.size,
+	};
+	r->stats.chunks++;
+	r->stats.records += g.records;
+	r->stats.raw_bytes += g.size;
+	r->stats.stored_bytes += chunk->stored_size;
+	return 1;
+}
