@@ -35,6 +35,7 @@ include tests/script.mk
 include tests/daemon.mk
 include tests/offcpu.mk
 include tests/time.mk
+include tests/perfdata.mk
 include tests/fuzz/local.mk
 include tests/symbolize.mk
 include tests/archive.mk
