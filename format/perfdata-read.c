@@ -681,12 +681,14 @@ static int wanted(struct prf_perfdata *pd, uint32_t type, size_t size)
 	return 1;
 }
 
-static void stream_broken(struct prf_reader *r, uint64_t offset, const char *why)
+static void stream_broken(struct prf_reader *r, uint64_t offset, size_t size, const char *why)
 {
 	struct prf_perfdata *pd = r->perfdata;
 
 	pd->zstream_broken = 1;
+	pd->inflated_used = 0;
 	r->stats.damaged_chunks++;
+	r->stats.skipped_bytes += size;
 	prf_reader_diag(r, offset, "%s: offset %llu: %s; the compressed records after it are skipped",
 			r->name, (unsigned long long)offset, why);
 }
@@ -701,10 +703,12 @@ static int inflate(struct prf_reader *r, struct gather *g, const uint8_t *p, siz
 	ZSTD_outBuffer out;
 	int ret;
 
-	if (pd->zstream_broken)
+	if (pd->zstream_broken) {
+		r->stats.skipped_bytes += size;
 		return 0;
+	}
 	if (size < header) {
-		stream_broken(r, offset, "a compressed record too short for its header");
+		stream_broken(r, offset, size, "a compressed record too short for its header");
 		return 0;
 	}
 	in = (ZSTD_inBuffer){ p + header, size - header, 0 };
@@ -713,7 +717,7 @@ static int inflate(struct prf_reader *r, struct gather *g, const uint8_t *p, siz
 
 		memcpy(&data_size, p + 8, 8);
 		if (data_size > in.size) {
-			stream_broken(r, offset, "a compressed record's data size is larger than it");
+			stream_broken(r, offset, size, "a compressed record's data size is larger than it");
 			return 0;
 		}
 		in.size = (size_t)data_size;
@@ -732,11 +736,11 @@ static int inflate(struct prf_reader *r, struct gather *g, const uint8_t *p, siz
 		size_t z = ZSTD_decompressStream(pd->zstream, &out, &in);
 
 		if (ZSTD_isError(z)) {
-			stream_broken(r, offset, "a compressed record does not decompress");
+			stream_broken(r, offset, size, "a compressed record does not decompress");
 			return 0;
 		}
 		if (out.pos == out.size && in.pos < in.size) {
-			stream_broken(r, offset, "a compressed record inflates beyond its bound");
+			stream_broken(r, offset, size, "a compressed record inflates beyond its bound");
 			return 0;
 		}
 	}
@@ -747,8 +751,7 @@ static int inflate(struct prf_reader *r, struct gather *g, const uint8_t *p, siz
 
 		memcpy(&h, pd->inflated + at, sizeof(h));
 		if (h.size < 8) {
-			stream_broken(r, offset, "an impossible record size inside compressed data");
-			pd->inflated_used = 0;
+			stream_broken(r, offset, size, "an impossible record size inside compressed data");
 			return 0;
 		}
 		if (h.size > pd->inflated_used - at)
@@ -772,12 +775,16 @@ static void finish(struct prf_reader *r)
 
 	pd->finished = 1;
 	if (cut || pd->data_declared_end > r->file_size) {
-		/* What of the data section is not read: a partial record, and what the cut took. */
-		r->stats.truncated_bytes = pd->data_declared_end - pd->position;
+		/*
+		 * The partial record the cut left.  A cut between two records
+		 * leaves none: then the file is only incomplete (no features,
+		 * stats.complete 0), as a perfrec file without its trailer.
+		 */
+		r->stats.truncated_bytes = cut;
 		prf_reader_diag(r, pd->position,
 				"%s: offset %llu: file cut short inside the data section; "
 				"discarded %llu bytes", r->name, (unsigned long long)pd->position,
-				(unsigned long long)r->stats.truncated_bytes);
+				(unsigned long long)cut);
 	} else if (!pd->size_unknown) {
 		r->stats.complete = 1;	/* perf wrote its header last: a whole file */
 	}

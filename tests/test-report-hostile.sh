@@ -32,7 +32,8 @@
 #
 # Bad input: a missing file, a directory without .prf files, a file that is
 # not a capture and an empty one exit 1 with one line naming the path; a
-# bad option exits 2.
+# bad option exits 2.  perf.data files that lie about their header too;
+# those whose records lie read what is sound, with a warning.
 test_name=test-report-hostile
 needs_root=no	# it reads captures made by the tests' own programs
 . "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
@@ -490,6 +491,36 @@ expect_error 1 "$work/not-a-capture.prf" "$work/not-a-capture.prf"
 : >"$work/empty.prf"
 expect_error 1 "$work/empty.prf" "$work/empty.prf"
 expect_error 1 "$work/missing.prf" --view=tree "$work/hostile/overlap.prf" "$work/missing.prf"
+
+# perf.data files that lie (tests/fuzz/perfdata-seeds.c writes them; the
+# corpus part above read each in every view): about their header, exit
+# 1 with one line naming the file and the cause; about their records, a
+# warning naming the file and the rest read.
+if [ -x "$corpus_tool" ]; then
+	check "lying perf.data files: exit 1 naming the file, or a warning and the rest"
+	for lie in attr-size-huge attr-size-odd attrs-offset-past-end attrs-size-huge \
+		ids-count-huge ids-offset-past-end data-offset-past-end big-endian pipe-mode; do
+		cp "$work/seeds/perfdata-forged-$lie.data" "$work/$lie.data"
+		expect_error 1 "$work/$lie.data" "$work/$lie.data"
+	done
+	for lie in inflates-beyond-mmap-len forged-compressed-garbage forged-record-size-zero; do
+		cp "$work/seeds/perfdata-$lie.data" "$work/$lie.data"
+		run_case 0 "$work/$lie.data" --view=flat
+		grep -q "warning: $work/$lie.data: skipped 1 damaged chunk" "$work/case.err" ||
+			fail "$lie: no warning of its damage: $(head -n 2 "$work/case.err")"
+		note "$lie: $(head -n 1 "$work/case.err")"
+	done
+	# Lies that cost only host facts or names: the 24 samples are all there.
+	for lie in forged-data-size-huge forged-features-all forged-event-desc-count-huge \
+		forged-string-length-huge forged-build-id-size-lies; do
+		"$report" "$work/seeds/perfdata-$lie.data" >"$work/case.out" 2>"$work/case.err" ||
+			fail "$lie: status $?: $(tail -n 1 "$work/case.err")"
+		sanitizer_report "$work/case.err" && fail "$lie: a sanitizer's report"
+		grep -q '^# samples: 24$' "$work/case.out" ||
+			fail "$lie: not the file's 24 samples: $(grep '^# samples' "$work/case.out")"
+	done
+	check_failures "lying perf.data files"
+fi
 
 check "bad options: exit 2"
 for options in "--no-such-option" "--view=bogus" "--sort bogus" "--percent-limit abc" \

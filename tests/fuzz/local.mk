@@ -11,7 +11,9 @@
 FUZZ_COMMON = tests/fuzz/fuzz-common.h
 
 check_PROGRAMS += tests/fuzz/make-corpus tests/fuzz/fuzz-reader-replay
-tests_fuzz_make_corpus_SOURCES = tests/fuzz/make-corpus.c $(FUZZ_COMMON)
+tests_fuzz_make_corpus_SOURCES = tests/fuzz/make-corpus.c tests/fuzz/perfdata-seeds.c \
+	tests/fuzz/perfdata-seeds.h $(FUZZ_COMMON)
+tests_fuzz_make_corpus_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
 tests_fuzz_make_corpus_LDADD = $(FORMAT_LIBS)
 tests_fuzz_fuzz_reader_replay_SOURCES = tests/fuzz/fuzz-reader.c $(FUZZ_COMMON)
 tests_fuzz_fuzz_reader_replay_LDADD = $(FORMAT_LIBS)

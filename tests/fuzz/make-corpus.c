@@ -13,6 +13,8 @@
  * to an impossible value with the checksums recomputed, so that the reader
  * takes the bytes at their word and the code behind the crc checks runs.
  *
+ * perf.data seeds, valid and lying, come from perfdata-seeds.c.
+ *
  * Everything is deterministic: the same corpus on every run and host.
  */
 #include <errno.h>
@@ -26,6 +28,7 @@
 #include <unistd.h>
 #include "format.h"
 #include "fuzz-common.h"
+#include "perfdata-seeds.h"
 
 static const char *out_dir;
 static size_t files_written;
@@ -1577,6 +1580,7 @@ int main(int argc, char **argv)
 	save_flips(&compact_plain, "compact-plain");
 	save_forged_compact(&compact_plain, "compact");
 	save_forged_compact(&compact_rich_plain, "compact-rich");
+	perfdata_seeds(save);
 
 	printf("make-corpus: %zu files in %s\n", files_written, out_dir);
 	free(one.data);
