@@ -13,3 +13,5 @@ EXTRA_DIST += bench/jit-attacks.sh
 EXTRA_DIST += bench/README.md bench/reader.sh bench/reader-ab.sh
 # Writing perf.data against perf reading it (bench/README.md).
 EXTRA_DIST += bench/perfdata-write.sh
+# Reading perf.data: perfrec-report against perf report on one file.
+EXTRA_DIST += bench/perfdata-read.sh

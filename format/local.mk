@@ -15,7 +15,10 @@ format_libperfrec_format_a_SOURCES = \
 	format/compact-write.c \
 	format/compact-read.c \
 	format/reader.c \
+	format/perfdata.h \
 	format/perfdata-read.c \
+	format/perfdata-pipe.c \
+	format/perfdata-data.c \
 	format/read-ahead.c \
 	format/decode.c \
 	format/stack-trim.c \

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * perf's perf.data files, read through the capture reader: the header's
- * attributes and features become the file's description, and the data
- * section, whose records are the kernel's as perfrec's files carry them,
- * comes out as chunks of bounded size.  The layout is perf's
- * (tools/perf/Documentation/perf.data-file-format.txt); only little-endian
- * files and the file mode (not the pipe mode's stream) are read.
+ * attributes and features become the file's description (this file), and
+ * the data section, whose records are the kernel's as perfrec's files
+ * carry them, comes out as chunks of bounded size (perfdata-data.c).
+ * Little-endian files only, in file mode or pipe mode (perfdata-pipe.c).
  *
  * A perf.data comes from anywhere: every offset, size and count is checked
  * against the file and fixed maxima before it is used or allocated.
@@ -14,91 +13,11 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <time.h>
-#include "internal.h"
-
-struct pd_section {
-	uint64_t offset, size;
-};
-
-struct pd_header {
-	char magic[8];
-	uint64_t size;			/* of this header */
-	uint64_t attr_size;		/* of an attrs entry: the attr, then its ids' section */
-	struct pd_section attrs, data, event_types;
-	uint64_t features[4];		/* a bit per feature present */
-};
-
-/* The features this reader takes (perf's HEADER_* numbers). */
-enum {
-	PD_FEAT_BUILD_ID = 2,
-	PD_FEAT_HOSTNAME = 3,
-	PD_FEAT_OSRELEASE = 4,
-	PD_FEAT_VERSION = 5,
-	PD_FEAT_ARCH = 6,
-	PD_FEAT_NRCPUS = 7,
-	PD_FEAT_CPUDESC = 8,
-	PD_FEAT_CMDLINE = 11,
-	PD_FEAT_EVENT_DESC = 12,
-	PD_FEAT_SAMPLE_TIME = 21,
-	PD_FEAT_COMPRESSED = 27,
-	PD_FEAT_CLOCK_DATA = 29,
-	PD_FEAT_BITS = 256,
-};
-
-/* perf's own record types in the data section. */
-enum {
-	PD_RECORD_USER_BASE = 64,	/* perf's, not the kernel's, from here */
-	PD_RECORD_HEADER_BUILD_ID = 67,
-	PD_RECORD_COMPRESSED = 81,
-	PD_RECORD_COMPRESSED2 = 83,	/* newer perf: a u64 data size, then the data */
-};
-
-#define PD_MISC_BUILD_ID_SIZE	(1u << 15)
-
-/* Bounds for what a file says. */
-#define PD_ATTR_ENTRY_MAX	4096u	/* an attrs entry: perf's attr is 136 bytes today */
-#define PD_IDS_MAX		(1u << 20)	/* ids of all events (a CPU's each: 4096 CPUs x 256) */
-#define PD_FEATURE_MAX		(16u << 20)	/* a feature section we read */
-#define PD_STRING_MAX		65536u
-#define PD_CHUNK_TARGET		(1u << 20)	/* records a chunk gathers, inflated ones aside */
-#define PD_READ_BLOCK		(1u << 20)
-#define PD_INFLATE_DEFAULT	(16u << 20)	/* without HEADER_COMPRESSED's mmap length */
-#define PD_INFLATE_MAX		(64u << 20)
-#define PD_INFLATE_MIN		(64u << 10)
-
-struct prf_perfdata {
-	uint64_t data_start, data_end;	/* data_end cut to the file */
-	uint64_t data_declared_end;	/* as the header says it */
-	uint64_t position;		/* next record of the data section */
-	int size_unknown;		/* data.size 0: perf record did not finish */
-	uint64_t last_sample_ns;	/* HEADER_SAMPLE_TIME's; 0: not recorded */
-	int started, finished;
-
-	/* The file read in blocks; a record is whole inside one. */
-	uint8_t *block;
-	size_t block_capacity;
-	uint64_t block_offset;
-	size_t block_size;
-
-	/* perf -z: one zstd stream over all COMPRESSED records, a record may straddle two */
-	ZSTD_DStream *zstream;
-	uint8_t *inflated;
-	size_t inflated_capacity, inflated_used;
-	size_t inflate_max;		/* bytes one COMPRESSED record may give */
-	int zstream_broken;
-
-	uint8_t *build_ids;		/* PRF_RECORD_BUILD_IDs from HEADER_BUILD_ID, a first chunk */
-	size_t build_ids_size;
-
-	void *owned[16];		/* feature buffers the strings point into */
-	size_t owned_count;
-	uint64_t skipped_records;	/* of sizes no reader can frame */
-	char note[256];			/* said on the first chunk, when a diag callback is set */
-};
+#include "perfdata.h"
 
 /* ---- the header and its features ------------------------------------ */
 
-static int pd_error(struct prf_reader *r, struct prf_error *error, int code, const char *what)
+int pd_error(struct prf_reader *r, struct prf_error *error, int code, const char *what)
 {
 	return prf_set_error(error, code, "%s: perf.data: %s", r->name, what);
 }
@@ -126,7 +45,7 @@ static int read_section(struct prf_reader *r, const struct pd_section *s, uint64
 	return 0;
 }
 
-static void *own(struct prf_perfdata *pd, void *buf)
+void *pd_own(struct prf_perfdata *pd, void *buf)
 {
 	if (pd->owned_count == sizeof(pd->owned) / sizeof(pd->owned[0])) {
 		free(buf);
@@ -162,7 +81,7 @@ static const char *feature_string(struct prf_reader *r, const struct pd_section 
 
 	if (read_section(r, s, PD_STRING_MAX + 4, &buf) < 0)
 		return NULL;
-	if (!own(r->perfdata, buf))
+	if (!pd_own(r->perfdata, buf))
 		return NULL;
 	cursor = buf;
 	return take_string(&cursor, buf + s->size);
@@ -174,7 +93,7 @@ static void take_event_desc(struct prf_reader *r, const struct pd_section *s)
 	uint32_t nr, attr_size;
 	uint8_t *buf, *cursor, *end;
 
-	if (read_section(r, s, PD_FEATURE_MAX, &buf) < 0 || !own(r->perfdata, buf))
+	if (read_section(r, s, PD_FEATURE_MAX, &buf) < 0 || !pd_own(r->perfdata, buf))
 		return;
 	end = buf + s->size;
 	if (s->size < 8)
@@ -220,11 +139,11 @@ static void take_event_desc(struct prf_reader *r, const struct pd_section *s)
  * records (by path: perf has no device and inode for them), given as the
  * file's first chunk.
  */
-static void take_build_ids(struct prf_reader *r, const struct pd_section *s)
+void pd_take_build_ids(struct prf_reader *r, const struct pd_section *s)
 {
 	struct prf_perfdata *pd = r->perfdata;
 	uint8_t *buf;
-	size_t at = 0, capacity = 0;
+	size_t at = 0;
 
 	if (read_section(r, s, PD_FEATURE_MAX, &buf) < 0)
 		return;
@@ -248,7 +167,7 @@ static void take_build_ids(struct prf_reader *r, const struct pd_section *s)
 		memcpy(b.build_id, buf + at + 8 + 4, b.build_id_size);
 		record_size = PRF_ALIGN8(sizeof(b) + path_length + 1);
 		b.header.size = (uint32_t)record_size;
-		if (path_length && prf_ensure_mem((void **)&pd->build_ids, &capacity, 1,
+		if (path_length && prf_ensure_mem((void **)&pd->build_ids, &pd->build_ids_capacity, 1,
 						   pd->build_ids_size + record_size) == 0) {
 			uint8_t *out = pd->build_ids + pd->build_ids_size;
 
@@ -262,7 +181,7 @@ static void take_build_ids(struct prf_reader *r, const struct pd_section *s)
 	free(buf);
 }
 
-static void take_feature(struct prf_reader *r, unsigned feature, const struct pd_section *s)
+void pd_take_feature(struct prf_reader *r, unsigned feature, const struct pd_section *s)
 {
 	struct prf_file_info *info = &r->info;
 	const char *string;
@@ -329,7 +248,7 @@ static void take_feature(struct prf_reader *r, unsigned feature, const struct pd
 		take_event_desc(r, s);
 		break;
 	case PD_FEAT_BUILD_ID:
-		take_build_ids(r, s);
+		pd_take_build_ids(r, s);
 		break;
 	default:
 		break;
@@ -357,7 +276,7 @@ static void read_features(struct prf_reader *r, const struct pd_header *h)
 			return;
 		}
 		index++;
-		take_feature(r, feature, &s);
+		pd_take_feature(r, feature, &s);
 	}
 }
 
@@ -386,7 +305,7 @@ static int read_attrs(struct prf_reader *r, const struct pd_header *h, struct pr
 		return pd_error(r, error, ret, "out of memory");
 	if (ret < 0)
 		return pd_error(r, error, -EBADMSG, "the attrs section lies outside the file");
-	if (!own(r->perfdata, entries))
+	if (!pd_own(r->perfdata, entries))
 		return pd_error(r, error, -ENOMEM, "out of memory");
 	attr_bytes = (size_t)h->attr_size - sizeof(struct pd_section);
 	for (uint64_t i = 0; i < count; i++) {
@@ -509,26 +428,64 @@ static void estimate_wall_clock(struct prf_reader *r)
 	}
 }
 
+/* The events in r->events: ids placed and indexed, the dummy hidden; the clock. */
+static int pd_finish_events(struct prf_reader *r, struct prf_error *error)
+{
+	size_t kept;
+
+	place_ids(r);
+	kept = hide_dummies(r);
+	if (prf_reader_index_ids(r) < 0)
+		return pd_error(r, error, -ENOMEM, "out of memory");
+	r->info.event_count = kept;
+	if (!r->info.realtime_offset_ns)
+		estimate_wall_clock(r);
+	return 0;
+}
+
+/* File mode: the header's sections, the data section's bounds. */
+static int open_file_mode(struct prf_reader *r, const struct pd_header *h, struct prf_error *error)
+{
+	struct prf_perfdata *pd = r->perfdata;
+	int ret;
+
+	if (h->size != sizeof(*h))
+		return pd_error(r, error, -EBADMSG, "unknown header size");
+	if (h->data.offset < sizeof(*h) || h->data.offset > r->file_size ||
+	    h->data.size > UINT64_MAX - h->data.offset)
+		return pd_error(r, error, -EBADMSG, "the data section lies outside the file");
+	pd->data_start = pd->position = h->data.offset;
+	pd->size_unknown = h->data.size == 0;
+	pd->data_declared_end = pd->size_unknown ? r->file_size : h->data.offset + h->data.size;
+	pd->data_end = pd->data_declared_end < r->file_size ? pd->data_declared_end : r->file_size;
+	if (pd->size_unknown)
+		snprintf(pd->note, sizeof(pd->note),
+			 "%s: perf.data: data size 0 in the header (perf record did not finish?); "
+			 "read to the end of the file", r->name);
+	ret = read_attrs(r, h, error);
+	if (ret < 0)
+		return ret;
+	read_features(r, h);
+	return 0;
+}
+
 int prf_perfdata_open(struct prf_reader *r, struct prf_error *error)
 {
 	struct prf_perfdata *pd;
-	struct pd_header h;
-	size_t kept;
+	struct pd_header h = { 0 };
 	int ret;
 
-	if (r->file_size < sizeof(h))
+	/* Pipe mode's header is the magic and a size of 16. */
+	if (r->file_size < 16)
 		return pd_error(r, error, -EBADMSG, "too short for its header");
-	ret = prf_read_at(r->fd, &h, sizeof(h), 0);
+	ret = prf_read_at(r->fd, &h, r->file_size < sizeof(h) ? 16 : sizeof(h), 0);
 	if (ret < 0)
 		return prf_set_error(error, ret, "%s: reading the header: %s", r->name, strerror(-ret));
 	if (memcmp(h.magic, PRF_PERFDATA_MAGIC, 8) != 0)
 		return pd_error(r, error, -EPROTONOSUPPORT,
 				"a big-endian file: byte order not supported by this reader");
-	if (h.size == 16)
-		return pd_error(r, error, -EPROTONOSUPPORT,
-				"pipe mode (perf record -o -) is not read; record to a file");
-	if (h.size != sizeof(h))
-		return pd_error(r, error, -EBADMSG, "unknown header size");
+	if (h.size != 16 && r->file_size < sizeof(h))
+		return pd_error(r, error, -EBADMSG, "too short for its header");
 	pd = calloc(1, sizeof(*pd));
 	r->perfdata = pd;
 	r->meta = calloc(4, sizeof(*r->meta));
@@ -542,30 +499,10 @@ int prf_perfdata_open(struct prf_reader *r, struct prf_error *error)
 	r->info.perf_data = 1;
 	/* perf's clock is the kernel's local_clock, CLOCK_MONOTONIC's base on the same host. */
 	r->info.clockid = CLOCK_MONOTONIC;
-
-	if (h.data.offset < sizeof(h) || h.data.offset > r->file_size ||
-	    h.data.size > UINT64_MAX - h.data.offset)
-		return pd_error(r, error, -EBADMSG, "the data section lies outside the file");
-	pd->data_start = pd->position = h.data.offset;
-	pd->size_unknown = h.data.size == 0;
-	pd->data_declared_end = pd->size_unknown ? r->file_size : h.data.offset + h.data.size;
-	pd->data_end = pd->data_declared_end < r->file_size ? pd->data_declared_end : r->file_size;
-	if (pd->size_unknown)
-		snprintf(pd->note, sizeof(pd->note),
-			 "%s: perf.data: data size 0 in the header (perf record did not finish?); "
-			 "read to the end of the file", r->name);
-	ret = read_attrs(r, &h, error);
+	ret = h.size == 16 ? pd_open_pipe(r, error) : open_file_mode(r, &h, error);
 	if (ret < 0)
 		return ret;
-	read_features(r, &h);
-	place_ids(r);
-	kept = hide_dummies(r);
-	if (prf_reader_index_ids(r) < 0)
-		return pd_error(r, error, -ENOMEM, "out of memory");
-	r->info.event_count = kept;
-	if (!r->info.realtime_offset_ns)
-		estimate_wall_clock(r);
-	return 0;
+	return pd_finish_events(r, error);
 }
 
 void prf_perfdata_free(struct prf_perfdata *pd)
@@ -581,296 +518,3 @@ void prf_perfdata_free(struct prf_perfdata *pd)
 	free(pd);
 }
 
-/* ---- the data section ----------------------------------------------- */
-
-/* The record at pd->position inside the block, reading on where needed; NULL at the end. */
-static const uint8_t *record_at(struct prf_reader *r, size_t *available, int *err)
-{
-	struct prf_perfdata *pd = r->perfdata;
-	uint64_t left = pd->data_end - pd->position;
-	size_t in_block = pd->position >= pd->block_offset &&
-			  pd->position - pd->block_offset <= pd->block_size ?
-			  pd->block_size - (size_t)(pd->position - pd->block_offset) : 0;
-
-	*err = 0;
-	if (!left)
-		return NULL;
-	/* 64 KiB: the largest record a u16 size frames. */
-	if (in_block < 65536 && in_block < left) {
-		size_t n = left < PD_READ_BLOCK ? (size_t)left : PD_READ_BLOCK;
-
-		*err = prf_ensure_mem((void **)&pd->block, &pd->block_capacity, 1, PD_READ_BLOCK);
-		if (*err == 0)
-			*err = prf_read_at(r->fd, pd->block, n, pd->position);
-		if (*err < 0)
-			return NULL;
-		pd->block_offset = pd->position;
-		pd->block_size = in_block = n;
-	}
-	*available = in_block;
-	return pd->block + (pd->position - pd->block_offset);
-}
-
-/* The time of a kernel record (0: none), from its event's layout. */
-static uint64_t record_time(const struct prf_reader *r, const uint8_t *p, size_t size)
-{
-	const struct prf_event *event = prf_reader_event_for(r, p, size);
-	uint64_t type, time = 0;
-	uint32_t kind;
-	size_t at;
-
-	if (!event)
-		return 0;
-	type = event->attr.sample_type;
-	if (!(type & PERF_SAMPLE_TIME))
-		return 0;
-	memcpy(&kind, p, 4);
-	if (kind == PERF_RECORD_SAMPLE) {
-		at = 8 + 8 * (!!(type & PERF_SAMPLE_IDENTIFIER) + !!(type & PERF_SAMPLE_IP) +
-			      !!(type & PERF_SAMPLE_TID));
-	} else {
-		size_t back;
-
-		if (!event->attr.sample_id_all)
-			return 0;
-		back = 8 * (1 + !!(type & PERF_SAMPLE_ID) + !!(type & PERF_SAMPLE_STREAM_ID) +
-			    !!(type & PERF_SAMPLE_CPU) + !!(type & PERF_SAMPLE_IDENTIFIER));
-		if (back > size - 8)
-			return 0;
-		at = size - back;
-	}
-	if (at + 8 <= size)
-		memcpy(&time, p + at, 8);
-	return time;
-}
-
-struct gather {
-	struct prf_reader *r;
-	size_t size;			/* bytes in r->raw */
-	uint32_t records;
-	uint64_t first_time, last_time;
-};
-
-static int append(struct gather *g, const uint8_t *p, size_t size)
-{
-	uint64_t time;
-	int ret = prf_ensure_mem((void **)&g->r->raw, &g->r->raw_capacity, 1, g->size + size);
-
-	if (ret < 0)
-		return ret;
-	memcpy(g->r->raw + g->size, p, size);
-	g->size += size;
-	g->records++;
-	time = record_time(g->r, p, size);
-	if (time && (!g->first_time || time < g->first_time))
-		g->first_time = time;
-	if (time > g->last_time)
-		g->last_time = time;
-	return 0;
-}
-
-/* Whether the reader passes a record of this type and size on. */
-static int wanted(struct prf_perfdata *pd, uint32_t type, size_t size)
-{
-	if (type >= PD_RECORD_USER_BASE)
-		return 0;		/* perf's own: rounds, its header records, stats */
-	if (size % 8) {
-		pd->skipped_records++;	/* the kernel's are 8-aligned: damage */
-		return 0;
-	}
-	return 1;
-}
-
-static void stream_broken(struct prf_reader *r, uint64_t offset, size_t size, const char *why)
-{
-	struct prf_perfdata *pd = r->perfdata;
-
-	pd->zstream_broken = 1;
-	pd->inflated_used = 0;
-	r->stats.damaged_chunks++;
-	r->stats.skipped_bytes += size;
-	prf_reader_diag(r, offset, "%s: offset %llu: %s; the compressed records after it are skipped",
-			r->name, (unsigned long long)offset, why);
-}
-
-/* A COMPRESSED record: its zstd data inflated, the whole records in it gathered. */
-static int inflate(struct prf_reader *r, struct gather *g, const uint8_t *p, size_t size,
-		   uint32_t type, uint64_t offset)
-{
-	struct prf_perfdata *pd = r->perfdata;
-	size_t header = type == PD_RECORD_COMPRESSED2 ? 16 : 8, at = 0;
-	ZSTD_inBuffer in;
-	ZSTD_outBuffer out;
-	int ret;
-
-	if (pd->zstream_broken) {
-		r->stats.skipped_bytes += size;
-		return 0;
-	}
-	if (size < header) {
-		stream_broken(r, offset, size, "a compressed record too short for its header");
-		return 0;
-	}
-	in = (ZSTD_inBuffer){ p + header, size - header, 0 };
-	if (type == PD_RECORD_COMPRESSED2) {
-		uint64_t data_size;
-
-		memcpy(&data_size, p + 8, 8);
-		if (data_size > in.size) {
-			stream_broken(r, offset, size, "a compressed record's data size is larger than it");
-			return 0;
-		}
-		in.size = (size_t)data_size;
-	}
-	if (!pd->zstream) {
-		pd->zstream = ZSTD_createDStream();
-		if (!pd->zstream || ZSTD_isError(ZSTD_initDStream(pd->zstream)))
-			return -ENOMEM;
-	}
-	ret = prf_ensure_mem((void **)&pd->inflated, &pd->inflated_capacity, 1,
-			     pd->inflated_used + pd->inflate_max);
-	if (ret < 0)
-		return ret;
-	out = (ZSTD_outBuffer){ pd->inflated + pd->inflated_used, pd->inflate_max, 0 };
-	while (in.pos < in.size) {
-		size_t z = ZSTD_decompressStream(pd->zstream, &out, &in);
-
-		if (ZSTD_isError(z)) {
-			stream_broken(r, offset, size, "a compressed record does not decompress");
-			return 0;
-		}
-		if (out.pos == out.size && in.pos < in.size) {
-			stream_broken(r, offset, size, "a compressed record inflates beyond its bound");
-			return 0;
-		}
-	}
-	pd->inflated_used += out.pos;
-	/* Whole records go on; a record cut at the end waits for the next compressed record. */
-	while (pd->inflated_used - at >= 8) {
-		struct perf_event_header h;
-
-		memcpy(&h, pd->inflated + at, sizeof(h));
-		if (h.size < 8) {
-			stream_broken(r, offset, size, "an impossible record size inside compressed data");
-			return 0;
-		}
-		if (h.size > pd->inflated_used - at)
-			break;
-		if (wanted(pd, h.type, h.size)) {
-			ret = append(g, pd->inflated + at, h.size);
-			if (ret < 0)
-				return ret;
-		}
-		at += h.size;
-	}
-	memmove(pd->inflated, pd->inflated + at, pd->inflated_used - at);
-	pd->inflated_used -= at;
-	return 0;
-}
-
-static void finish(struct prf_reader *r)
-{
-	struct prf_perfdata *pd = r->perfdata;
-	uint64_t cut = pd->data_end - pd->position;
-
-	pd->finished = 1;
-	if (cut || pd->data_declared_end > r->file_size) {
-		/*
-		 * The partial record the cut left.  A cut between two records
-		 * leaves none: then the file is only incomplete (no features,
-		 * stats.complete 0), as a perfrec file without its trailer.
-		 */
-		r->stats.truncated_bytes = cut;
-		prf_reader_diag(r, pd->position,
-				"%s: offset %llu: file cut short inside the data section; "
-				"discarded %llu bytes", r->name, (unsigned long long)pd->position,
-				(unsigned long long)cut);
-	} else if (!pd->size_unknown) {
-		r->stats.complete = 1;	/* perf wrote its header last: a whole file */
-	}
-	if (pd->skipped_records) {
-		r->stats.damaged_chunks++;
-		prf_reader_diag(r, pd->position, "%s: skipped %llu records of impossible sizes",
-				r->name, (unsigned long long)pd->skipped_records);
-	}
-}
-
-int prf_perfdata_next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
-{
-	struct prf_perfdata *pd = r->perfdata;
-	struct gather g = { .r = r };
-	uint64_t first_offset = pd->position;
-	int ret = 0;
-
-	if (!pd->started) {
-		pd->started = 1;
-		if (pd->note[0])
-			prf_reader_diag(r, 0, "%s", pd->note);
-		if (pd->build_ids_size) {
-			*chunk = (struct prf_chunk){ .data = pd->build_ids, .size = pd->build_ids_size };
-			for (size_t at = 0; at < pd->build_ids_size; chunk->record_count++) {
-				uint32_t size;
-
-				memcpy(&size, pd->build_ids + at + 8, 4);
-				at += size;
-			}
-			chunk->raw_size = chunk->stored_size = (uint32_t)pd->build_ids_size;
-			r->stats.chunks++;
-			return 1;
-		}
-	}
-	if (pd->finished)
-		return 0;
-	while (g.size < PD_CHUNK_TARGET) {
-		struct perf_event_header h;
-		size_t available;
-		const uint8_t *p = record_at(r, &available, &ret);
-
-		if (ret < 0)
-			return ret;
-		if (!p || available < sizeof(h))
-			break;
-		memcpy(&h, p, sizeof(h));
-		if (h.size < sizeof(h)) {
-			/* No framing to resync on: the rest of the data section is lost. */
-			r->stats.damaged_chunks++;
-			r->stats.skipped_bytes += pd->data_end - pd->position;
-			prf_reader_diag(r, pd->position, "%s: offset %llu: a record of size %u; "
-					"skipped the %llu bytes to the end of the data",
-					r->name, (unsigned long long)pd->position, h.size,
-					(unsigned long long)(pd->data_end - pd->position));
-			pd->position = pd->data_end;
-			break;
-		}
-		if (h.size > available)
-			break;		/* runs past the end of the file */
-		if (h.type == PD_RECORD_COMPRESSED || h.type == PD_RECORD_COMPRESSED2)
-			ret = inflate(r, &g, p, h.size, h.type, pd->position);
-		else if (wanted(pd, h.type, h.size))
-			ret = append(&g, p, h.size);
-		if (ret < 0)
-			return ret;
-		pd->position += h.size;
-	}
-	if (!g.size && !g.records) {
-		if (!pd->finished)
-			finish(r);
-		return 0;
-	}
-	*chunk = (struct prf_chunk){
-		.offset = first_offset,
-		.sequence = r->stats.chunks,
-		.record_count = g.records,
-		.stored_size = (uint32_t)(pd->position - first_offset),
-		.raw_size = (uint32_t)g.size,
-		.first_time = g.first_time,
-		.last_time = g.last_time,
-		.data = r->raw,
-		.size = g.size,
-	};
-	r->stats.chunks++;
-	r->stats.records += g.records;
-	r->stats.raw_bytes += g.size;
-	r->stats.stored_bytes += chunk->stored_size;
-	return 1;
-}

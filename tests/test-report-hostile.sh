@@ -499,7 +499,8 @@ expect_error 1 "$work/missing.prf" --view=tree "$work/hostile/overlap.prf" "$wor
 if [ -x "$corpus_tool" ]; then
 	check "lying perf.data files: exit 1 naming the file, or a warning and the rest"
 	for lie in attr-size-huge attr-size-odd attrs-offset-past-end attrs-size-huge \
-		ids-count-huge ids-offset-past-end data-offset-past-end big-endian pipe-mode; do
+		ids-count-huge ids-offset-past-end data-offset-past-end big-endian \
+		pipe-mode-header-on-file-mode; do
 		cp "$work/seeds/perfdata-forged-$lie.data" "$work/$lie.data"
 		expect_error 1 "$work/$lie.data" "$work/$lie.data"
 	done
@@ -512,7 +513,8 @@ if [ -x "$corpus_tool" ]; then
 	done
 	# Lies that cost only host facts or names: the 24 samples are all there.
 	for lie in forged-data-size-huge forged-features-all forged-event-desc-count-huge \
-		forged-string-length-huge forged-build-id-size-lies; do
+		forged-string-length-huge forged-build-id-size-lies valid-pipe \
+		forged-pipe-feature-string-lies forged-pipe-feature-number-huge; do
 		"$report" "$work/seeds/perfdata-$lie.data" >"$work/case.out" 2>"$work/case.err" ||
 			fail "$lie: status $?: $(tail -n 1 "$work/case.err")"
 		sanitizer_report "$work/case.err" && fail "$lie: a sanitizer's report"

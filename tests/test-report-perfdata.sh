@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # perfrec-report reads perf.data: `perf record -a` of tests/workload
-# (burn_hot, burn_warm, burn_cold at 60/30/10 % of its CPU time), three
-# ways: -g (frame pointers), -z (zstd-compressed records) and
-# --call-graph dwarf (user stack copies, unwound here).  On each file,
+# (burn_hot, burn_warm, burn_cold at 60/30/10 % of its CPU time), four
+# ways: -g (frame pointers), -z (zstd-compressed records),
+# --call-graph dwarf (user stack copies, unwound here) and pipe mode
+# (-o -, the stream saved to a file).  On each file,
 # the independent answer is perf report on the same file:
 #
 #   perf report --stdio --no-children --sort comm,sym -g none
@@ -188,5 +189,11 @@ compare dwarf
 report_ok "$work/dwarf.folded" --view=folded --comm workload-pd "$work/dwarf.data"
 grep -q ';main;run_workload;burn_hot [0-9]*$' "$work/dwarf.folded" ||
 	fail "dwarf: no main;run_workload;burn_hot stack"
+
+check "pipe mode (perf record -o -, saved): burn_* shares within 0.5 points"
+perf record -q -a -F 999 -B -N -g -o - -- $favour "$program" --seconds 3 --threads 2 \
+	>"$work/pipe.data" 2>"$work/pipe.err" || fail "perf record -o -: $(tail -n 3 "$work/pipe.err")"
+[ "$(head -c 16 "$work/pipe.data" | od -An -tu8 -j8)" -eq 16 ] || fail "perf record -o - wrote no pipe-mode header"
+compare pipe
 
 echo "$test_name: PASS"

@@ -15,7 +15,8 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 "Usage: perfrec-report [OPTIONS] FILE|DIR...\n"
-"Profiles from perfrec captures: every .prf of a directory, merged in time order.\n"
+"Profiles from perfrec captures: every .prf of a directory, merged in time order;\n"
+"a perf.data file (perf record -o FILE) is read as one.\n"
 "\n"
 "Views and formats:\n"
 "      --view=flat|tree|folded   flat profile (default), call tree, collapsed stacks\n"

@@ -9,7 +9,8 @@
  * past the file or past any bound, attrs of a size that lies, features
  * whose lengths lie, records of impossible sizes, compressed data that is
  * garbage or that inflates beyond the bound its header gives, the other
- * byte order, pipe mode, and cuts.
+ * byte order, and cuts; and a file in pipe mode (perf record -o -), whole,
+ * cut and lying.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -343,6 +344,49 @@ static struct pd build(int compressed)
 	return f;
 }
 
+/* Pipe mode: the description as records before the data, as perf record -o - writes it. */
+static struct pd build_pipe(void)
+{
+	struct pd f = { 0 }, records = { 0 };
+
+	put(&f, "PERFILE2", 8);
+	put_u64(&f, 16);
+	f.attrs = f.size;
+	for (int i = 0; i < 2; i++) {
+		struct perf_event_attr a = attr_of(i);
+
+		put_u32(&f, 64);	/* PERF_RECORD_HEADER_ATTR */
+		put_u16(&f, 0);
+		put_u16(&f, (uint16_t)(8 + sizeof(a) + 16));
+		put(&f, &a, sizeof(a));
+		put_u64(&f, i ? 21 : 11);
+		put_u64(&f, i ? 22 : 12);
+	}
+	f.features = f.size;
+	put_u32(&f, 80);		/* PERF_RECORD_HEADER_FEATURE */
+	put_u16(&f, 0);
+	put_u16(&f, 8 + 8 + 4 + 16);
+	put_u64(&f, FEAT_HOSTNAME);
+	f.hostname = f.size;
+	put_string(&f, "pipehost");
+	f.event_desc = f.size;
+	put_u32(&f, 78);		/* PERF_RECORD_EVENT_UPDATE */
+	put_u16(&f, 0);
+	put_u16(&f, 8 + 16 + 16);
+	put_u64(&f, 1);			/* its name */
+	put_u64(&f, 11);
+	put(&f, "cpu-clock:pipe\0\0", 16);
+	f.data_start = f.first_record = f.size;
+	make_records(&records);
+	put(&f, records.data, records.size);
+	free(records.data);
+	put_u32(&f, 68);
+	put_u16(&f, 0);
+	put_u16(&f, 8);
+	f.data_end = f.size;
+	return f;
+}
+
 /* A copy of f with width bytes at offset set to value, saved. */
 static void forge(const struct pd *f, perfdata_save_fn save, const char *name, size_t offset,
 		  size_t width, uint64_t value)
@@ -415,13 +459,22 @@ static void save_cuts(const struct pd *f, perfdata_save_fn save, const char *bas
 
 void perfdata_seeds(perfdata_save_fn save)
 {
-	struct pd plain = build(0), z = build(1);
+	struct pd plain = build(0), z = build(1), pipe;
 	const uint64_t huge = 1ull << 62;
 
 	save("perfdata-valid.data", plain.data, plain.size);
 	save("perfdata-valid-zstd.data", z.data, z.size);
 	save_cuts(&plain, save, "plain");
 	save_cuts(&z, save, "zstd");
+	pipe = build_pipe();
+	save("perfdata-valid-pipe.data", pipe.data, pipe.size);
+	save_cuts(&pipe, save, "pipe");
+	forge(&pipe, save, "pipe-attr-record-size-huge", pipe.attrs + 6, 2, 0xffff);
+	forge(&pipe, save, "pipe-attr-size-lies", pipe.attrs + 8 + 4, 4, 0xfff8);
+	forge(&pipe, save, "pipe-feature-string-lies", pipe.hostname, 4, 0xffffffffu);
+	forge(&pipe, save, "pipe-feature-number-huge", pipe.features + 8, 8, ~0ull);
+	forge(&pipe, save, "pipe-update-size-zero", pipe.event_desc + 6, 2, 0);
+	free(pipe.data);
 
 	forge(&plain, save, "attr-size-huge", 16, 8, 0xffffffffu);
 	forge(&plain, save, "attr-size-small", 16, 8, 24);
@@ -450,7 +503,7 @@ void perfdata_seeds(perfdata_save_fn save)
 	forge(&plain, save, "record-size-odd", plain.first_record + 6, 2, 12);
 	forge(&plain, save, "record-size-past-end", plain.first_record + 6, 2, 0xffff);
 	forge(&plain, save, "big-endian", 0, 8, 0x50455246494c4532ull);
-	forge(&plain, save, "pipe-mode", 8, 8, 16);
+	forge(&plain, save, "pipe-mode-header-on-file-mode", 8, 8, 16);
 	forge(&plain, save, "header-size-lies", 8, 8, 4096);
 	forge(&z, save, "compressed-garbage", z.compressed_record + 8, 8, 0x0123456789abcdefull);
 	forge(&z, save, "compressed-size-short", z.compressed_record + 6, 2, 4);

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * perf.data inside libperfrec-format: perfdata-read.c reads the header
+ * (file mode) and the features, perfdata-pipe.c pipe mode's header
+ * records, perfdata-data.c the data section.  The layout is perf's
+ * (tools/perf/Documentation/perf.data-file-format.txt).
+ */
+#ifndef PRF_PERFDATA_H
+#define PRF_PERFDATA_H
+
+#include "internal.h"
+
+struct pd_section {
+	uint64_t offset, size;
+};
+
+struct pd_header {
+	char magic[8];
+	uint64_t size;			/* of this header */
+	uint64_t attr_size;		/* of an attrs entry: the attr, then its ids' section */
+	struct pd_section attrs, data, event_types;
+	uint64_t features[4];		/* a bit per feature present */
+};
+
+/* The features this reader takes (perf's HEADER_* numbers). */
+enum {
+	PD_FEAT_BUILD_ID = 2,
+	PD_FEAT_HOSTNAME = 3,
+	PD_FEAT_OSRELEASE = 4,
+	PD_FEAT_VERSION = 5,
+	PD_FEAT_ARCH = 6,
+	PD_FEAT_NRCPUS = 7,
+	PD_FEAT_CPUDESC = 8,
+	PD_FEAT_CMDLINE = 11,
+	PD_FEAT_EVENT_DESC = 12,
+	PD_FEAT_SAMPLE_TIME = 21,
+	PD_FEAT_COMPRESSED = 27,
+	PD_FEAT_CLOCK_DATA = 29,
+	PD_FEAT_BITS = 256,
+};
+
+/* perf's own record types (the kernel's are below 64). */
+enum {
+	PD_RECORD_USER_BASE = 64,
+	PD_RECORD_HEADER_ATTR = 64,	/* pipe mode: an attr, then its ids */
+	PD_RECORD_HEADER_TRACING_DATA = 66,	/* its u32 size of data follows it */
+	PD_RECORD_HEADER_BUILD_ID = 67,
+	PD_RECORD_FINISHED_ROUND = 68,
+	PD_RECORD_AUXTRACE = 71,	/* its u64 size of data follows it */
+	PD_RECORD_EVENT_UPDATE = 78,	/* pipe mode: an event's name, among others */
+	PD_RECORD_HEADER_FEATURE = 80,	/* pipe mode: a u64 feature, its section */
+	PD_RECORD_COMPRESSED = 81,
+	PD_RECORD_FINISHED_INIT = 82,
+	PD_RECORD_COMPRESSED2 = 83,	/* newer perf: a u64 data size, then the data */
+};
+
+#define PD_MISC_BUILD_ID_SIZE	(1u << 15)
+
+/* Bounds for what a file says. */
+#define PD_ATTR_ENTRY_MAX	4096u	/* an attrs entry: perf's attr is 136 bytes today */
+#define PD_IDS_MAX		(1u << 20)	/* ids of all events (a CPU's each: 4096 CPUs x 256) */
+#define PD_FEATURE_MAX		(16u << 20)	/* a feature section we read */
+#define PD_STRING_MAX		65536u
+#define PD_CHUNK_TARGET		(1u << 20)	/* records a chunk gathers, inflated ones aside */
+#define PD_READ_BLOCK		(1u << 20)
+#define PD_INFLATE_DEFAULT	(16u << 20)	/* without HEADER_COMPRESSED's mmap length */
+#define PD_INFLATE_MAX		(64u << 20)
+#define PD_INFLATE_MIN		(64u << 10)
+
+struct prf_perfdata {
+	int pipe;			/* perf record -o -: the description as records */
+	uint64_t data_start, data_end;	/* data_end cut to the file */
+	uint64_t data_declared_end;	/* as the header says it */
+	uint64_t position;		/* next record of the data section */
+	int size_unknown;		/* data.size 0: perf record did not finish */
+	uint64_t last_sample_ns;	/* HEADER_SAMPLE_TIME's; 0: not recorded */
+	int started, finished;
+
+	/* The file read in blocks; a record is whole inside one. */
+	uint8_t *block;
+	size_t block_capacity;
+	uint64_t block_offset;
+	size_t block_size;
+
+	/* perf -z: one zstd stream over all COMPRESSED records, a record may straddle two */
+	ZSTD_DStream *zstream;
+	uint8_t *inflated;
+	size_t inflated_capacity, inflated_used;
+	size_t inflate_max;		/* bytes one COMPRESSED record may give */
+	int zstream_broken;
+
+	uint8_t *build_ids;		/* PRF_RECORD_BUILD_IDs from HEADER_BUILD_ID, a first chunk */
+	size_t build_ids_size, build_ids_capacity;
+
+	void *owned[32];		/* feature buffers the strings point into */
+	size_t owned_count;
+	uint64_t skipped_records;	/* of sizes no reader can frame */
+	char note[256];			/* said on the first chunk, when a diag callback is set */
+};
+
+/* perfdata-read.c, for perfdata-pipe.c */
+int pd_error(struct prf_reader *r, struct prf_error *error, int code, const char *what);
+void pd_take_feature(struct prf_reader *r, unsigned feature, const struct pd_section *s);
+void pd_take_build_ids(struct prf_reader *r, const struct pd_section *s);
+void *pd_own(struct prf_perfdata *pd, void *buf);
+
+/* perfdata-pipe.c: pipe mode's header records, the data's start in pd */
+int pd_open_pipe(struct prf_reader *r, struct prf_error *error);
+
+#endif
