@@ -15,7 +15,7 @@ format_libperfrec_format_a_SOURCES = \
 	format/compact-write.c \
 	format/compact-read.c \
 	format/reader.c \
-	format/perfdata.h \
+	format/perfdata-reader.h \
 	format/perfdata-read.c \
 	format/perfdata-pipe.c \
 	format/perfdata-data.c \

@@ -7,7 +7,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include "perfdata.h"
+#include "perfdata-reader.h"
 
 /* ---- the data section ----------------------------------------------- */
 
@@ -226,7 +226,14 @@ static void finish(struct prf_reader *r)
 				"discarded %llu bytes", r->name, (unsigned long long)pd->position,
 				(unsigned long long)cut);
 	} else if (!pd->size_unknown) {
-		r->stats.complete = 1;	/* perf wrote its header last: a whole file */
+		/* perf wrote its header last: a whole file, its trailer what was read */
+		r->stats.complete = 1;
+		r->stats.trailer = (struct prf_trailer){
+			.chunk_count = r->stats.chunks,
+			.record_count = r->stats.records,
+			.raw_bytes = r->stats.raw_bytes,
+			.stored_bytes = r->stats.stored_bytes,
+		};
 	}
 	if (pd->skipped_records) {
 		r->stats.damaged_chunks++;
@@ -256,6 +263,9 @@ int prf_perfdata_next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 			}
 			chunk->raw_size = chunk->stored_size = (uint32_t)pd->build_ids_size;
 			r->stats.chunks++;
+			r->stats.records += chunk->record_count;
+			r->stats.raw_bytes += chunk->raw_size;
+			r->stats.stored_bytes += chunk->stored_size;
 			return 1;
 		}
 	}

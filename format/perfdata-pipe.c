@@ -9,7 +9,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include "perfdata.h"
+#include "perfdata-reader.h"
 
 #define PD_EVENT_UPDATE_NAME	1
 

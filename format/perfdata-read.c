@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <time.h>
-#include "perfdata.h"
+#include "perfdata-reader.h"
 
 /* ---- the header and its features ------------------------------------ */
 
@@ -85,6 +85,48 @@ static const char *feature_string(struct prf_reader *r, const struct pd_section 
 		return NULL;
 	cursor = buf;
 	return take_string(&cursor, buf + s->size);
+}
+
+/* Pipe mode may repeat a feature: the first of each key is kept. */
+static void add_meta(struct prf_reader *r, const char *key, const char *value)
+{
+	for (size_t i = 0; i < r->info.meta_count; i++)
+		if (strcmp(r->meta[i].key, key) == 0)
+			return;
+	if (r->info.meta_count < PD_META_MAX)
+		r->meta[r->info.meta_count++] = (struct prf_meta){ key, value };
+}
+
+/* HEADER_CMDLINE: u32 count, then the words; kept as one line, a "cmdline" meta. */
+static void take_cmdline(struct prf_reader *r, const struct pd_section *s)
+{
+	uint8_t *buf, *cursor, *end;
+	char *line;
+	uint32_t count;
+	size_t used = 0;
+
+	if (read_section(r, s, PD_STRING_MAX, &buf) < 0 || !pd_own(r->perfdata, buf) || s->size < 4)
+		return;
+	line = pd_own(r->perfdata, malloc(s->size + 1));
+	if (!line)
+		return;
+	memcpy(&count, buf, 4);
+	cursor = buf + 4;
+	end = buf + s->size;
+	for (uint32_t i = 0; i < count; i++) {
+		const char *word = take_string(&cursor, end);
+		size_t n;
+
+		if (!word)
+			break;
+		n = strlen(word);	/* a word is shorter than its u32 and padding */
+		if (used)
+			line[used++] = ' ';
+		memcpy(line + used, word, n);
+		used += n;
+	}
+	line[used] = '\0';
+	add_meta(r, "cmdline", line);
 }
 
 /* HEADER_EVENT_DESC: the events' names, matched to the attrs by their ids. */
@@ -202,10 +244,11 @@ void pd_take_feature(struct prf_reader *r, unsigned feature, const struct pd_sec
 		break;
 	case PD_FEAT_VERSION:
 	case PD_FEAT_CPUDESC:
-		if ((string = feature_string(r, s))) {
-			r->meta[r->info.meta_count++] = (struct prf_meta){
-				feature == PD_FEAT_VERSION ? "perf_version" : "cpudesc", string };
-		}
+		if ((string = feature_string(r, s)))
+			add_meta(r, feature == PD_FEAT_VERSION ? "perf_version" : "cpudesc", string);
+		break;
+	case PD_FEAT_CMDLINE:
+		take_cmdline(r, s);
 		break;
 	case PD_FEAT_NRCPUS:
 		if (read_section(r, s, 8, &buf) == 0 && s->size == 8) {
@@ -488,7 +531,7 @@ int prf_perfdata_open(struct prf_reader *r, struct prf_error *error)
 		return pd_error(r, error, -EBADMSG, "too short for its header");
 	pd = calloc(1, sizeof(*pd));
 	r->perfdata = pd;
-	r->meta = calloc(4, sizeof(*r->meta));
+	r->meta = calloc(PD_META_MAX, sizeof(*r->meta));
 	if (!pd || !r->meta)
 		return pd_error(r, error, -ENOMEM, "out of memory");
 	pd->inflate_max = PD_INFLATE_DEFAULT;

@@ -435,7 +435,11 @@ const struct prf_event *prf_reader_event_for(const struct prf_reader *r,
 		return &r->events[0];
 	if (r->info.event_count == 0 || size < sizeof(header) + 8)
 		return NULL;
-	/* Only IDENTIFIER sits where a reader can find it without the attr. */
+	/*
+	 * In a perfrec file only IDENTIFIER sits where a reader can find it
+	 * without the attr; a perf.data's events share one layout, so its
+	 * PERF_SAMPLE_ID is placed by the first event's (perfdata-read.c).
+	 */
 	attr = &r->events[0].attr;
 	if (r->sample_id_at || r->other_id_from_end) {
 		size_t at = header.type == PERF_RECORD_SAMPLE ? r->sample_id_at :

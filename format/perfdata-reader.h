@@ -5,8 +5,8 @@
  * records, perfdata-data.c the data section.  The layout is perf's
  * (tools/perf/Documentation/perf.data-file-format.txt).
  */
-#ifndef PRF_PERFDATA_H
-#define PRF_PERFDATA_H
+#ifndef PRF_PERFDATA_READER_H
+#define PRF_PERFDATA_READER_H
 
 #include "internal.h"
 
@@ -61,6 +61,7 @@ enum {
 #define PD_IDS_MAX		(1u << 20)	/* ids of all events (a CPU's each: 4096 CPUs x 256) */
 #define PD_FEATURE_MAX		(16u << 20)	/* a feature section we read */
 #define PD_STRING_MAX		65536u
+#define PD_META_MAX		4	/* source, perf_version, cpudesc, cmdline */
 #define PD_CHUNK_TARGET		(1u << 20)	/* records a chunk gathers, inflated ones aside */
 #define PD_READ_BLOCK		(1u << 20)
 #define PD_INFLATE_DEFAULT	(16u << 20)	/* without HEADER_COMPRESSED's mmap length */
