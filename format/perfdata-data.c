@@ -274,6 +274,7 @@ int prf_perfdata_next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 	while (g.size < PD_CHUNK_TARGET) {
 		struct perf_event_header h;
 		size_t available;
+		uint64_t after;
 		const uint8_t *p = record_at(r, &available, &ret);
 
 		if (ret < 0)
@@ -300,9 +301,11 @@ int prf_perfdata_next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 			ret = append(&g, p, h.size);
 		if (ret < 0)
 			return ret;
-		pd->position += h.size + data_after(p, &h);
-		if (pd->position > pd->data_end)
+		after = data_after(p, &h);
+		if (after > pd->data_end - pd->position - h.size)
 			pd->position = pd->data_end;	/* cut inside that data: nothing more */
+		else
+			pd->position += h.size + after;
 	}
 	if (!g.size && !g.records) {
 		if (!pd->finished)

@@ -431,7 +431,13 @@ const struct prf_event *prf_reader_event_for(const struct prf_reader *r,
 	memcpy(&header, record, sizeof(header));
 	if (header.type >= PRF_RECORD_BASE)
 		return NULL;		/* perfrec's own records have no event */
-	if (r->info.event_count == 1)
+	/*
+	 * A perf.data's dummy event is not counted, but its records are its
+	 * own (its attr may ask for build-ids where the sampling one does not);
+	 * without ids its events share one layout.
+	 */
+	if ((r->info.event_count == 1 && !r->perfdata) ||
+	    (r->perfdata && !r->sample_id_at && !r->other_id_from_end))
 		return &r->events[0];
 	if (r->info.event_count == 0 || size < sizeof(header) + 8)
 		return NULL;

@@ -3,7 +3,8 @@
 #
 # perfrec-report reads perf.data: `perf record -a` of tests/workload
 # (burn_hot, burn_warm, burn_cold at 60/30/10 % of its CPU time), four
-# ways: -g (frame pointers), -z (zstd-compressed records),
+# ways: -g (frame pointers), -z (zstd-compressed records, with
+# --buildid-mmap: build-ids in the MMAP2 records),
 # --call-graph dwarf (user stack copies, unwound here) and pipe mode
 # (-o -, the stream saved to a file).  On each file,
 # the independent answer is perf report on the same file:
@@ -23,7 +24,9 @@
 # outputs have the workload's chain main -> run_workload -> burn_hot
 # (pprof's total is the flat view's, when Go's pprof can be built here);
 # the file mixed with a perfrec capture, and --baseline of the file
-# against a perfrecd capture of the same run; and the file cut short
+# against a perfrecd capture of the same run (and that capture written
+# with --format=perf.data reads back with its samples and shares); and
+# the file cut short
 # inside its data section gives a warning and exactly the samples of its
 # whole records (counted by a parser of perf's layout in this script).
 test_name=test-report-perfdata
@@ -150,6 +153,20 @@ delta=$(awk '!/^#/ && $5 == "burn_hot" { print $3; exit }' "$work/baseline")
 note "--baseline: burn_hot's change $delta points"
 [ -n "$delta" ] && within "$delta" 0 10 || fail "--baseline: burn_hot changed by '$delta' points"
 
+check "-g: perfrecd's capture written as perf.data reads back with its samples and shares"
+report_ok "$work/rt.log" --format=perf.data -o "$work/rt.data" "$work/out"
+report_ok "$work/rt.flat" --comm workload-pd "$work/rt.data"
+report_ok "$work/out.flat" --comm workload-pd "$work/out"
+a=$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$work/out.flat")
+b=$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$work/rt.flat")
+note "round trip: the capture $a samples of the workload, its perf.data $b"
+[ -n "$a" ] && [ "$a" = "$b" ] || fail "round trip: $a samples, $b after"
+for function in burn_hot burn_warm burn_cold; do
+	within "$(flat_percent "$work/out.flat" "$function" workload-pd)" \
+		"$(flat_percent "$work/rt.flat" "$function" workload-pd)" 0.01 ||
+		fail "round trip: $function's share changed"
+done
+
 check "a perf.data cut short: a warning, and the samples of its whole records"
 size=$(stat -c %s "$work/plain.data")
 head -c $((size * 6 / 10 + 5)) "$work/plain.data" >"$work/cut.data"
@@ -177,11 +194,15 @@ grep -q 'cut short' "$work/cut.err" || fail "the cut file: no warning"
 
 # ---- -z and --call-graph dwarf -------------------------------------------
 
-check "-z: compressed records, burn_* shares within 0.5 points of perf report's"
-record compressed -g -z
+check "-z --buildid-mmap: compressed records and MMAP2s with build-ids, shares within 0.5 points"
+# --buildid-mmap: the build-ids are in the MMAP2s of perf's dummy event,
+# which perfrec-report must read with that event's attr.
+record compressed -g -z --buildid-mmap
 perf report --header-only -i "$work/compressed.data" 2>/dev/null | grep -q '^# compressed' ||
 	fail "perf record -z wrote no compressed file"
 compare compressed
+grep -q "no ELF with build-id" "$work/compressed.flat.err" &&
+	fail "-z --buildid-mmap: $(grep -m1 'no ELF with build-id' "$work/compressed.flat.err")"
 
 check "--call-graph dwarf: burn_* shares within 0.5 points, the chain unwound"
 record dwarf --call-graph dwarf

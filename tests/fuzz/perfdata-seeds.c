@@ -404,6 +404,21 @@ static void forge(const struct pd *f, perfdata_save_fn save, const char *name, s
 	free(copy);
 }
 
+/* The first record made an AUXTRACE, whose u64 at +8 is the size of the data after it. */
+static void save_auxtrace(const struct pd *f, perfdata_save_fn save, const char *name,
+			  uint64_t size)
+{
+	struct pd copy = { 0 };
+	char full[128];
+
+	put(&copy, f->data, f->size);
+	put_at_u32(&copy, f->first_record, 71);
+	put_at_u64(&copy, f->first_record + 8, size);
+	snprintf(full, sizeof(full), "perfdata-forged-%s.data", name);
+	save(full, copy.data, copy.size);
+	free(copy.data);
+}
+
 /* A COMPRESSED record whose data inflates to 1 MiB, beyond mmap_len 64 KiB. */
 static void save_inflating(const struct pd *f, perfdata_save_fn save)
 {
@@ -502,6 +517,9 @@ void perfdata_seeds(perfdata_save_fn save)
 	forge(&plain, save, "record-size-zero", plain.first_record + 6, 2, 0);
 	forge(&plain, save, "record-size-odd", plain.first_record + 6, 2, 12);
 	forge(&plain, save, "record-size-past-end", plain.first_record + 6, 2, 0xffff);
+	save_auxtrace(&plain, save, "auxtrace-size-wraps", ~0ull - 4);
+	save_auxtrace(&plain, save, "auxtrace-size-past-end", 1ull << 40);
+	save_auxtrace(&plain, save, "auxtrace-size-small", 16);
 	forge(&plain, save, "big-endian", 0, 8, 0x50455246494c4532ull);
 	forge(&plain, save, "pipe-mode-header-on-file-mode", 8, 8, 16);
 	forge(&plain, save, "header-size-lies", 8, 8, 4096);
