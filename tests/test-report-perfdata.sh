@@ -201,8 +201,8 @@ record compressed -g -z --buildid-mmap
 perf report --header-only -i "$work/compressed.data" 2>/dev/null | grep -q '^# compressed' ||
 	fail "perf record -z wrote no compressed file"
 compare compressed
-grep -q "no ELF with build-id" "$work/compressed.flat.err" &&
-	fail "-z --buildid-mmap: $(grep -m1 'no ELF with build-id' "$work/compressed.flat.err")"
+grep -q "workload-pd: no ELF with build-id" "$work/compressed.flat.err" &&
+	fail "-z --buildid-mmap: $(grep -m1 'workload-pd: no ELF' "$work/compressed.flat.err")"
 
 check "--call-graph dwarf: burn_* shares within 0.5 points, the chain unwound"
 record dwarf --call-graph dwarf
