@@ -201,6 +201,9 @@ record compressed -g -z --buildid-mmap
 perf report --header-only -i "$work/compressed.data" 2>/dev/null | grep -q '^# compressed' ||
 	fail "perf record -z wrote no compressed file"
 compare compressed
+id=$(elf_build_id "$program")
+"$dump" "$work/compressed.data" 2>/dev/null | grep " MMAP2 .* build_id=$id .*filename=$program\$" >/dev/null ||
+	fail "-z --buildid-mmap: no MMAP2 of $program with its build-id $id read"
 grep -q "workload-pd: no ELF with build-id" "$work/compressed.flat.err" &&
 	fail "-z --buildid-mmap: $(grep -m1 'workload-pd: no ELF' "$work/compressed.flat.err")"
 
