@@ -64,6 +64,12 @@ struct prf_file_info {
 	const struct prf_event *events;
 	size_t event_count;
 	/*
+	 * Events after those, in the same array, that records may belong to
+	 * (prf_reader_event_for()) but that sample nothing a report offers:
+	 * a perf.data's dummy event, which perf adds for the side-band.
+	 */
+	size_t hidden_event_count;
+	/*
 	 * Read from perf's perf.data (perfdata-read.c), not written by
 	 * perfrec: it carries no kernel symbols, and start_time_ns and
 	 * realtime_offset_ns are estimates where perf recorded no clock.

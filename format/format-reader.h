@@ -28,7 +28,10 @@ void prf_reader_set_diag(struct prf_reader *reader, prf_diag_fn fn,
 
 const struct prf_file_info *prf_reader_info(const struct prf_reader *reader);
 
-/* The event a record belongs to (by its sample id), or NULL. */
+/*
+ * The event a record belongs to (by its sample id), or NULL: one of the
+ * info's events, or of its hidden ones (a perf.data's dummy event).
+ */
 const struct prf_event *prf_reader_event_for(const struct prf_reader *reader,
 					     const void *record, size_t size);
 

@@ -91,22 +91,58 @@ struct gather {
 	uint64_t first_time, last_time;
 };
 
+static void note_time(uint64_t time, uint64_t *first, uint64_t *last)
+{
+	if (time && (!*first || time < *first))
+		*first = time;
+	if (time > *last)
+		*last = time;
+}
+
+/*
+ * A record into the chunk; with prf_reader_skip_samples() (the session's
+ * pass over the side-band), a sample is only counted and timed, for a
+ * chunk of skipped samples said before the next one.
+ */
 static int append(struct gather *g, const uint8_t *p, size_t size)
 {
-	uint64_t time;
-	int ret = prf_ensure_mem((void **)&g->r->raw, &g->r->raw_capacity, 1, g->size + size);
+	struct prf_perfdata *pd = g->r->perfdata;
+	uint32_t type;
+	int ret;
 
+	memcpy(&type, p, 4);
+	if (g->r->skip_samples && type == PERF_RECORD_SAMPLE) {
+		pd->skipped_samples++;
+		note_time(record_time(g->r, p, size), &pd->skipped_first, &pd->skipped_last);
+		return 0;
+	}
+	ret = prf_ensure_mem((void **)&g->r->raw, &g->r->raw_capacity, 1, g->size + size);
 	if (ret < 0)
 		return ret;
 	memcpy(g->r->raw + g->size, p, size);
 	g->size += size;
 	g->records++;
-	time = record_time(g->r, p, size);
-	if (time && (!g->first_time || time < g->first_time))
-		g->first_time = time;
-	if (time > g->last_time)
-		g->last_time = time;
+	note_time(record_time(g->r, p, size), &g->first_time, &g->last_time);
 	return 0;
+}
+
+/* The samples append() skipped, as a chunk of no records (the reader's skipped chunks). */
+static int skipped_samples_chunk(struct prf_perfdata *pd, struct prf_chunk *chunk)
+{
+	static const uint8_t no_records[8] __attribute__((aligned(8)));
+
+	if (!pd->skipped_samples)
+		return 0;
+	*chunk = (struct prf_chunk){
+		.flags = PRF_CHUNK_SAMPLES,
+		.record_count = pd->skipped_samples,
+		.first_time = pd->skipped_first,
+		.last_time = pd->skipped_last,
+		.data = no_records,
+	};
+	pd->skipped_samples = 0;
+	pd->skipped_first = pd->skipped_last = 0;
+	return 1;
 }
 
 /* Whether the reader passes a record of this type and size on. */
@@ -269,9 +305,13 @@ int prf_perfdata_next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 			return 1;
 		}
 	}
+	if (skipped_samples_chunk(pd, chunk))
+		return 1;
 	if (pd->finished)
 		return 0;
-	while (g.size < PD_CHUNK_TARGET) {
+	/* Bytes read bound a chunk too: skipped samples take no room in it. */
+	while (g.size < PD_CHUNK_TARGET && pd->position - first_offset < 4 * PD_CHUNK_TARGET &&
+	       pd->skipped_samples < UINT32_MAX / 2) {
 		struct perf_event_header h;
 		size_t available;
 		uint64_t after;
@@ -308,6 +348,8 @@ int prf_perfdata_next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 			pd->position += h.size + after;
 	}
 	if (!g.size && !g.records) {
+		if (skipped_samples_chunk(pd, chunk))
+			return 1;
 		if (!pd->finished)
 			finish(r);
 		return 0;

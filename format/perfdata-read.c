@@ -480,6 +480,7 @@ static int pd_finish_events(struct prf_reader *r, struct prf_error *error)
 	kept = hide_dummies(r);
 	if (prf_reader_index_ids(r) < 0)
 		return pd_error(r, error, -ENOMEM, "out of memory");
+	r->info.hidden_event_count = r->info.event_count - kept;
 	r->info.event_count = kept;
 	if (!r->info.realtime_offset_ns)
 		estimate_wall_clock(r);

@@ -96,6 +96,9 @@ struct prf_perfdata {
 	void *owned[32];		/* feature buffers the strings point into */
 	size_t owned_count;
 	uint64_t skipped_records;	/* of sizes no reader can frame */
+	/* samples not copied under prf_reader_skip_samples(), not yet said */
+	uint32_t skipped_samples;
+	uint64_t skipped_first, skipped_last;
 	char note[256];			/* said on the first chunk, when a diag callback is set */
 };
 

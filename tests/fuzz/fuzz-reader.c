@@ -239,7 +239,7 @@ static void touch_info(const struct prf_file_info *info)
 static int event_index(const struct prf_file_info *info,
 		       const struct prf_event *ev)
 {
-	for (size_t i = 0; i < info->event_count; i++)
+	for (size_t i = 0; i < info->event_count + info->hidden_event_count; i++)
 		if (ev == &info->events[i])
 			return (int)i;
 	return -1;
