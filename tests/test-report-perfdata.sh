@@ -20,8 +20,9 @@
 # sample counts, exactly.  Also, on the -g file: the
 # kernel's functions are named (from this machine's /proc/kallsyms, as
 # perf report names them: perf script's leaf symbols of the kernel's
-# samples are the flat view's); the tree, folded, JSON, HTML and pprof
-# outputs have the workload's chain main -> run_workload -> burn_hot
+# samples are the flat view's); the tree, folded, JSON, HTML, SVG and
+# pprof outputs have the workload's chain main -> run_workload -> burn_hot
+# (or its name), the timeline's intervals its samples
 # (pprof's total is the flat view's, when Go's pprof can be built here);
 # the file mixed with a perfrec capture, and --baseline of the file
 # against a perfrecd capture of the same run (and that capture written
@@ -107,7 +108,7 @@ while IFS='	' read -r count symbol; do
 	[ "$ours" -eq "$count" ] || fail "kernel: $symbol has $ours samples here, $count in perf script"
 done <"$work/perf-kernel-top"
 
-check "-g: tree, folded, JSON, HTML have the chain main, run_workload, burn_hot"
+check "-g: tree, folded, JSON, HTML, SVG, the timeline: the workload's chain and samples"
 report_ok "$work/folded" --view=folded --comm workload-pd "$work/plain.data"
 hot=$(flat_rows "$work/plain.flat" | awk -F '\t' '$4 == "burn_hot" { n += $2 } END { print n + 0 }')
 # The main thread's chain from main, the other's from worker_main.
@@ -125,6 +126,14 @@ python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$work/json" ||
 grep -q burn_hot "$work/json" || fail "--json has no burn_hot"
 report_ok "$work/html.log" --format=html -o "$work/page.html" "$work/plain.data"
 grep -q burn_hot "$work/page.html" || fail "the HTML page has no burn_hot"
+report_ok "$work/svg.log" --format=svg -o "$work/flame.svg" --comm workload-pd "$work/plain.data"
+grep -q burn_hot "$work/flame.svg" || fail "the SVG has no burn_hot"
+# The timeline's intervals add up to the flat view's samples, burn_hot on top while it runs.
+report_ok "$work/timeline" --view=timeline --comm workload-pd "$work/plain.data"
+in_lines=$(awk '!/^#/ && NF >= 2 { n += $2 } END { print n + 0 }' "$work/timeline")
+[ "$in_lines" = "$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$work/plain.flat")" ] ||
+	fail "the timeline's intervals hold $in_lines samples, the flat view another number"
+grep -q '% \[\.\] burn_hot workload-pd' "$work/timeline" || fail "the timeline has no burn_hot"
 
 check "-g: pprof's total is the flat view's"
 report_ok "$work/pprof.log" --format=pprof -o "$work/plain.pb.gz" --comm workload-pd "$work/plain.data"
