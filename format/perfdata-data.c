@@ -165,7 +165,8 @@ static void stream_broken(struct prf_reader *r, uint64_t offset, size_t size, co
 	pd->inflated_used = 0;
 	r->stats.damaged_chunks++;
 	r->stats.skipped_bytes += size;
-	prf_reader_diag(r, offset, "%s: offset %llu: %s; the compressed records after it are skipped",
+	prf_reader_diag(r, offset,
+			"%s: offset %llu: %s; the compressed records after it are skipped",
 			r->name, (unsigned long long)offset, why);
 }
 
@@ -193,7 +194,8 @@ static int inflate(struct prf_reader *r, struct gather *g, const uint8_t *p, siz
 
 		memcpy(&data_size, p + 8, 8);
 		if (data_size > in.size) {
-			stream_broken(r, offset, size, "a compressed record's data size is larger than it");
+			stream_broken(r, offset, size,
+				      "a compressed record's data size is larger than it");
 			return 0;
 		}
 		in.size = (size_t)data_size;
@@ -216,7 +218,8 @@ static int inflate(struct prf_reader *r, struct gather *g, const uint8_t *p, siz
 			return 0;
 		}
 		if (out.pos == out.size && in.pos < in.size) {
-			stream_broken(r, offset, size, "a compressed record inflates beyond its bound");
+			stream_broken(r, offset, size,
+				      "a compressed record inflates beyond its bound");
 			return 0;
 		}
 	}
@@ -227,7 +230,8 @@ static int inflate(struct prf_reader *r, struct gather *g, const uint8_t *p, siz
 
 		memcpy(&h, pd->inflated + at, sizeof(h));
 		if (h.size < 8) {
-			stream_broken(r, offset, size, "an impossible record size inside compressed data");
+			stream_broken(r, offset, size,
+				      "an impossible record size inside compressed data");
 			return 0;
 		}
 		if (h.size > pd->inflated_used - at)

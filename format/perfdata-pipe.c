@@ -71,7 +71,8 @@ static void take_attr(struct prf_reader *r, struct pipe_scan *scan, uint64_t at,
 	if (!size || r->info.event_count == scan->attrs ||
 	    scan->attr_used + size > scan->attr_bytes || scan->ids_used + ids > scan->ids ||
 	    prf_read_at(r->fd, attr, size, at + 8) < 0 ||
-	    (ids && prf_read_at(r->fd, scan->ids_store + scan->ids_used, ids * 8, at + 8 + size) < 0))
+	    (ids && prf_read_at(r->fd, scan->ids_store + scan->ids_used, ids * 8,
+				at + 8 + size) < 0))
 		return;
 	scan->attr_used += size;
 	ev->attr_bytes = attr;
@@ -106,7 +107,7 @@ static void take_event_update(struct prf_reader *r, struct pipe_scan *scan, uint
 				r->events[e].name = name;
 }
 
-int pd_open_pipe(struct prf_reader *r, struct prf_error *error)
+int prf_perfdata_open_pipe(struct prf_reader *r, struct prf_error *error)
 {
 	struct prf_perfdata *pd = r->perfdata;
 	struct pipe_scan scan = { 0 };
@@ -114,7 +115,6 @@ int pd_open_pipe(struct prf_reader *r, struct prf_error *error)
 	uint64_t at, next = 0;
 	int ret;
 
-	pd->pipe = 1;
 	/* First the sizes, to allocate once; then the records. */
 	for (at = 16; (ret = next_header_record(r, &at, &h, &next)) == 1; at = next) {
 		uint32_t size;
@@ -128,24 +128,26 @@ int pd_open_pipe(struct prf_reader *r, struct prf_error *error)
 		}
 	}
 	if (ret < 0)
-		return pd_error(r, error, -EBADMSG, "a header record runs past the file");
+		return prf_perfdata_error(r, error, -EBADMSG, "a header record runs past the file");
 	if (scan.attrs == 0 || scan.attrs > PRF_EVENT_MAX)
-		return pd_error(r, error, -EBADMSG, "no events, or more than this reader takes");
+		return prf_perfdata_error(r, error, -EBADMSG,
+					  "no events, or more than this reader takes");
 	if (scan.ids > PD_IDS_MAX)
-		return pd_error(r, error, -EBADMSG, "more event ids than this reader takes");
+		return prf_perfdata_error(r, error, -EBADMSG,
+					  "more event ids than this reader takes");
 	r->events = calloc(scan.attrs + 1, sizeof(*r->events));
 	scan.ids_store = calloc(scan.ids + 1, 8);
 	r->header = (uint8_t *)scan.ids_store;	/* freed with the reader */
-	scan.attr_store = pd_own(pd, malloc(scan.attr_bytes + 1));
-	scan.names = pd_own(pd, malloc(scan.names_bytes + 1));
+	scan.attr_store = prf_perfdata_own(pd, malloc(scan.attr_bytes + 1));
+	scan.names = prf_perfdata_own(pd, malloc(scan.names_bytes + 1));
 	if (!r->events || !scan.ids_store || !scan.attr_store || !scan.names)
-		return pd_error(r, error, -ENOMEM, "out of memory");
+		return prf_perfdata_error(r, error, -ENOMEM, "out of memory");
 	r->info.events = r->events;
 	for (at = 16; next_header_record(r, &at, &h, &next) == 1; at = next)
 		if (h.type == PD_RECORD_HEADER_ATTR)
 			take_attr(r, &scan, at, &h);
 	for (at = 16; next_header_record(r, &at, &h, &next) == 1; at = next) {
-		struct pd_section s = { at + 16, h.size - 16u };
+		struct prf_perfdata_section s = { at + 16, h.size - 16u };
 
 		if (h.type == PD_RECORD_EVENT_UPDATE)
 			take_event_update(r, &scan, at, &h);
@@ -153,13 +155,15 @@ int pd_open_pipe(struct prf_reader *r, struct prf_error *error)
 			uint64_t feature;
 
 			if (prf_read_at(r->fd, &feature, 8, at + 8) == 0 && feature < 256)
-				pd_take_feature(r, (unsigned)feature, &s);
+				prf_perfdata_take_feature(r, (unsigned)feature, &s);
 		} else if (h.type == PD_RECORD_HEADER_BUILD_ID) {
-			pd_take_build_ids(r, &(struct pd_section){ at, h.size });
+			struct prf_perfdata_section record = { at, h.size };
+
+			prf_perfdata_take_build_ids(r, &record);
 		}
 	}
 	if (r->info.event_count == 0)
-		return pd_error(r, error, -EBADMSG, "no event of a readable size");
+		return prf_perfdata_error(r, error, -EBADMSG, "no event of a readable size");
 	/* The data: from the first of the kernel's records (or perf's rounds) to the end. */
 	pd->data_start = pd->position = at;
 	pd->data_declared_end = pd->data_end = r->file_size;

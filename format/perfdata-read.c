@@ -17,13 +17,13 @@
 
 /* ---- the header and its features ------------------------------------ */
 
-int pd_error(struct prf_reader *r, struct prf_error *error, int code, const char *what)
+int prf_perfdata_error(struct prf_reader *r, struct prf_error *error, int code, const char *what)
 {
 	return prf_set_error(error, code, "%s: perf.data: %s", r->name, what);
 }
 
 /* A section's bytes, read whole after checking it lies in the file. */
-static int read_section(struct prf_reader *r, const struct pd_section *s, uint64_t max,
+static int read_section(struct prf_reader *r, const struct prf_perfdata_section *s, uint64_t max,
 			uint8_t **out)
 {
 	uint8_t *buf;
@@ -45,7 +45,7 @@ static int read_section(struct prf_reader *r, const struct pd_section *s, uint64
 	return 0;
 }
 
-void *pd_own(struct prf_perfdata *pd, void *buf)
+void *prf_perfdata_own(struct prf_perfdata *pd, void *buf)
 {
 	if (pd->owned_count == sizeof(pd->owned) / sizeof(pd->owned[0])) {
 		free(buf);
@@ -75,13 +75,13 @@ static const char *take_string(uint8_t **cursor, const uint8_t *end)
 }
 
 /* A one-string feature (hostname, osrelease ...), or NULL. */
-static const char *feature_string(struct prf_reader *r, const struct pd_section *s)
+static const char *feature_string(struct prf_reader *r, const struct prf_perfdata_section *s)
 {
 	uint8_t *buf, *cursor;
 
 	if (read_section(r, s, PD_STRING_MAX + 4, &buf) < 0)
 		return NULL;
-	if (!pd_own(r->perfdata, buf))
+	if (!prf_perfdata_own(r->perfdata, buf))
 		return NULL;
 	cursor = buf;
 	return take_string(&cursor, buf + s->size);
@@ -98,16 +98,17 @@ static void add_meta(struct prf_reader *r, const char *key, const char *value)
 }
 
 /* HEADER_CMDLINE: u32 count, then the words; kept as one line, a "cmdline" meta. */
-static void take_cmdline(struct prf_reader *r, const struct pd_section *s)
+static void take_cmdline(struct prf_reader *r, const struct prf_perfdata_section *s)
 {
 	uint8_t *buf, *cursor, *end;
 	char *line;
 	uint32_t count;
 	size_t used = 0;
 
-	if (read_section(r, s, PD_STRING_MAX, &buf) < 0 || !pd_own(r->perfdata, buf) || s->size < 4)
+	if (read_section(r, s, PD_STRING_MAX, &buf) < 0 || !prf_perfdata_own(r->perfdata, buf) ||
+	    s->size < 4)
 		return;
-	line = pd_own(r->perfdata, malloc(s->size + 1));
+	line = prf_perfdata_own(r->perfdata, malloc(s->size + 1));
 	if (!line)
 		return;
 	memcpy(&count, buf, 4);
@@ -130,12 +131,12 @@ static void take_cmdline(struct prf_reader *r, const struct pd_section *s)
 }
 
 /* HEADER_EVENT_DESC: the events' names, matched to the attrs by their ids. */
-static void take_event_desc(struct prf_reader *r, const struct pd_section *s)
+static void take_event_desc(struct prf_reader *r, const struct prf_perfdata_section *s)
 {
 	uint32_t nr, attr_size;
 	uint8_t *buf, *cursor, *end;
 
-	if (read_section(r, s, PD_FEATURE_MAX, &buf) < 0 || !pd_own(r->perfdata, buf))
+	if (read_section(r, s, PD_FEATURE_MAX, &buf) < 0 || !prf_perfdata_own(r->perfdata, buf))
 		return;
 	end = buf + s->size;
 	if (s->size < 8)
@@ -181,7 +182,7 @@ static void take_event_desc(struct prf_reader *r, const struct pd_section *s)
  * records (by path: perf has no device and inode for them), given as the
  * file's first chunk.
  */
-void pd_take_build_ids(struct prf_reader *r, const struct pd_section *s)
+void prf_perfdata_take_build_ids(struct prf_reader *r, const struct prf_perfdata_section *s)
 {
 	struct prf_perfdata *pd = r->perfdata;
 	uint8_t *buf;
@@ -223,7 +224,8 @@ void pd_take_build_ids(struct prf_reader *r, const struct pd_section *s)
 	free(buf);
 }
 
-void pd_take_feature(struct prf_reader *r, unsigned feature, const struct pd_section *s)
+void prf_perfdata_take_feature(struct prf_reader *r, unsigned feature,
+			       const struct prf_perfdata_section *s)
 {
 	struct prf_file_info *info = &r->info;
 	const char *string;
@@ -245,7 +247,8 @@ void pd_take_feature(struct prf_reader *r, unsigned feature, const struct pd_sec
 	case PD_FEAT_VERSION:
 	case PD_FEAT_CPUDESC:
 		if ((string = feature_string(r, s)))
-			add_meta(r, feature == PD_FEAT_VERSION ? "perf_version" : "cpudesc", string);
+			add_meta(r, feature == PD_FEAT_VERSION ? "perf_version" : "cpudesc",
+				 string);
 		break;
 	case PD_FEAT_CMDLINE:
 		take_cmdline(r, s);
@@ -291,14 +294,14 @@ void pd_take_feature(struct prf_reader *r, unsigned feature, const struct pd_sec
 		take_event_desc(r, s);
 		break;
 	case PD_FEAT_BUILD_ID:
-		pd_take_build_ids(r, s);
+		prf_perfdata_take_build_ids(r, s);
 		break;
 	default:
 		break;
 	}
 }
 
-static void read_features(struct prf_reader *r, const struct pd_header *h)
+static void read_features(struct prf_reader *r, const struct prf_perfdata_header *h)
 {
 	struct prf_perfdata *pd = r->perfdata;
 	uint64_t table = pd->data_declared_end;
@@ -307,11 +310,12 @@ static void read_features(struct prf_reader *r, const struct pd_header *h)
 	if (pd->size_unknown)
 		return;			/* written at the end: perf did not get there */
 	for (unsigned feature = 1; feature < PD_FEAT_BITS; feature++) {
-		struct pd_section s;
+		struct prf_perfdata_section s;
 
 		if (!(h->features[feature / 64] >> (feature % 64) & 1))
 			continue;
-		if (table > r->file_size || r->file_size - table < (uint64_t)(index + 1) * sizeof(s) ||
+		if (table > r->file_size ||
+		    r->file_size - table < (uint64_t)(index + 1) * sizeof(s) ||
 		    prf_read_at(r->fd, &s, sizeof(s), table + (uint64_t)index * sizeof(s)) < 0) {
 			snprintf(pd->note, sizeof(pd->note),
 				 "%s: perf.data: its feature sections are missing (cut short?); "
@@ -319,7 +323,7 @@ static void read_features(struct prf_reader *r, const struct pd_header *h)
 			return;
 		}
 		index++;
-		pd_take_feature(r, feature, &s);
+		prf_perfdata_take_feature(r, feature, &s);
 	}
 }
 
@@ -327,7 +331,8 @@ static void read_features(struct prf_reader *r, const struct pd_header *h)
  * The attrs section: an entry per event of attr_size bytes, the attr then
  * the section of its ids.  Attrs and ids are kept in r->header.
  */
-static int read_attrs(struct prf_reader *r, const struct pd_header *h, struct prf_error *error)
+static int read_attrs(struct prf_reader *r, const struct prf_perfdata_header *h,
+		      struct prf_error *error)
 {
 	uint64_t count, total_ids = 0;
 	size_t attr_bytes;
@@ -335,54 +340,62 @@ static int read_attrs(struct prf_reader *r, const struct pd_header *h, struct pr
 	uint64_t *ids;
 	int ret;
 
-	if (h->attr_size < PERF_ATTR_SIZE_VER0 + sizeof(struct pd_section) ||
+	if (h->attr_size < PERF_ATTR_SIZE_VER0 + sizeof(struct prf_perfdata_section) ||
 	    h->attr_size > PD_ATTR_ENTRY_MAX || h->attr_size % 8)
-		return pd_error(r, error, -EBADMSG, "impossible attr size in the header");
+		return prf_perfdata_error(r, error, -EBADMSG, "impossible attr size in the header");
 	if (h->attrs.size % h->attr_size)
-		return pd_error(r, error, -EBADMSG, "the attrs section is not a whole number of attrs");
+		return prf_perfdata_error(r, error, -EBADMSG,
+					  "the attrs section is not a whole number of attrs");
 	count = h->attrs.size / h->attr_size;
 	if (count == 0 || count > PRF_EVENT_MAX)
-		return pd_error(r, error, -EBADMSG, "no events, or more than this reader takes");
+		return prf_perfdata_error(r, error, -EBADMSG,
+					  "no events, or more than this reader takes");
 	ret = read_section(r, &h->attrs, (uint64_t)PRF_EVENT_MAX * PD_ATTR_ENTRY_MAX, &entries);
 	if (ret == -ENOMEM)
-		return pd_error(r, error, ret, "out of memory");
+		return prf_perfdata_error(r, error, ret, "out of memory");
 	if (ret < 0)
-		return pd_error(r, error, -EBADMSG, "the attrs section lies outside the file");
-	if (!pd_own(r->perfdata, entries))
-		return pd_error(r, error, -ENOMEM, "out of memory");
-	attr_bytes = (size_t)h->attr_size - sizeof(struct pd_section);
+		return prf_perfdata_error(r, error, -EBADMSG,
+					  "the attrs section lies outside the file");
+	if (!prf_perfdata_own(r->perfdata, entries))
+		return prf_perfdata_error(r, error, -ENOMEM, "out of memory");
+	attr_bytes = (size_t)h->attr_size - sizeof(struct prf_perfdata_section);
 	for (uint64_t i = 0; i < count; i++) {
-		struct pd_section s;
+		struct prf_perfdata_section s;
 
 		memcpy(&s, entries + i * h->attr_size + attr_bytes, sizeof(s));
 		if (s.size % 8 || s.size / 8 > PD_IDS_MAX || s.offset > r->file_size ||
 		    s.size > r->file_size - s.offset)
-			return pd_error(r, error, -EBADMSG, "an event's ids lie outside the file");
+			return prf_perfdata_error(r, error, -EBADMSG,
+						  "an event's ids lie outside the file");
 		total_ids += s.size / 8;
 	}
 	if (total_ids > PD_IDS_MAX)
-		return pd_error(r, error, -EBADMSG, "more event ids than this reader takes");
+		return prf_perfdata_error(r, error, -EBADMSG,
+					  "more event ids than this reader takes");
 	r->events = calloc(count + 1, sizeof(*r->events));
 	ids = calloc(total_ids + 1, 8);
 	r->header = (uint8_t *)ids;	/* freed with the reader */
 	if (!r->events || !ids)
-		return pd_error(r, error, -ENOMEM, "out of memory");
+		return prf_perfdata_error(r, error, -ENOMEM, "out of memory");
 	for (uint64_t i = 0; i < count; i++) {
 		struct prf_event *ev = &r->events[i];
 		const uint8_t *attr = entries + i * h->attr_size;
-		struct pd_section s;
+		struct prf_perfdata_section s;
 		uint32_t size;
 
 		memcpy(&s, attr + attr_bytes, sizeof(s));
 		memcpy(&size, attr + offsetof(struct perf_event_attr, size), 4);
 		/* The attr's own size, where it is smaller than the entry: perf reads that much. */
-		ev->attr_size = size >= PERF_ATTR_SIZE_VER0 && size < attr_bytes ? size : (uint32_t)attr_bytes;
+		ev->attr_size = size >= PERF_ATTR_SIZE_VER0 && size < attr_bytes ?
+				size : (uint32_t)attr_bytes;
 		ev->attr_bytes = attr;
-		memcpy(&ev->attr, attr, ev->attr_size < sizeof(ev->attr) ? ev->attr_size : sizeof(ev->attr));
+		memcpy(&ev->attr, attr,
+		       ev->attr_size < sizeof(ev->attr) ? ev->attr_size : sizeof(ev->attr));
 		ev->ids = ids;
 		ev->id_count = (uint32_t)(s.size / 8);
 		if (s.size && prf_read_at(r->fd, ids, (size_t)s.size, s.offset) < 0)
-			return pd_error(r, error, -EBADMSG, "an event's ids cannot be read");
+			return prf_perfdata_error(r, error, -EBADMSG,
+						  "an event's ids cannot be read");
 		ids += s.size / 8;
 		ev->name = prf_event_name(ev->attr.type, ev->attr.config);
 		if (!ev->name)
@@ -429,7 +442,10 @@ static size_t hide_dummies(struct prf_reader *r)
 		for (size_t i = 0; i < count; i++) {
 			const struct perf_event_attr *a = &r->events[i].attr;
 
-			if ((a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_DUMMY) == dummies)
+			int dummy = a->type == PERF_TYPE_SOFTWARE &&
+				    a->config == PERF_COUNT_SW_DUMMY;
+
+			if (dummy == dummies)
 				order[kept++] = r->events[i];
 		}
 	memcpy(r->events, order, count * sizeof(*order));
@@ -479,7 +495,7 @@ static int pd_finish_events(struct prf_reader *r, struct prf_error *error)
 	place_ids(r);
 	kept = hide_dummies(r);
 	if (prf_reader_index_ids(r) < 0)
-		return pd_error(r, error, -ENOMEM, "out of memory");
+		return prf_perfdata_error(r, error, -ENOMEM, "out of memory");
 	r->info.hidden_event_count = r->info.event_count - kept;
 	r->info.event_count = kept;
 	if (!r->info.realtime_offset_ns)
@@ -488,16 +504,18 @@ static int pd_finish_events(struct prf_reader *r, struct prf_error *error)
 }
 
 /* File mode: the header's sections, the data section's bounds. */
-static int open_file_mode(struct prf_reader *r, const struct pd_header *h, struct prf_error *error)
+static int open_file_mode(struct prf_reader *r, const struct prf_perfdata_header *h,
+			  struct prf_error *error)
 {
 	struct prf_perfdata *pd = r->perfdata;
 	int ret;
 
 	if (h->size != sizeof(*h))
-		return pd_error(r, error, -EBADMSG, "unknown header size");
+		return prf_perfdata_error(r, error, -EBADMSG, "unknown header size");
 	if (h->data.offset < sizeof(*h) || h->data.offset > r->file_size ||
 	    h->data.size > UINT64_MAX - h->data.offset)
-		return pd_error(r, error, -EBADMSG, "the data section lies outside the file");
+		return prf_perfdata_error(r, error, -EBADMSG,
+					  "the data section lies outside the file");
 	pd->data_start = pd->position = h->data.offset;
 	pd->size_unknown = h->data.size == 0;
 	pd->data_declared_end = pd->size_unknown ? r->file_size : h->data.offset + h->data.size;
@@ -516,25 +534,26 @@ static int open_file_mode(struct prf_reader *r, const struct pd_header *h, struc
 int prf_perfdata_open(struct prf_reader *r, struct prf_error *error)
 {
 	struct prf_perfdata *pd;
-	struct pd_header h = { 0 };
+	struct prf_perfdata_header h = { 0 };
 	int ret;
 
 	/* Pipe mode's header is the magic and a size of 16. */
 	if (r->file_size < 16)
-		return pd_error(r, error, -EBADMSG, "too short for its header");
+		return prf_perfdata_error(r, error, -EBADMSG, "too short for its header");
 	ret = prf_read_at(r->fd, &h, r->file_size < sizeof(h) ? 16 : sizeof(h), 0);
 	if (ret < 0)
-		return prf_set_error(error, ret, "%s: reading the header: %s", r->name, strerror(-ret));
+		return prf_set_error(error, ret, "%s: reading the header: %s", r->name,
+				     strerror(-ret));
 	if (memcmp(h.magic, PRF_PERFDATA_MAGIC, 8) != 0)
-		return pd_error(r, error, -EPROTONOSUPPORT,
+		return prf_perfdata_error(r, error, -EPROTONOSUPPORT,
 				"a big-endian file: byte order not supported by this reader");
 	if (h.size != 16 && r->file_size < sizeof(h))
-		return pd_error(r, error, -EBADMSG, "too short for its header");
+		return prf_perfdata_error(r, error, -EBADMSG, "too short for its header");
 	pd = calloc(1, sizeof(*pd));
 	r->perfdata = pd;
 	r->meta = calloc(PD_META_MAX, sizeof(*r->meta));
 	if (!pd || !r->meta)
-		return pd_error(r, error, -ENOMEM, "out of memory");
+		return prf_perfdata_error(r, error, -ENOMEM, "out of memory");
 	pd->inflate_max = PD_INFLATE_DEFAULT;
 	r->meta[r->info.meta_count++] = (struct prf_meta){ "source", "perf.data" };
 	r->info.meta = r->meta;
@@ -543,7 +562,7 @@ int prf_perfdata_open(struct prf_reader *r, struct prf_error *error)
 	r->info.perf_data = 1;
 	/* perf's clock is the kernel's local_clock, CLOCK_MONOTONIC's base on the same host. */
 	r->info.clockid = CLOCK_MONOTONIC;
-	ret = h.size == 16 ? pd_open_pipe(r, error) : open_file_mode(r, &h, error);
+	ret = h.size == 16 ? prf_perfdata_open_pipe(r, error) : open_file_mode(r, &h, error);
 	if (ret < 0)
 		return ret;
 	return pd_finish_events(r, error);

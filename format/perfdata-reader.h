@@ -10,15 +10,15 @@
 
 #include "internal.h"
 
-struct pd_section {
+struct prf_perfdata_section {
 	uint64_t offset, size;
 };
 
-struct pd_header {
+struct prf_perfdata_header {
 	char magic[8];
 	uint64_t size;			/* of this header */
 	uint64_t attr_size;		/* of an attrs entry: the attr, then its ids' section */
-	struct pd_section attrs, data, event_types;
+	struct prf_perfdata_section attrs, data, event_types;
 	uint64_t features[4];		/* a bit per feature present */
 };
 
@@ -58,18 +58,19 @@ enum {
 
 /* Bounds for what a file says. */
 #define PD_ATTR_ENTRY_MAX	4096u	/* an attrs entry: perf's attr is 136 bytes today */
-#define PD_IDS_MAX		(1u << 20)	/* ids of all events (a CPU's each: 4096 CPUs x 256) */
+/* ids of all events (one per CPU each: 4096 CPUs x 256 events) */
+#define PD_IDS_MAX		(1u << 20)
 #define PD_FEATURE_MAX		(16u << 20)	/* a feature section we read */
 #define PD_STRING_MAX		65536u
 #define PD_META_MAX		4	/* source, perf_version, cpudesc, cmdline */
-#define PD_CHUNK_TARGET		(1u << 20)	/* records a chunk gathers, inflated ones aside */
+/* Records a chunk gathers, inflated ones aside */
+#define PD_CHUNK_TARGET		(1u << 20)
 #define PD_READ_BLOCK		(1u << 20)
 #define PD_INFLATE_DEFAULT	(16u << 20)	/* without HEADER_COMPRESSED's mmap length */
 #define PD_INFLATE_MAX		(64u << 20)
 #define PD_INFLATE_MIN		(64u << 10)
 
 struct prf_perfdata {
-	int pipe;			/* perf record -o -: the description as records */
 	uint64_t data_start, data_end;	/* data_end cut to the file */
 	uint64_t data_declared_end;	/* as the header says it */
 	uint64_t position;		/* next record of the data section */
@@ -90,7 +91,8 @@ struct prf_perfdata {
 	size_t inflate_max;		/* bytes one COMPRESSED record may give */
 	int zstream_broken;
 
-	uint8_t *build_ids;		/* PRF_RECORD_BUILD_IDs from HEADER_BUILD_ID, a first chunk */
+	/* PRF_RECORD_BUILD_IDs from HEADER_BUILD_ID, the first chunk */
+	uint8_t *build_ids;
 	size_t build_ids_size, build_ids_capacity;
 
 	void *owned[32];		/* feature buffers the strings point into */
@@ -99,16 +101,17 @@ struct prf_perfdata {
 	/* samples not copied under prf_reader_skip_samples(), not yet said */
 	uint32_t skipped_samples;
 	uint64_t skipped_first, skipped_last;
-	char note[256];			/* said on the first chunk, when a diag callback is set */
+	char note[256];			/* said on the first chunk to a diag callback */
 };
 
 /* perfdata-read.c, for perfdata-pipe.c */
-int pd_error(struct prf_reader *r, struct prf_error *error, int code, const char *what);
-void pd_take_feature(struct prf_reader *r, unsigned feature, const struct pd_section *s);
-void pd_take_build_ids(struct prf_reader *r, const struct pd_section *s);
-void *pd_own(struct prf_perfdata *pd, void *buf);
+int prf_perfdata_error(struct prf_reader *r, struct prf_error *error, int code, const char *what);
+void prf_perfdata_take_feature(struct prf_reader *r, unsigned feature,
+			       const struct prf_perfdata_section *s);
+void prf_perfdata_take_build_ids(struct prf_reader *r, const struct prf_perfdata_section *s);
+void *prf_perfdata_own(struct prf_perfdata *pd, void *buf);
 
 /* perfdata-pipe.c: pipe mode's header records, the data's start in pd */
-int pd_open_pipe(struct prf_reader *r, struct prf_error *error);
+int prf_perfdata_open_pipe(struct prf_reader *r, struct prf_error *error);
 
 #endif

@@ -97,7 +97,11 @@ static void rec_put(struct rec *r, const void *p, size_t n)
 }
 
 static void rec_u64(struct rec *r, uint64_t v) { rec_put(r, &v, 8); }
-static void rec_u32s(struct rec *r, uint32_t a, uint32_t b) { rec_put(r, &a, 4); rec_put(r, &b, 4); }
+static void rec_u32s(struct rec *r, uint32_t a, uint32_t b)
+{
+	rec_put(r, &a, 4);
+	rec_put(r, &b, 4);
+}
 
 static void rec_begin(struct rec *r, uint32_t type)
 {
@@ -498,8 +502,10 @@ void perfdata_seeds(perfdata_save_fn save)
 	forge(&plain, save, "attrs-offset-past-end", 24, 8, huge);
 	forge(&plain, save, "attrs-size-huge", 32, 8, huge);
 	forge(&plain, save, "attrs-none", 32, 8, 0);
-	forge(&plain, save, "ids-offset-past-end", plain.attrs + sizeof(struct perf_event_attr), 8, huge);
-	forge(&plain, save, "ids-count-huge", plain.attrs + sizeof(struct perf_event_attr) + 8, 8, huge);
+	forge(&plain, save, "ids-offset-past-end", plain.attrs + sizeof(struct perf_event_attr),
+	      8, huge);
+	forge(&plain, save, "ids-count-huge", plain.attrs + sizeof(struct perf_event_attr) + 8, 8,
+	      huge);
 	forge(&plain, save, "data-offset-past-end", 40, 8, huge);
 	forge(&plain, save, "data-size-huge", 48, 8, huge);
 	forge(&plain, save, "data-size-zero", 48, 8, 0);
