@@ -17,10 +17,11 @@
 # workload-pd: the same samples, so burn_*'s shares must agree within
 # half a point (they agree exactly here; the margin is for an edge
 # sample the two attribute differently), and the workload's sample
-# counts within 2 (equal in all runs but one of ~15 here, a --call-graph
-# dwarf file where perfrec-report counted 5435 and perf report 5434:
-# not investigated further; a sample at the workload's exec, which the
-# two may give to the comm before or after it, is the likely edge).  Also, on the -g file: the
+# counts within 2: in 2 of ~25 --call-graph dwarf runs here perfrec-report
+# counted one more, a sample the kernel gave tid -1 as the workload's
+# thread exited (pid 29302, tid 4294967295, in __radix_tree_lookup under
+# the exit): perf script names it ":-1", perfrec-report gives it to its
+# process's comm.  Also, on the -g file: the
 # kernel's functions are named (from this machine's /proc/kallsyms, as
 # perf report names them: perf script's leaf symbols of the kernel's
 # samples are the flat view's); the tree, folded, JSON, HTML, SVG and
