@@ -73,6 +73,10 @@ compare() {
 		2>/dev/null | awk '!/^#/ && $2 == "workload-pd" { print $1 }')
 	note "$1: $samples samples of the workload, perf report ${theirs:-none}"
 	[ "${samples:-0}" -ge 100 ] || fail "$1: ${samples:-no} samples of the workload"
+	# The file's samples, counted by the pass over its side-band: perf script's lines.
+	total=$(sed -n 's/^# samples: .* of \([0-9]*\).*/\1/p' "$work/$1.flat")
+	lines=$(perf script -F time -G -i "$data" 2>/dev/null | wc -l)
+	[ "$total" = "$lines" ] || fail "$1: $total samples in the file, perf script has $lines"
 	[ -n "$theirs" ] && [ $((samples - theirs)) -le 2 ] && [ $((theirs - samples)) -le 2 ] ||
 		fail "$1: $samples samples of the workload, perf report ${theirs:-none}"
 	for function in burn_hot burn_warm burn_cold; do
