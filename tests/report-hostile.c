@@ -85,6 +85,11 @@
  *                    own thread that no record names: the reader names
  *                    each ":TID" while it reads the files on several
  *                    threads, 80,000 names in all
+ *   report-hostile --times DIR
+ *                    captures whose samples' times lie to the time views
+ *                    (a sample at 2^63 in chunks that say 2 s, times 0,
+ *                    realtime offsets that overflow): write_times() says
+ *                    which
  *
  * For the flame graphs (tests/test-flame-*.sh):
  *   report-hostile --markup FILE
@@ -282,6 +287,9 @@ static void emit(struct out *o)
 	o->records++;
 }
 
+/* The files' realtime offset: --times makes ones that overflow. */
+static int64_t realtime_offset_ns = 1780000000000000000ll;
+
 static void out_open(struct out *o, const char *path, const char *hostname,
 		     const struct prf_event *events, size_t event_count)
 {
@@ -296,7 +304,7 @@ static void out_open(struct out *o, const char *path, const char *hostname,
 		.nr_cpus_configured = 2,
 		.page_size = 4096,
 		.clockid = 1,
-		.realtime_offset_ns = 1780000000000000000ll,
+		.realtime_offset_ns = realtime_offset_ns,
 		.start_time_ns = BASE_NS,
 		.meta = meta,
 		.meta_count = 1,
@@ -421,6 +429,7 @@ struct sample_spec {
 	const uint64_t *chain;		/* NULL: just PERF_CONTEXT_USER, ip */
 	uint64_t nr;
 	uint64_t identifier;		/* 0: by CPU */
+	uint64_t lying_time;		/* 0: time; else the chunk's time of the record */
 };
 
 /* Callchain entries are taken as given: markers and all. */
@@ -444,7 +453,7 @@ static void sample(struct out *o, const struct sample_spec *s)
 		put_u64(&o->r, PERF_CONTEXT_USER);
 		put_u64(&o->r, s->ip);
 	}
-	o->r.time = s->time;
+	o->r.time = s->lying_time ? s->lying_time : s->time;
 	finish(&o->r);
 	emit(o);
 }
@@ -1878,6 +1887,59 @@ static void write_big(const char *path)
 	out_close(&o, 1);
 }
 
+/* One file of samples: honest ones over 2 s and the odd ones, in chunks that say chunk_time. */
+static void write_times_file(const char *dir, const char *name, const uint64_t *odd,
+			     size_t odd_count, uint64_t chunk_time, int honest)
+{
+	char path[4096];
+	struct out o;
+	const uint32_t pid = 17001;
+
+	path_in(path, sizeof(path), dir, name);
+	out_open_default(&o, path);
+	process(&o, pid, "times", "/usr/bin/times", 0x400000, BASE_NS);
+	for (int i = 0; honest && i < 200; i++)
+		user_sample(&o, pid, BASE_NS + (uint64_t)i * 10000000, 0x401000, 0x402000);
+	for (size_t i = 0; i < odd_count; i++) {
+		uint64_t chain[4] = { PERF_CONTEXT_USER, 0x401800, 0x402000, 0x402040 };
+
+		sample(&o, &(struct sample_spec){ .pid = pid, .tid = pid, .time = odd[i],
+						  .ip = 0x401800, .chain = chain, .nr = 4,
+						  .lying_time = chunk_time ? chunk_time : odd[i] });
+	}
+	out_close(&o, 1);
+}
+
+/*
+ * --times DIR: captures whose times lie to the time views:
+ *   far-after      samples at 2^63, 2^64 - 2 and 2^64 - 1 in chunks
+ *                  that say they are within the capture's 2 s
+ *   one-far        one sample at 2^63 (with its process at 1000 s)
+ *   before-start   samples at 1 ns and 1 s, in chunks that say 1000 s
+ *   zero           samples at time 0 only
+ *   offset-max, offset-min
+ *                  the honest 2 s with a realtime offset of INT64_MAX and
+ *                  INT64_MIN: no wall-clock time of theirs fits
+ */
+static void write_times(const char *dir)
+{
+	static const uint64_t far[] = { 1ull << 63, ~0ull - 1, ~0ull };
+	static const uint64_t one_far[] = { 1ull << 63 };
+	static const uint64_t early[] = { 1, 1000000000 };
+	static const uint64_t zero[] = { 0, 0 };
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		die("%s: %s", dir, strerror(errno));
+	write_times_file(dir, "far-after", far, 3, BASE_NS + 1000000000, 1);
+	write_times_file(dir, "one-far", one_far, 1, 0, 0);
+	write_times_file(dir, "before-start", early, 2, BASE_NS + 500000000, 1);
+	write_times_file(dir, "zero", zero, 2, 0, 0);
+	realtime_offset_ns = INT64_MAX;
+	write_times_file(dir, "offset-max", NULL, 0, 0, 1);
+	realtime_offset_ns = INT64_MIN;
+	write_times_file(dir, "offset-min", NULL, 0, 0, 1);
+}
+
 #define NAMELESS_FILES	4
 #define NAMELESS_THREADS 20000
 
@@ -1924,6 +1986,10 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && strcmp(argv[1], "--bomb") == 0) {
 		write_bomb(argv[2]);
+		return 0;
+	}
+	if (argc == 3 && strcmp(argv[1], "--times") == 0) {
+		write_times(argv[2]);
 		return 0;
 	}
 	if (argc == 3 && strcmp(argv[1], "--nameless") == 0) {

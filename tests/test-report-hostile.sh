@@ -22,7 +22,10 @@
 # odd captures also --callee, --lines, --inline, --children, every sort
 # key, --focus, a narrow --width, --since/--until, --symfs, the filters
 # (--comm, --pid, --tid, --cpu, --event), and the timeline as text and
-# JSON.  The JSON must parse (with jq or python3, when one of them is
+# JSON; report-hostile --times' lying times through every form of
+# --since/--until, the baseline windows, the timeline at 1 ms and 366 d
+# and the page, whose slots and buckets must stay those of the range.
+# The JSON must parse (with jq or python3, when one of them is
 # installed), and names from the captures (comms, paths, symbols with ESC
 # sequences, newlines, invalid UTF-8) must come out without raw control
 # characters, in any view or warning.
@@ -81,8 +84,9 @@ runs=0
 watchdog_pid=$!
 at_exit "kill $watchdog_pid 2>/dev/null"
 
-# run_case EXPECT FILE ARGS...: EXPECT is "0" (must exit 0) or "01" (0, or
-# 1 with a last stderr line naming FILE).  Failures are collected.  The
+# run_case EXPECT FILE ARGS...: EXPECT is "0" (must exit 0), "01" (0, or
+# 1 with a last stderr line naming FILE) or "02" (0, or 2 with one line
+# saying why: an option the capture cannot take).  Failures are collected.  The
 # output of --json runs goes to $work/all.json, to be parsed once.
 run_case() {
 	expect=$1 file=$2
@@ -106,6 +110,10 @@ run_case() {
 		"perfrec-report: "*"$file"*) [ "$expect" = 0 ] && why="exit 1 on a readable capture: $last_line" ;;
 		*) why="exit 1 without a last line naming the file: $last_line" ;;
 		esac ;;
+	2)
+		[ "$expect" = 02 ] && [ "$(wc -l <"$work/case.err")" -eq 1 ] &&
+			grep -q '^perfrec-report: ' "$work/case.err" ||
+			why="exit 2 with other than one line: $(head -c 300 "$work/case.err")" ;;
 	86) why="a sanitizer report" ;;
 	*) why="exit status $status$([ "$status" -gt 128 ] && echo " (signal $((status - 128)))")"
 	   [ "$status" -eq 137 ] && grep -qx "$!" "$work/hung" 2>/dev/null && why="hung: killed after $timeout s" ;;
@@ -377,6 +385,56 @@ while read -r options; do
 done <"$work/option-sets"
 check_failures "merged"
 check_json "merged"
+
+# ---- times that lie ------------------------------------------------------
+
+check "times that lie (report-hostile --times): the ranges, the timeline and the page, bounded"
+"$hostile" --times "$work/times" || fail "report-hostile --times failed"
+for file in "$work/times"/*.prf; do
+	for options in "--view=timeline" "--view=timeline --json" "--view=timeline --interval 1ms" \
+		"--view=timeline --json --interval 366d" "--view=timeline --since -1s --until +1s" \
+		"--since +0.5 --until -0.5 --baseline-since 0 --baseline-until +0.5" \
+		"--view=folded --baseline-since -100ms" "--since 00:00Z --until 23:59:59.999999999Z" \
+		"--view=timeline --since 2026-05-28T20:43:20.5+00:00" \
+		"--format=html --since +1 -o $work/times-range.html" \
+		"--format=html -o $work/times-$(basename "$file" .prf).html"; do
+		# shellcheck disable=SC2086
+		run_case 02 "$file" $options
+	done
+done
+check_failures "times that lie"
+check_json "times that lie"
+# The page's heatmap and slots are dense arrays in the browser: a sample
+# at 2^63 in a capture of 2 s must not make them 2^32 slots or 10^11
+# buckets (it counts in the range's last slot and bucket).
+grep -q '"time":{' "$work/times-far-after.html" || fail "far-after: the page has no time data"
+slots=$(grep -o '"slot_count":[0-9]*' "$work/times-far-after.html" | head -n 1 | cut -d: -f2)
+[ "${slots:-0}" -ge 1 ] && [ "$slots" -le 21 ] ||
+	fail "far-after: the page has $slots slots of 100 ms for a capture of 2 s"
+if command -v python3 >/dev/null 2>&1; then
+	for page in "$work"/times-*.html; do
+		python3 - "$page" <<-'EOF' || fail "$page: its heatmap's buckets run past its slots"
+		import base64, json, re, sys
+		m = re.search(r'"time":(\{[^}]*\})', open(sys.argv[1], encoding='utf-8').read())
+		if not m:
+		    sys.exit(0)
+		t = json.loads(m.group(1))
+		raw, at, values = base64.b64decode(t['buckets']), 0, []
+		while at < len(raw):
+		    v = shift = 0
+		    while True:
+		        b = raw[at]; at += 1; v |= (b & 0x7f) << shift; shift += 7
+		        if not b & 0x80: break
+		    values.append(v)
+		stride = 2  # a CPU profile: a bucket is its skip and its samples
+		last, b = -1, 0
+		for i in range(0, len(values), stride):
+		    b += values[i]; last = b; b += 1
+		sys.exit(0 if last < t['slot_count'] * t['slot_ns'] // t['bucket_ns'] + t['rows'] else 1)
+		EOF
+	done
+fi
+note "times that lie: pages bounded ($slots slots for 2 s with a sample at 2^63)"
 
 # ---- the fuzz corpus -----------------------------------------------------
 

@@ -662,6 +662,7 @@ static int count_raw(const struct aggregator *a, const struct raw_counts *to,
 {
 	const struct aggregate_options *o = &a->options;
 	unsigned keys = a->options.sort_keys;
+	uint64_t time = sample->time;
 	int64_t number;
 	struct raw_stack key = {
 		.comm = keys & SORT_COMM || a->options.want_tree ? sample->comm : NULL,
@@ -686,8 +687,11 @@ static int count_raw(const struct aggregator *a, const struct raw_counts *to,
 	number = report_stacks_add(to->raw, &key, scratch->words, sample->period, 1);
 	if (number < 0)
 		return -ENOMEM;
+	/* A time past the range (a lying capture's 2^63) counts at its end, not in a slot of its own. */
+	if (o->time_end_ns && time > o->time_end_ns)
+		time = o->time_end_ns;
 	if (to->slots) {
-		uint64_t slot = time_index(sample->time, o->time_origin_ns, o->time_slot_ns);
+		uint64_t slot = time_index(time, o->time_origin_ns, o->time_slot_ns);
 
 		/* Four billion slots: past them, the last one (no such capture is read). */
 		if (slot >= UINT32_MAX)
@@ -695,7 +699,7 @@ static int count_raw(const struct aggregator *a, const struct raw_counts *to,
 		if (report_counts_add(to->slots, slot << 32 | (uint64_t)number, sample->period, 1) < 0)
 			return -ENOMEM;
 	}
-	if (to->heat && report_counts_add(to->heat, time_index(sample->time, o->time_origin_ns,
+	if (to->heat && report_counts_add(to->heat, time_index(time, o->time_origin_ns,
 								o->time_bucket_ns),
 					  sample->period, 1) < 0)
 		return -ENOMEM;

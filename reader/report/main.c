@@ -282,6 +282,7 @@ static int timeline_range(const struct report_options *o, const struct report_pr
 	if (h->end_ns && stop > h->end_ns)
 		stop = h->end_ns;
 	aggregate->time_origin_ns = start;
+	aggregate->time_end_ns = stop;
 	aggregate->time_slot_ns = o->interval_ns ? o->interval_ns :
 		report_time_step(stop > start ? stop - start : 0, VIEW_TIMELINE_LINES);
 	intervals = view_timeline_intervals(start, stop, aggregate->time_slot_ns);

@@ -235,9 +235,12 @@ struct aggregate_options {
 	 * Time: with time_slot_ns, the self time of each slot of that length
 	 * from time_origin_ns (report_data.timeline's entries); with
 	 * time_bucket_ns, the samples and weight of each bucket of that
-	 * length (its buckets).  Samples before the origin count in slot 0.
+	 * length (its buckets).  Samples before the origin count in slot 0,
+	 * and with time_end_ns those after it in its slot and bucket: a
+	 * capture whose samples lie about their times (2^63 in a capture of
+	 * seconds) keeps as many slots and buckets as its range has.
 	 */
-	uint64_t time_origin_ns, time_slot_ns, time_bucket_ns;
+	uint64_t time_origin_ns, time_slot_ns, time_bucket_ns, time_end_ns;
 };
 
 struct aggregator *report_aggregator_new(struct session *session,

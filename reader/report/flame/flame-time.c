@@ -106,6 +106,7 @@ void flame_time_options(uint64_t start_ns, uint64_t end_ns, int64_t realtime_off
 	options->time_origin_ns = start_ns >= (uint64_t)phase ? start_ns - (uint64_t)phase : start_ns;
 	options->time_slot_ns = slot;
 	options->time_bucket_ns = bucket;
+	options->time_end_ns = end_ns;
 }
 
 /* ---- base64 of varints ---------------------------------------------- */
