@@ -434,6 +434,11 @@ if command -v python3 >/dev/null 2>&1; then
 		EOF
 	done
 fi
+# No wall-clock time for the start: no heatmap, rather than times that wrap.
+for name in offset-max offset-min; do
+	grep -q '"time":{' "$work/times-$name.html" &&
+		fail "$name: the page has time data, though no UTC time fits its start"
+done
 note "times that lie: pages bounded ($slots slots for 2 s with a sample at 2^63)"
 
 # ---- the fuzz corpus -----------------------------------------------------

@@ -91,6 +91,14 @@ void flame_time_options(uint64_t start_ns, uint64_t end_ns, int64_t realtime_off
 	uint64_t bucket = FLAME_FINE_BUCKET_NS, slot, column, align;
 	int64_t wall, phase;
 
+	/*
+	 * The page says times in UTC: a capture whose start has no wall-clock
+	 * time (a realtime offset that overflows, or one before 1970) gets
+	 * no heatmap, rather than times that wrap.
+	 */
+	if (start_ns > INT64_MAX ||
+	    __builtin_add_overflow((int64_t)start_ns, realtime_offset_ns, &wall) || wall < 0)
+		return;
 	if (duration / FLAME_FINE_BUCKET_NS >= FLAME_MAX_CELLS)
 		bucket = report_time_step(duration, FLAME_MAX_CELLS);
 	slot = report_time_step(duration, duration > FLAME_LONG_NS ?
@@ -100,7 +108,6 @@ void flame_time_options(uint64_t start_ns, uint64_t end_ns, int64_t realtime_off
 	slot = (slot + bucket - 1) / bucket * bucket;
 	column = bucket * FLAME_HEATMAP_ROWS;
 	align = slot / gcd(slot, column) * column;
-	wall = (int64_t)start_ns + realtime_offset_ns;
 	phase = (wall % (int64_t)align + (int64_t)align) % (int64_t)align;
 	/* A capture that starts right after boot: bucket 0 at the start itself. */
 	options->time_origin_ns = start_ns >= (uint64_t)phase ? start_ns - (uint64_t)phase : start_ns;

@@ -24,7 +24,8 @@ int flame_html(const struct report_data *const *profiles, size_t count, size_t s
  * The aggregation's time options for the page of a capture spanning
  * start_ns to end_ns (capture clock): its heatmap's buckets, its ranges'
  * slots, an origin on UTC boundaries of both (flame-time.c says the rule),
- * samples after end_ns counted at it.
+ * samples after end_ns counted at it.  None (the page has no heatmap)
+ * when the start has no UTC time.
  */
 void flame_time_options(uint64_t start_ns, uint64_t end_ns, int64_t realtime_offset_ns,
 			struct aggregate_options *options);
