@@ -22,7 +22,12 @@
 #     the switch;
 #   - report-hostile --markup: names in the series' keys and the range's
 #     process list stay text; a page of one instant (a capture cut to a
-#     microsecond around one sample) has no heatmap and is drawn.
+#     microsecond around one sample) has no heatmap and is drawn;
+#   - report-hostile --times' far-after (a sample at 2^63 in a capture of
+#     2 s) under a name with $(...), backquotes, quotes and spaces: the
+#     page loads, and the command it prints, run by sh as pasted, reads
+#     that file and runs nothing else; under a name with a newline, which
+#     the page cannot say as it is, the command names no file (CAPTURE...).
 # Every page: no console error, no request but the file itself.  The
 # screenshot (tests/test-flame-heatmap.png in the build directory) is
 # kept to look at.
@@ -128,4 +133,30 @@ browse profiles "$work/offcpu.html"
 
 check "in chromium: one instant, no heatmap, the graph drawn"
 browse none "$work/instant.html"
+
+check "in chromium: a hostile file name in the printed command, run by sh"
+"$hostile" --times "$work/times" || fail "report-hostile --times failed"
+mkdir "$work/named" "$work/bin"
+# shellcheck disable=SC2016
+named="$work/named/\$(touch pwned) it's \"q\" \`touch pwned\` -x.prf"
+cp "$work/times/far-after.prf" "$named"
+report_ok "$work/out" -o "$work/named.html" "$named"
+browse command "$work/named.html" "$work/command"
+# As pasted into sh, with perfrec-report the one built here.
+ln -s "$(cd "$(dirname "$report")" && pwd)/$(basename "$report")" "$work/bin/perfrec-report"
+(cd "$work" && PATH=$work/bin:$PATH sh "$work/command") >"$work/named.out" 2>"$work/named.err" ||
+	fail "the page's command failed: $(head -n 2 "$work/named.err")"
+[ -e "$work/pwned" ] && fail "the page's command ran what the file's name holds"
+grep -q '^# files: 1 ' "$work/named.out" || fail "the page's command read no file: $(head -n 5 "$work/named.out")"
+note "the command read the file, ran nothing else: $(cat "$work/command")"
+# A name the page cannot say as it is (a newline): no name, not another one.
+named="$work/named/new
+line.prf"
+cp "$work/times/far-after.prf" "$named"
+report_ok "$work/out" -o "$work/newline.html" "$named"
+browse command "$work/newline.html" "$work/command"
+case $(cat "$work/command") in
+*" CAPTURE...") note "a name with a newline: $(cat "$work/command")" ;;
+*) fail "a name with a newline: the page's command names $(cat "$work/command")" ;;
+esac
 note "PASS"

@@ -27,6 +27,10 @@
 //       --profile.
 //   node heatmap-check.js none PAGE
 //       a page without time (one instant): no heatmap, the graph drawn.
+//   node heatmap-check.js command PAGE OUT
+//       a page of a file with a hostile name: the whole capture selected,
+//       the command the page prints written to OUT as it is (for the
+//       shell to run: the name must reach perfrec-report as one word).
 //
 // Each mode fails on a console error, an uncaught exception, or any
 // request but the page itself.  Prints "heatmap-check: ..." notes; exits
@@ -258,6 +262,20 @@ async function none(browser) {
 	return problems;
 }
 
+async function command(browser, outPath) {
+	const { page, problems } = await open(browser);
+	const time = await page.evaluate(() => window.perfrecFlame.time());
+	check(time, 'the page has no heatmap');
+	const sel = await page.evaluate((a, b) => window.perfrecFlame.selectRange(a, b), time.originMs,
+					time.originMs + time.slotCount * time.slotNs / 1e6);
+	check(sel && sel.command, 'no range selected');
+	const shown = await page.$eval('#range-command', (e) => e.textContent);
+	check(shown === sel.command, `the command shown: ${shown}`);
+	fs.writeFileSync(outPath, sel.command);
+	note(`the command: ${JSON.stringify(sel.command)}`);
+	return problems;
+}
+
 (async () => {
 	let browser, status = 0;
 	try {
@@ -275,6 +293,8 @@ async function none(browser) {
 			problems = await profiles(browser);
 		else if (mode === 'none')
 			problems = await none(browser);
+		else if (mode === 'command')
+			problems = await command(browser, rest[0]);
 		else
 			throw new Failure('unknown mode ' + mode);
 		check(problems.length === 0, 'the page: ' + problems.join('; '));

@@ -12,8 +12,8 @@
  *                    a column (a column is rows buckets)
  *   "slot_count", "bucket_count"
  *   "files":   the capture's file names when there are at most
- *              FLAME_COMMAND_FILES (for the command a range prints), else
- *              absent
+ *              FLAME_COMMAND_FILES and each can be said as it is (for the
+ *              command a range prints), else absent
  *   "slots":   varints: for each slot with entries, the slots skipped
  *              since the last one with entries, then its entry count
  *   "entries": varints: per entry, its code less the slot's code before
@@ -287,6 +287,33 @@ static int pack(struct packing *p, const struct report_timeline *t, const uint32
 	return 0;
 }
 
+/*
+ * Whether the page can name a file as it is: its name is valid UTF-8
+ * without a control character, which the page's strings replace (a
+ * command naming the replacement would read another file, or none).
+ */
+static int said_exactly(const char *name)
+{
+	const char *unit;
+	size_t unit_size, n;
+
+	for (; (n = prf_text_unit(name, &unit, &unit_size)); name += n)
+		if (unit != name)
+			return 0;
+	return 1;
+}
+
+/* The command a range prints names the files: at most FLAME_COMMAND_FILES, each as it is. */
+static int files_said(const struct session_summary *h)
+{
+	if (!h->file_names || !h->files || h->files > FLAME_COMMAND_FILES)
+		return 0;
+	for (size_t i = 0; i < h->files; i++)
+		if (!said_exactly(h->file_names[i]))
+			return 0;
+	return 1;
+}
+
 int flame_time_write(FILE *out, const struct report_data *data,
 		     const struct call_node *const *page_nodes, size_t page_node_count)
 {
@@ -336,8 +363,7 @@ int flame_time_write(FILE *out, const struct report_data *data,
 		t->origin_ns, origin_wall / 1000000, origin_wall % 1000000,
 		data->header.realtime_offset_ns, k * t->slot_ns, t->bucket_ns, FLAME_HEATMAP_ROWS,
 		slot_count, t->bucket_count);
-	if (data->header.file_names && data->header.files &&
-	    data->header.files <= FLAME_COMMAND_FILES) {
+	if (files_said(&data->header)) {
 		fputs(",\"files\":[", out);
 		for (size_t i = 0; i < data->header.files; i++) {
 			if (i)
