@@ -29,6 +29,15 @@ size_t view_columns(const char *s)
 	return columns;
 }
 
+size_t view_digits(uint64_t n)
+{
+	size_t count = 1;
+
+	while (n >= 10)
+		n /= 10, count++;
+	return count;
+}
+
 /* Where output goes: a stream, or a buffer that is never overrun. */
 struct sink {
 	FILE *out;

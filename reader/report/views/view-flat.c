@@ -69,15 +69,6 @@ static const struct flat_entry *next_row(struct rows *rows)
 	return NULL;
 }
 
-static size_t digits(uint64_t n)
-{
-	size_t count = 1;
-
-	while (n >= 10)
-		n /= 10, count++;
-	return count;
-}
-
 static const char *entry_dso(const struct flat_entry *e)
 {
 	return e->symbol && e->symbol->dso && *e->symbol->dso ? e->symbol->dso : "[unknown]";
@@ -143,14 +134,14 @@ static size_t cell_columns(const struct layout *layout, const struct flat_entry 
 	switch (column) {
 	case COL_MS:		return strlen(view_milliseconds(text, sizeof(text), e->self_period));
 	case COL_TOTAL_MS:	return strlen(view_milliseconds(text, sizeof(text), e->total_period));
-	case COL_SAMPLES:	return digits(e->self_samples);
+	case COL_SAMPLES:	return view_digits(e->self_samples);
 	case COL_HOST:		return view_columns(entry_host(e));
 	case COL_COMM:
 	case COL_UNIT:
 	case COL_CONTAINER:
 	case COL_CGROUP:	return view_columns(entry_text(e, column));
-	case COL_PID:		return digits(e->pid);
-	case COL_TID:		return digits(e->tid);
+	case COL_PID:		return view_digits(e->pid);
+	case COL_TID:		return view_digits(e->tid);
 	case COL_SYMBOL:	return view_symbol_columns(e->symbol);
 	case COL_DSO:		return dso_columns(layout, e);
 	case COL_SOURCE:	return view_columns(entry_source(e));

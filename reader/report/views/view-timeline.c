@@ -252,15 +252,6 @@ static const char *length_text(uint64_t ns, char *buffer, size_t size)
 
 /* ---- text -------------------------------------------------------------- */
 
-static size_t digits(uint64_t n)
-{
-	size_t count = 1;
-
-	while (n >= 10)
-		n /= 10, count++;
-	return count;
-}
-
 struct text_layout {
 	int time_profile;		/* an ms column */
 	size_t ms_width, count_width;
@@ -284,8 +275,8 @@ static void text_layout(struct text_layout *layout, const struct timeline *t)
 
 		if (layout->time_profile && columns > layout->ms_width)
 			layout->ms_width = columns;
-		if (digits(t->line_samples[i]) > layout->count_width)
-			layout->count_width = digits(t->line_samples[i]);
+		if (view_digits(t->line_samples[i]) > layout->count_width)
+			layout->count_width = view_digits(t->line_samples[i]);
 	}
 }
 

@@ -197,6 +197,8 @@ void view_json_string(FILE *out, const char *s);
 
 /* Columns s takes when printed (a unit of prf_text_unit() is a column). */
 size_t view_columns(const char *s);
+/* The decimal digits of n: the columns it takes. */
+size_t view_digits(uint64_t n);
 
 /* Prints s safely, elided to width columns (0: whole); returns the columns. */
 size_t view_put(FILE *out, const char *s, size_t width);
