@@ -155,6 +155,33 @@ START_TEST(test_relative)
 	ck_assert_int_eq(at("-1h") + START, END - 3600 * S);
 	/* Past the end: allowed, selects nothing. */
 	ck_assert_int_eq(at("+1000000h"), 3600000000LL * S);
+	/* Days, as --interval takes them: one parser of lengths for both. */
+	ck_assert_int_eq(at("+1d"), 86400 * S);
+	ck_assert_int_eq(at("-0.5d") + START, END - 43200 * S);
+}
+END_TEST
+
+/* The lengths --interval and relative times share (report_duration_parse()). */
+START_TEST(test_durations)
+{
+	static const struct { const char *text; int64_t ns; } lengths[] = {
+		{ "1", S }, { "2.5", 2 * S + S / 2 }, { ".5s", S / 2 }, { "500ms", S / 2 },
+		{ "1.5m", 90 * S }, { "1min", 60 * S }, { "1h", 3600 * S }, { "1d", 86400 * S },
+		{ "366d", 366 * 86400 * S }, { "0.001", 1000000 }, { "0", 0 },
+	};
+	static const char *const not_lengths[] = {
+		"", "+1s", "-1s", "1e3", "0x10", "inf", "nan", " 1s", "1s ", "1D", "1w", "1.s", "s",
+	};
+	int64_t ns;
+
+	for (size_t i = 0; i < sizeof(lengths) / sizeof(lengths[0]); i++) {
+		ck_assert_msg(report_duration_parse(lengths[i].text, &ns) == 0, "%s", lengths[i].text);
+		ck_assert_int_eq(ns, lengths[i].ns);
+	}
+	for (size_t i = 0; i < sizeof(not_lengths) / sizeof(not_lengths[0]); i++)
+		ck_assert_msg(report_duration_parse(not_lengths[i], &ns) == -EINVAL, "'%s' taken",
+			      not_lengths[i]);
+	ck_assert_int_eq(report_duration_parse("106752d", &ns), -ERANGE);
 }
 END_TEST
 
@@ -302,6 +329,7 @@ static Suite *time_suite(void)
 	tcase_add_test(parse, test_zoned);
 	tcase_add_test(parse, test_local);
 	tcase_add_test(parse, test_relative);
+	tcase_add_test(parse, test_durations);
 	tcase_add_test(parse, test_errors);
 	suite_add_tcase(s, parse);
 	tcase_add_test(print, test_bounds);

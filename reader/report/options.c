@@ -77,7 +77,7 @@ static void usage(FILE *out)
 "                                 17:30:00+01:00), local time under TZ without\n"
 "                                 one (17:30 is on the capture's start day);\n"
 "                                 +30s, 10s (after the capture's start), -10m\n"
-"                                 (before its end); units ms, s, m, min, h\n"
+"                                 (before its end); units ms, s, m, min, h, d\n"
 "      --pid PID[,PID], --tid TID[,TID], --comm NAME[,NAME], --cpu N[-M][,N]\n"
 "      --event NAME, --unit NAME[,NAME], --cgroup PATH (and below it),\n"
 "      --host NAME[,NAME]\n"
@@ -382,32 +382,22 @@ static int parse_count(const char *option, const char *arg, unsigned *out)
 }
 
 /*
- * --interval: "1s", "500ms", "1.5m", "1h", "1d" (seconds without a unit),
- * whole milliseconds (what the timeline prints its times in) from 1 ms
- * to a year.  0, or -EINVAL after a message.
+ * --interval: a length (report_duration_parse(): "1s", "500ms", "1.5m",
+ * "1h", "1d", seconds without a unit) in whole milliseconds, what the
+ * timeline prints its times in, from 1 ms to 366 days.  0, or -EINVAL
+ * after a message.
  */
 static int parse_interval(const char *arg, uint64_t *out)
 {
-	static const struct { const char *name; double ms; } units[] = {
-		{ "", 1000 }, { "s", 1000 }, { "ms", 1 }, { "m", 60000 }, { "min", 60000 },
-		{ "h", 3600000 }, { "d", 86400000 },
-	};
-	double value, ms = -1, whole;
-	char *unit;
+	int64_t ns;
 
-	errno = 0;
-	value = strtod(arg, &unit);
-	if (isdigit((unsigned char)*arg) && !errno)
-		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (strcmp(unit, units[i].name) == 0)
-				ms = value * units[i].ms;
-	whole = ms >= 1 && ms <= 366 * 86400000.0 ? (double)(uint64_t)(ms + 0.5) : -1;
-	if (whole < 0 || ms - whole > 1e-6 || whole - ms > 1e-6) {
+	if (report_duration_parse(arg, &ns) < 0 || ns < 1000000 ||
+	    ns > 366 * 86400 * 1000000000ll || ns % 1000000) {
 		fprintf(stderr, "perfrec-report: --interval: '%s' is not a time in whole milliseconds from 1ms to 366d (1s, 10s, 500ms, 1m, 1h)\n",
 			arg);
 		return -EINVAL;
 	}
-	*out = (uint64_t)(ms + 0.5) * 1000000;
+	*out = (uint64_t)ns;
 	return 0;
 }
 

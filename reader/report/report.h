@@ -293,13 +293,22 @@ const char *report_time_iso(uint64_t time_ns, int64_t realtime_offset_ns, char *
  * A time as perfrec-report(1) takes it ("Times"), on capture's clock
  * (its start_ns, end_ns, realtime_offset_ns): ISO 8601 with Z or an
  * offset; without a zone local time under TZ; a time of day alone on the
- * capture's start day; fractions of a second; N[.F][unit] or +N after the
- * capture's start, -N before its end.  0; -EINVAL for a text that is not
+ * capture's start day; fractions of a second; a duration
+ * (report_duration_parse()) or +duration after the capture's start,
+ * -duration before its end.  0; -EINVAL for a text that is not
  * a time, -EDOM for a date or time of day that does not exist (February
  * 30, 24:00, a local time the clocks skipped), -ERANGE for one that does
  * not fit in signed 64-bit nanoseconds (or, for local time, in time_t).
  */
 int report_time_parse(const char *text, const struct session_summary *capture, int64_t *ns);
+
+/*
+ * A length as perfrec-report(1) takes one, N[.F][UNIT] (ms, s: the
+ * default, m or min, h, d), in nanoseconds: --interval's, and a relative
+ * time's after its sign.  0; -EINVAL for a text that is not one, -ERANGE
+ * past 2^63 ns.
+ */
+int report_duration_parse(const char *text, int64_t *ns);
 
 /*
  * The range's bounds on the capture clock, the capture's start or end

@@ -236,21 +236,17 @@ static int absolute_time(const char *text, const struct session_summary *capture
 	return 0;
 }
 
-/* [+|-]N[.F][ms|s|m|min|h]: after the capture's start, or with '-' before its end. */
-static int relative_time(const char *s, const struct session_summary *capture, int64_t *ns)
+int report_duration_parse(const char *s, int64_t *ns)
 {
 	static const struct { const char *name; int64_t ns; } units[] = {
 		{ "", NS_PER_S }, { "s", NS_PER_S }, { "ms", 1000000 },
 		{ "m", 60 * NS_PER_S }, { "min", 60 * NS_PER_S }, { "h", 3600 * NS_PER_S },
+		{ "d", S_PER_DAY * NS_PER_S },
 	};
-	int from_end = *s == '-', digits = 0;
-	int64_t whole = 0, unit = 0, value, fraction;
-	uint64_t base_ns;
+	int64_t whole = 0, unit = 0, fraction;
 	uint32_t fraction_ns = 0;
-	size_t i;
+	int digits = 0;
 
-	if (*s == '+' || *s == '-')
-		s++;
 	for (; *s >= '0' && *s <= '9'; s++, digits++)
 		if (__builtin_mul_overflow(whole, 10, &whole) ||
 		    __builtin_add_overflow(whole, *s - '0', &whole))
@@ -263,16 +259,31 @@ static int relative_time(const char *s, const struct session_summary *capture, i
 	}
 	if (!digits)
 		return -EINVAL;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (strcmp(s, units[i].name) == 0)
 			unit = units[i].ns;
 	if (!unit)
 		return -EINVAL;
-	/* The fraction (nanoseconds of a unit) in the unit: units are whole µs, F < 10^9. */
-	fraction = (int64_t)fraction_ns * (unit / 1000) / 1000000;
-	if (__builtin_mul_overflow(whole, unit, &value) ||
-	    __builtin_add_overflow(value, fraction, &value))
+	/* The fraction (nanoseconds of a unit) in ns: units are whole ms, F < 10^9, a day 8.64e7 ms. */
+	fraction = (int64_t)fraction_ns * (unit / 1000000) / 1000;
+	if (__builtin_mul_overflow(whole, unit, ns) || __builtin_add_overflow(*ns, fraction, ns))
 		return -ERANGE;
+	return 0;
+}
+
+/* [+|-]DURATION: after the capture's start, or with '-' before its end. */
+static int relative_time(const char *s, const struct session_summary *capture, int64_t *ns)
+{
+	int from_end = *s == '-';
+	uint64_t base_ns;
+	int64_t value;
+	int ret;
+
+	if (*s == '+' || *s == '-')
+		s++;
+	ret = report_duration_parse(s, &value);
+	if (ret < 0)
+		return ret;
 	base_ns = from_end ? capture->end_ns : capture->start_ns;
 	if (base_ns > INT64_MAX ||
 	    (from_end ? __builtin_sub_overflow((int64_t)base_ns, value, ns) :
