@@ -1270,6 +1270,10 @@ START_TEST(test_time_step)
 	/* A hostile capture's time: no overflow, no time. */
 	ck_assert_str_eq(report_time_iso(7535809000000000000ull, 1780000000000000000ll, buffer,
 					 sizeof(buffer)), "?");
+	/* Past 2^63 on the capture clock: no time, not one wrapped to 1734. */
+	ck_assert_str_eq(report_time_iso(1ull << 63, 1780000000000000000ll, buffer,
+					 sizeof(buffer)), "?");
+	ck_assert_str_eq(report_time_iso(~0ull, 1780000000000000000ll, buffer, sizeof(buffer)), "?");
 }
 END_TEST
 

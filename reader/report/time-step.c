@@ -36,7 +36,7 @@ const char *report_time_iso(uint64_t time_ns, int64_t realtime_offset_ns, char *
 	struct tm tm;
 
 	/* A hostile capture's time (or offset) past what 64 bits of wall clock hold. */
-	if (__builtin_add_overflow((int64_t)time_ns, realtime_offset_ns, &wall)) {
+	if (time_ns > INT64_MAX || __builtin_add_overflow((int64_t)time_ns, realtime_offset_ns, &wall)) {
 		snprintf(buffer, size, "?");
 		return buffer;
 	}
