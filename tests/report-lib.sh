@@ -94,6 +94,18 @@ sanitizer_report() {
 	grep -qE 'ERROR: (Address|Leak|Memory|Thread|UndefinedBehavior)Sanitizer|runtime error:|SUMMARY: .*Sanitizer' "$1"
 }
 
+# SKIP (77) without node, chromium or puppeteer-core in $browser_dir
+# (tests/browser); exports NODE_PATH and CHROMIUM for its scripts.
+needs_browser() {
+	command -v node >/dev/null 2>&1 || skip "no node (apt-get install nodejs npm)"
+	chromium=${CHROMIUM:-/usr/bin/chromium}
+	[ -x "$chromium" ] || skip "no $chromium (apt-get install chromium)"
+	NODE_PATH=$browser_dir/node_modules${NODE_PATH:+:$NODE_PATH}
+	export NODE_PATH CHROMIUM=$chromium
+	node -e 'require.resolve("puppeteer-core")' 2>/dev/null ||
+		skip "no puppeteer-core in $browser_dir/node_modules (npm ci there; scripts/setup-debian.sh does)"
+}
+
 report_ok() {
 	report_out=$1
 	shift

@@ -109,13 +109,7 @@ report_ok "$work/out" --comm workload --no-inline --baseline "$base" -o "$work/d
 [ "$(grep -o -i '<script' "$work/diff.html" | wc -l)" -eq 2 ] || fail "not two script elements"
 grep -q '^"baseline":{"total_period":[1-9]' "$work/diff.html" || fail "no baseline in the page's data"
 
-command -v node >/dev/null 2>&1 || skip "no node (apt-get install nodejs npm)"
-chromium=${CHROMIUM:-/usr/bin/chromium}
-[ -x "$chromium" ] || skip "no $chromium (apt-get install chromium)"
-NODE_PATH=$browser_dir/node_modules${NODE_PATH:+:$NODE_PATH}
-export NODE_PATH CHROMIUM=$chromium
-node -e 'require.resolve("puppeteer-core")' 2>/dev/null ||
-	skip "no puppeteer-core in $browser_dir/node_modules (npm ci there; scripts/setup-debian.sh does)"
+needs_browser
 hold_cpus_exclusively
 
 check "in chromium: header, legend, tooltips and colours, search, zoom, the inverted view's changes"

@@ -93,13 +93,7 @@ report_ok "$work/out" --since "$since" --until "$until" -o "$work/instant.html" 
 "$offcpu_fixture" "$work/offcpu.prf" || fail "offcpu-fixture failed"
 report_ok "$work/out" -o "$work/offcpu.html" "$work/offcpu.prf"
 
-command -v node >/dev/null 2>&1 || skip "no node (apt-get install nodejs npm)"
-chromium=${CHROMIUM:-/usr/bin/chromium}
-[ -x "$chromium" ] || skip "no $chromium (apt-get install chromium)"
-NODE_PATH=$browser_dir/node_modules${NODE_PATH:+:$NODE_PATH}
-export NODE_PATH CHROMIUM=$chromium
-node -e 'require.resolve("puppeteer-core")' 2>/dev/null ||
-	skip "no puppeteer-core in $browser_dir/node_modules (npm ci there; scripts/setup-debian.sh does)"
+needs_browser
 
 browse() {
 	timeout 300 node "$browser_dir/heatmap-check.js" "$@" >"$work/browser.out" 2>&1 ||

@@ -156,13 +156,7 @@ EOF
 sed 's/"first": "off-cpu"/"first": "cpu"/' "$work/expected-off-cpu.json" >"$work/expected-cpu.json"
 note "expected: $(cat "$work/expected-cpu.json")"
 
-command -v node >/dev/null 2>&1 || skip "no node (apt-get install nodejs npm)"
-chromium=${CHROMIUM:-/usr/bin/chromium}
-[ -x "$chromium" ] || skip "no $chromium (apt-get install chromium)"
-NODE_PATH=$browser_dir/node_modules${NODE_PATH:+:$NODE_PATH}
-export NODE_PATH CHROMIUM=$chromium
-node -e 'require.resolve("puppeteer-core")' 2>/dev/null ||
-	skip "no puppeteer-core in $browser_dir/node_modules (npm ci there; scripts/setup-debian.sh does)"
+needs_browser
 
 # A browser takes a few hundred MB: one at a time, whatever make -j runs.
 browse() {

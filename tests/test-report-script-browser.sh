@@ -29,13 +29,7 @@ browser_dir=$(cd "$top_srcdir/tests/browser" && pwd)
 shots=$(cd "$top_builddir/tests" && pwd)
 index=$browser_dir/node_modules/speedscope/dist/release/index.html
 
-command -v node >/dev/null 2>&1 || skip "no node (apt-get install nodejs npm)"
-chromium=${CHROMIUM:-/usr/bin/chromium}
-[ -x "$chromium" ] || skip "no $chromium (apt-get install chromium)"
-NODE_PATH=$browser_dir/node_modules${NODE_PATH:+:$NODE_PATH}
-export NODE_PATH CHROMIUM=$chromium
-node -e 'require.resolve("puppeteer-core")' 2>/dev/null ||
-	skip "no puppeteer-core in $browser_dir/node_modules (npm ci there; scripts/setup-debian.sh does)"
+needs_browser
 [ -f "$index" ] || skip "no speedscope in $browser_dir/node_modules (npm ci there)"
 
 check "a capture of the workload, as perf-script text and as a speedscope file"
