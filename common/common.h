@@ -257,6 +257,8 @@ size_t prf_text_unit(const char *s, const char **unit, size_t *unit_size);
 
 /* s with every unit prf_text_unit() would replace made '?', in place; its length. */
 size_t prf_text_make_safe(char *s);
+/* Whether s is printable as it is: prf_text_unit() would replace none of it. */
+int prf_text_is_safe(const char *s);
 
 /* ---- files named by others ------------------------------------------ */
 

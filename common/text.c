@@ -58,6 +58,17 @@ size_t prf_text_unit(const char *s, const char **unit, size_t *unit_size)
 	return n;
 }
 
+int prf_text_is_safe(const char *s)
+{
+	const char *unit;
+	size_t size, n;
+
+	for (; (n = prf_text_unit(s, &unit, &size)); s += n)
+		if (unit != s)
+			return 0;
+	return 1;
+}
+
 size_t prf_text_make_safe(char *s)
 {
 	const char *unit;

@@ -312,6 +312,7 @@ START_TEST(text_made_safe_keeps_utf8_and_replaces_controls)
 		snprintf(buffer, sizeof(buffer), "%s", cases[i].in);
 		ck_assert_uint_eq(prf_text_make_safe(buffer), strlen(cases[i].out));
 		ck_assert_str_eq(buffer, cases[i].out);
+		ck_assert_int_eq(prf_text_is_safe(cases[i].in), strcmp(cases[i].in, cases[i].out) == 0);
 		for (const char *s = cases[i].in; (n = prf_text_unit(s, &unit, &size)); s += n)
 			columns++;
 		ck_assert_uint_ge(strlen(cases[i].out), columns);

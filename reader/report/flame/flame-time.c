@@ -288,28 +288,16 @@ static int pack(struct packing *p, const struct report_timeline *t, const uint32
 }
 
 /*
- * Whether the page can name a file as it is: its name is valid UTF-8
- * without a control character, which the page's strings replace (a
- * command naming the replacement would read another file, or none).
+ * The command a range prints names the files: at most FLAME_COMMAND_FILES,
+ * each valid UTF-8 without a control character, which the page's strings
+ * would replace (a command naming the replacement reads another file).
  */
-static int said_exactly(const char *name)
-{
-	const char *unit;
-	size_t unit_size, n;
-
-	for (; (n = prf_text_unit(name, &unit, &unit_size)); name += n)
-		if (unit != name)
-			return 0;
-	return 1;
-}
-
-/* The command a range prints names the files: at most FLAME_COMMAND_FILES, each as it is. */
 static int files_said(const struct session_summary *h)
 {
 	if (!h->file_names || !h->files || h->files > FLAME_COMMAND_FILES)
 		return 0;
 	for (size_t i = 0; i < h->files; i++)
-		if (!said_exactly(h->file_names[i]))
+		if (!prf_text_is_safe(h->file_names[i]))
 			return 0;
 	return 1;
 }

@@ -109,17 +109,6 @@ void view_pad(FILE *out, size_t columns)
 		fputc(' ', out);
 }
 
-static int is_safe(const char *s)
-{
-	const char *unit;
-	size_t size, n;
-
-	for (; (n = prf_text_unit(s, &unit, &size)); s += n)
-		if (unit != s)
-			return 0;
-	return 1;
-}
-
 const char *view_elide(const char *s, int width, char *buffer, size_t size)
 {
 	struct sink sink = { .buffer = buffer, .size = size };
@@ -128,7 +117,7 @@ const char *view_elide(const char *s, int width, char *buffer, size_t size)
 		s = "";
 	if (width < 0)
 		width = 0;
-	if ((!width || view_columns(s) <= (size_t)width) && is_safe(s))
+	if ((!width || view_columns(s) <= (size_t)width) && prf_text_is_safe(s))
 		return s;
 	if (!size)
 		return "";
