@@ -89,6 +89,8 @@ void prf_reader_diag(struct prf_reader *r, uint64_t offset, const char *fmt, ...
 int prf_read_at(int fd, void *buf, size_t size, uint64_t offset);
 /* r->ids from r->events' ids, sorted: 0 or -ENOMEM. */
 int prf_reader_index_ids(struct prf_reader *r);
+/* The event of an id, by the index; NULL for none. */
+const struct prf_event *prf_reader_event_of_id(const struct prf_reader *r, uint64_t id);
 
 /*
  * perfdata-read.c: perf's perf.data files through the same reader.  open

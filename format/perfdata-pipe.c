@@ -101,10 +101,8 @@ static void take_event_update(struct prf_reader *r, struct pipe_scan *scan, uint
 		return;
 	name[length] = '\0';
 	scan->names_used += strlen(name) + 1;
-	for (size_t e = 0; e < r->info.event_count; e++)
-		for (uint32_t k = 0; k < r->events[e].id_count; k++)
-			if (r->events[e].ids[k] == head[1])
-				r->events[e].name = name;
+	prf_perfdata_name_event(r->perfdata, &(struct prf_perfdata_name){ .id = head[1],
+									  .name = name });
 }
 
 int prf_perfdata_open_pipe(struct prf_reader *r, struct prf_error *error)

@@ -54,6 +54,30 @@ void *prf_perfdata_own(struct prf_perfdata *pd, void *buf)
 	return pd->owned[pd->owned_count++] = buf;
 }
 
+/* A name for later (name_events()); past PD_IDS_MAX of them, the rest are left. */
+void prf_perfdata_name_event(struct prf_perfdata *pd, const struct prf_perfdata_name *name)
+{
+	if (pd->name_count < PD_IDS_MAX &&
+	    prf_ensure_mem((void **)&pd->names, &pd->name_capacity, sizeof(*pd->names),
+			   pd->name_count + 1) == 0)
+		pd->names[pd->name_count++] = *name;
+}
+
+/* The names, in the file's order (the last one for an event wins), by the id index. */
+static void name_events(struct prf_reader *r)
+{
+	struct prf_perfdata *pd = r->perfdata;
+
+	for (size_t i = 0; i < pd->name_count; i++) {
+		const struct prf_perfdata_name *n = &pd->names[i];
+		const struct prf_event *event = n->by_place ? prf_reader_event_at(r, n->place) :
+					       prf_reader_event_of_id(r, n->id);
+
+		if (event)
+			r->events[event - r->events].name = n->name;
+	}
+}
+
 /*
  * perf's string: a u32 length (NULs included, padded), then the bytes.
  * *cursor moves past it; NULL when it does not fit in end.
@@ -162,16 +186,11 @@ static void take_event_desc(struct prf_reader *r, const struct prf_perfdata_sect
 		/* In attr order as perf writes it; an event without ids is matched by place. */
 		if (nr_ids) {
 			memcpy(&first_id, cursor, 8);
-			for (size_t e = 0; e < r->info.event_count; e++)
-				for (uint32_t k = 0; k < r->events[e].id_count; k++) {
-					uint64_t id;
-
-					memcpy(&id, &r->events[e].ids[k], 8);
-					if (id == first_id)
-						r->events[e].name = name;
-				}
-		} else if (i < r->info.event_count) {
-			r->events[i].name = name;
+			prf_perfdata_name_event(r->perfdata, &(struct prf_perfdata_name){
+							.id = first_id, .name = name });
+		} else {
+			prf_perfdata_name_event(r->perfdata, &(struct prf_perfdata_name){
+						.place = i, .by_place = 1, .name = name });
 		}
 		cursor += (size_t)nr_ids * 8;
 	}
@@ -493,6 +512,13 @@ static int pd_finish_events(struct prf_reader *r, struct prf_error *error)
 	size_t kept;
 
 	place_ids(r);
+	/* Indexed twice: for the names in the file's event order, then as read. */
+	if (prf_reader_index_ids(r) < 0)
+		return prf_perfdata_error(r, error, -ENOMEM, "out of memory");
+	name_events(r);
+	free(r->ids);
+	r->ids = NULL;
+	r->id_count = 0;
 	kept = hide_dummies(r);
 	if (prf_reader_index_ids(r) < 0)
 		return prf_perfdata_error(r, error, -ENOMEM, "out of memory");
@@ -575,6 +601,7 @@ void prf_perfdata_free(struct prf_perfdata *pd)
 	free(pd->block);
 	free(pd->inflated);
 	free(pd->build_ids);
+	free(pd->names);
 	ZSTD_freeDStream(pd->zstream);
 	for (size_t i = 0; i < pd->owned_count; i++)
 		free(pd->owned[i]);

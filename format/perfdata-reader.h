@@ -70,6 +70,14 @@ enum {
 #define PD_INFLATE_MAX		(64u << 20)
 #define PD_INFLATE_MIN		(64u << 10)
 
+/* An event's name: for the event of id, or without ids the place-th. */
+struct prf_perfdata_name {
+	uint64_t id;
+	const char *name;
+	uint32_t place;
+	int by_place;
+};
+
 struct prf_perfdata {
 	uint64_t data_start, data_end;	/* data_end cut to the file */
 	uint64_t data_declared_end;	/* as the header says it */
@@ -95,6 +103,14 @@ struct prf_perfdata {
 	uint8_t *build_ids;
 	size_t build_ids_size, build_ids_capacity;
 
+	/*
+	 * Event names from EVENT_DESC or EVENT_UPDATE, given to their events
+	 * by the id index once it exists: matched as they come, a file of
+	 * many names and many ids would cost their product.
+	 */
+	struct prf_perfdata_name *names;
+	size_t name_count, name_capacity;
+
 	void *owned[32];		/* feature buffers the strings point into */
 	size_t owned_count;
 	uint64_t skipped_records;	/* of sizes no reader can frame */
@@ -110,6 +126,7 @@ void prf_perfdata_take_feature(struct prf_reader *r, unsigned feature,
 			       const struct prf_perfdata_section *s);
 void prf_perfdata_take_build_ids(struct prf_reader *r, const struct prf_perfdata_section *s);
 void *prf_perfdata_own(struct prf_perfdata *pd, void *buf);
+void prf_perfdata_name_event(struct prf_perfdata *pd, const struct prf_perfdata_name *name);
 
 /* perfdata-pipe.c: pipe mode's header records, the data's start in pd */
 int prf_perfdata_open_pipe(struct prf_reader *r, struct prf_error *error);

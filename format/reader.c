@@ -418,12 +418,29 @@ const struct prf_event *prf_reader_event_at(const struct prf_reader *r, uint64_t
 	return index < r->info.event_count ? &r->events[index] : NULL;
 }
 
+const struct prf_event *prf_reader_event_of_id(const struct prf_reader *r, uint64_t id)
+{
+	size_t lo = 0, hi = r->id_count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->ids[mid].id == id)
+			return r->ids[mid].event;
+		if (r->ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 const struct prf_event *prf_reader_event_for(const struct prf_reader *r,
 					     const void *record, size_t size)
 {
 	const struct perf_event_attr *attr;
+	const struct prf_event *event;
 	struct perf_event_header header;
-	size_t lo = 0, hi = r->id_count;
 	uint64_t id;
 
 	if (size < sizeof(header))
@@ -463,18 +480,9 @@ const struct prf_event *prf_reader_event_for(const struct prf_reader *r,
 	} else {
 		return NULL;
 	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->ids[mid].id == id)
-			return r->ids[mid].event;
-		if (r->ids[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	event = prf_reader_event_of_id(r, id);
 	/* perf.data's synthesized records carry id 0: perf reads them with its first event. */
-	return r->perfdata ? &r->events[0] : NULL;
+	return event || !r->perfdata ? event : &r->events[0];
 }
 
 /* ---- chunks -------------------------------------------------------- */
