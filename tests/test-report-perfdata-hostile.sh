@@ -12,7 +12,9 @@
 #     sound sample, each from about 120 KiB of file: read up to the
 #     record that inflates past its bound, with a warning naming the file.
 # A FIFO and a symlink to /dev/zero named on the command line: exit 1
-# at once, one line naming the path.
+# at once, one line naming the path.  FILE.kallsyms and FILE.jit/ beside
+# -o FILE planted by someone else (a FIFO, symlinks, nobody's directory):
+# refused, with one line naming them, nothing written through them.
 test_name=test-report-perfdata-hostile
 needs_root=no
 . "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
@@ -75,4 +77,44 @@ for input in "$work/fifo.data" "$work/zero.data"; do
 		fail "$input: not one line naming it: $(cat "$work/case.err")"
 	note "$(cat "$work/case.err")"
 done
+# --format=perf.data -o FILE writes FILE.kallsyms and FILE.jit/ beside it,
+# paths the user did not name: one planted there by someone else (in /tmp)
+# is refused, never followed or written in place.
+hostile=$top_builddir/tests/report-hostile
+if [ -x "$hostile" ]; then
+	check "FILE.kallsyms and FILE.jit/ planted beside -o FILE: refused, nothing written there"
+	"$hostile" "$work/captures" >/dev/null || fail "report-hostile: status $?"
+	mkdir -m 1777 "$work/tmp" "$work/elsewhere"
+	# refuse CAPTURE PATH WHAT: -o PATH exits 1 within 10 s naming WHAT
+	refuse() {
+		status=0
+		timeout 10 "$report" --format=perf.data -o "$2" "$work/captures/$1" \
+			>/dev/null 2>"$work/case.err" || status=$?
+		[ "$status" -eq 1 ] || fail "$3 planted: status $status, expected 1"
+		grep -q "writing $3: " "$work/case.err" ||
+			fail "$3 planted: no line naming it: $(cat "$work/case.err")"
+		note "$(tail -n 1 "$work/case.err")"
+	}
+	ln -s "$work/elsewhere" "$work/tmp/jit.data.jit"
+	refuse jit.prf "$work/tmp/jit.data" "$work/tmp/jit.data.jit"
+	[ -z "$(ls "$work/elsewhere")" ] || fail "maps written through the symlink FILE.jit"
+	mkfifo "$work/tmp/kernel.data.kallsyms"
+	refuse kernel-symbols.prf "$work/tmp/kernel.data" "$work/tmp/kernel.data.kallsyms"
+	echo mine >"$work/mine"
+	ln -s "$work/mine" "$work/tmp/link.data.kallsyms"
+	refuse kernel-symbols.prf "$work/tmp/link.data" "$work/tmp/link.data.kallsyms"
+	[ "$(cat "$work/mine")" = mine ] || fail "kallsyms written through the symlink"
+	if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
+		nobody_group=$(id -gn nobody)
+		chmod 711 "$work"	# for nobody to reach $work/tmp
+		as_nobody mkdir "$work/tmp/theirs.data.jit"
+		refuse jit.prf "$work/tmp/theirs.data" "$work/tmp/theirs.data.jit"
+		[ -z "$(ls "$work/tmp/theirs.data.jit")" ] || fail "maps written into nobody's FILE.jit/"
+	fi
+	# Sound: FILE.jit/ of this user's, made or taken
+	mkdir "$work/tmp/again.data.jit"
+	"$report" --format=perf.data -o "$work/tmp/again.data" "$work/captures/jit.prf" 2>"$work/case.err" ||
+		fail "FILE.jit/ of mine: status $?: $(tail -n 1 "$work/case.err")"
+	[ -n "$(ls "$work/tmp/again.data.jit")" ] || fail "no map in FILE.jit/ of mine"
+fi
 note "PASS"

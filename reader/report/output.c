@@ -71,6 +71,16 @@ int report_output_open(struct report_output *output, const char *path)
 	return 0;
 }
 
+int report_output_open_beside(struct report_output *output, const char *path)
+{
+	struct stat st;
+
+	/* A FIFO planted there would hold the write forever, a symlink lead elsewhere. */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return -EEXIST;
+	return report_output_open(output, path);
+}
+
 int report_output_close(struct report_output *output, int complete)
 {
 	int err = 0;

@@ -199,6 +199,12 @@ struct report_output {
 };
 
 int report_output_open(struct report_output *output, const char *path);
+/*
+ * The same for a file the user did not name (FILE.kallsyms beside -o
+ * FILE): what is there already is replaced only if it is a regular file,
+ * never followed through a symlink or written in place (-EEXIST).
+ */
+int report_output_open_beside(struct report_output *output, const char *path);
 int report_output_close(struct report_output *output, int complete);
 
 /*

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "perfdata-internal.h"
 #include "symbolize.h"
 
@@ -44,7 +45,7 @@ int perfdata_write_kallsyms(struct perfdata_writer *w, const char *path)
 
 	if (!w->kernel || !w->kernel_start)
 		return 0;
-	ret = report_output_open(&output, path);
+	ret = report_output_open_beside(&output, path);
 	if (ret < 0)
 		return ret;
 	dso_kernel_for_each_symbol(w->kernel, put_ksym, output.file);
@@ -64,7 +65,7 @@ static int jit_file(const char *path, const struct session_task_event *e)
 {
 	struct report_output output;
 	char name[PERFDATA_NAME_MAX];
-	int ret = report_output_open(&output, path);
+	int ret = report_output_open_beside(&output, path);
 
 	if (ret < 0)
 		return ret;
@@ -77,6 +78,26 @@ static int jit_file(const char *path, const struct session_task_event *e)
 			*name ? name : "?");
 	}
 	return report_output_close(&output, !ferror(output.file));
+}
+
+/*
+ * FILE.jit/, made or taken when it is a directory of this user's: one
+ * planted beside FILE (a symlink to /etc, another user's directory in
+ * /tmp) would have the maps written where that user chose.
+ */
+static int jit_dir(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST)
+		return -errno;
+	if (lstat(dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (st.st_uid != geteuid())
+		return -EPERM;
+	return 0;
 }
 
 static void put_jit(void *context, const struct session_task_event *e)
@@ -97,8 +118,8 @@ static void put_jit(void *context, const struct session_task_event *e)
 		return;
 	}
 	j->pids[j->pid_count++] = e->pid;
-	if (!j->count && mkdir(j->dir, 0777) < 0 && errno != EEXIST) {
-		j->error = -errno;
+	if (!j->count && (ret = jit_dir(j->dir)) < 0) {
+		j->error = ret;
 		return;
 	}
 	if (snprintf(path, sizeof(path), "%s/perf-%" PRIu32 ".map", j->dir, e->pid) >=
