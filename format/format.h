@@ -9,6 +9,7 @@
  *	format-writer.h		prf_writer_*
  *	format-reader.h		prf_reader_*, prf_chunk_*, prf_file_is_complete()
  *	format-decode.h		prf_decode_*, prf_encode_sample_id()
+ *	perfdata-format.h	perf's perf.data layout (read here, written by perfrec-report)
  */
 #ifndef PRF_FORMAT_H
 #define PRF_FORMAT_H
@@ -19,5 +20,6 @@
 #include "format-writer.h"
 #include "format-reader.h"
 #include "format-decode.h"
+#include "perfdata-format.h"
 
 #endif

@@ -97,7 +97,6 @@ const struct prf_event *prf_reader_event_of_id(const struct prf_reader *r, uint6
  * fills r's info, events and ids from the file's header and features;
  * next_chunk is next_chunk()'s for such a file (records into r->raw).
  */
-#define PRF_PERFDATA_MAGIC	"PERFILE2"
 int prf_perfdata_open(struct prf_reader *r, struct prf_error *error);
 int prf_perfdata_next_chunk(struct prf_reader *r, struct prf_chunk *chunk);
 void prf_perfdata_free(struct prf_perfdata *pd);

@@ -3,7 +3,7 @@
 noinst_LIBRARIES += format/libperfrec-format.a
 # The public headers, which the libraries above include (format.h, the
 # umbrella, includes the rest); the internal ones are among the SOURCES.
-noinst_HEADERS += format/format.h format/perfrec-format.h format/format-info.h \
+noinst_HEADERS += format/format.h format/perfrec-format.h format/perfdata-format.h format/format-info.h \
 	format/format-writer.h format/format-reader.h format/format-decode.h
 format_libperfrec_format_a_SOURCES = \
 	format/internal.h \

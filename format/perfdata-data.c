@@ -77,9 +77,9 @@ static uint64_t data_after(const uint8_t *p, const struct perf_event_header *h)
 {
 	uint64_t size = 0;
 
-	if (h->type == PD_RECORD_AUXTRACE && h->size >= 16)
+	if (h->type == PRF_PERFDATA_RECORD_AUXTRACE && h->size >= 16)
 		memcpy(&size, p + 8, 8);
-	else if (h->type == PD_RECORD_HEADER_TRACING_DATA && h->size >= 12)
+	else if (h->type == PRF_PERFDATA_RECORD_HEADER_TRACING_DATA && h->size >= 12)
 		memcpy(&size, p + 8, 4);
 	return size;
 }
@@ -148,7 +148,7 @@ static int skipped_samples_chunk(struct prf_perfdata *pd, struct prf_chunk *chun
 /* Whether the reader passes a record of this type and size on. */
 static int wanted(struct prf_perfdata *pd, uint32_t type, size_t size)
 {
-	if (type >= PD_RECORD_USER_BASE)
+	if (type >= PRF_PERFDATA_RECORD_USER_BASE)
 		return 0;		/* perf's own: rounds, its header records, stats */
 	if (size % 8) {
 		pd->skipped_records++;	/* the kernel's are 8-aligned: damage */
@@ -175,7 +175,7 @@ static int inflate(struct prf_reader *r, struct gather *g, const uint8_t *p, siz
 		   uint32_t type, uint64_t offset)
 {
 	struct prf_perfdata *pd = r->perfdata;
-	size_t header = type == PD_RECORD_COMPRESSED2 ? 16 : 8, at = 0;
+	size_t header = type == PRF_PERFDATA_RECORD_COMPRESSED2 ? 16 : 8, at = 0;
 	ZSTD_inBuffer in;
 	ZSTD_outBuffer out;
 	int ret;
@@ -189,7 +189,7 @@ static int inflate(struct prf_reader *r, struct gather *g, const uint8_t *p, siz
 		return 0;
 	}
 	in = (ZSTD_inBuffer){ p + header, size - header, 0 };
-	if (type == PD_RECORD_COMPRESSED2) {
+	if (type == PRF_PERFDATA_RECORD_COMPRESSED2) {
 		uint64_t data_size;
 
 		memcpy(&data_size, p + 8, 8);
@@ -339,7 +339,7 @@ int prf_perfdata_next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 		}
 		if (h.size > available)
 			break;		/* runs past the end of the file */
-		if (h.type == PD_RECORD_COMPRESSED || h.type == PD_RECORD_COMPRESSED2)
+		if (h.type == PRF_PERFDATA_RECORD_COMPRESSED || h.type == PRF_PERFDATA_RECORD_COMPRESSED2)
 			ret = inflate(r, &g, p, h.size, h.type, pd->position);
 		else if (wanted(pd, h.type, h.size))
 			ret = append(&g, p, h.size);

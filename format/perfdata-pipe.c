@@ -29,13 +29,13 @@ static int next_header_record(struct prf_reader *r, uint64_t *at, struct perf_ev
 
 	if (r->file_size - *at < sizeof(*h) || prf_read_at(r->fd, h, sizeof(*h), *at) < 0)
 		return 0;
-	if (h->type < PD_RECORD_USER_BASE || h->type == PD_RECORD_FINISHED_ROUND ||
-	    h->type == PD_RECORD_COMPRESSED || h->type == PD_RECORD_COMPRESSED2 ||
-	    h->type == PD_RECORD_FINISHED_INIT)
+	if (h->type < PRF_PERFDATA_RECORD_USER_BASE || h->type == PRF_PERFDATA_RECORD_FINISHED_ROUND ||
+	    h->type == PRF_PERFDATA_RECORD_COMPRESSED || h->type == PRF_PERFDATA_RECORD_COMPRESSED2 ||
+	    h->type == PRF_PERFDATA_RECORD_FINISHED_INIT)
 		return 0;
 	if (h->size < sizeof(*h) || h->size > r->file_size - *at)
 		return -EBADMSG;
-	if (h->type == PD_RECORD_HEADER_TRACING_DATA && h->size >= 12) {
+	if (h->type == PRF_PERFDATA_RECORD_HEADER_TRACING_DATA && h->size >= 12) {
 		uint32_t size;
 
 		if (prf_read_at(r->fd, &size, 4, *at + 8) < 0)
@@ -117,11 +117,11 @@ int prf_perfdata_open_pipe(struct prf_reader *r, struct prf_error *error)
 	for (at = 16; (ret = next_header_record(r, &at, &h, &next)) == 1; at = next) {
 		uint32_t size;
 
-		if (h.type == PD_RECORD_HEADER_ATTR && (size = attr_size_of(r, at, &h))) {
+		if (h.type == PRF_PERFDATA_RECORD_HEADER_ATTR && (size = attr_size_of(r, at, &h))) {
 			scan.attrs++;
 			scan.attr_bytes += size;
 			scan.ids += (h.size - 8u - size) / 8;
-		} else if (h.type == PD_RECORD_EVENT_UPDATE) {
+		} else if (h.type == PRF_PERFDATA_RECORD_EVENT_UPDATE) {
 			scan.names_bytes += h.size;
 		}
 	}
@@ -142,19 +142,19 @@ int prf_perfdata_open_pipe(struct prf_reader *r, struct prf_error *error)
 		return prf_perfdata_error(r, error, -ENOMEM, "out of memory");
 	r->info.events = r->events;
 	for (at = 16; next_header_record(r, &at, &h, &next) == 1; at = next)
-		if (h.type == PD_RECORD_HEADER_ATTR)
+		if (h.type == PRF_PERFDATA_RECORD_HEADER_ATTR)
 			take_attr(r, &scan, at, &h);
 	for (at = 16; next_header_record(r, &at, &h, &next) == 1; at = next) {
 		struct prf_perfdata_section s = { at + 16, h.size - 16u };
 
-		if (h.type == PD_RECORD_EVENT_UPDATE)
+		if (h.type == PRF_PERFDATA_RECORD_EVENT_UPDATE)
 			take_event_update(r, &scan, at, &h);
-		else if (h.type == PD_RECORD_HEADER_FEATURE && h.size >= 16) {
+		else if (h.type == PRF_PERFDATA_RECORD_HEADER_FEATURE && h.size >= 16) {
 			uint64_t feature;
 
 			if (prf_read_at(r->fd, &feature, 8, at + 8) == 0 && feature < 256)
 				prf_perfdata_take_feature(r, (unsigned)feature, &s);
-		} else if (h.type == PD_RECORD_HEADER_BUILD_ID) {
+		} else if (h.type == PRF_PERFDATA_RECORD_HEADER_BUILD_ID) {
 			struct prf_perfdata_section record = { at, h.size };
 
 			prf_perfdata_take_build_ids(r, &record);

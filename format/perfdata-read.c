@@ -223,7 +223,7 @@ void prf_perfdata_take_build_ids(struct prf_reader *r, const struct prf_perfdata
 		path_length = strnlen(path, path_max);
 		b.header.type = PRF_RECORD_BUILD_ID;
 		memcpy(&b.pid, buf + at + 8, 4);
-		b.build_id_size = (h.misc & PD_MISC_BUILD_ID_SIZE) ? buf[at + 8 + 4 + 20] : 20;
+		b.build_id_size = (h.misc & PRF_PERFDATA_MISC_BUILD_ID_SIZE) ? buf[at + 8 + 4 + 20] : 20;
 		if (b.build_id_size > PRF_BUILD_ID_MAX)
 			b.build_id_size = PRF_BUILD_ID_MAX;
 		memcpy(b.build_id, buf + at + 8 + 4, b.build_id_size);
@@ -251,42 +251,42 @@ void prf_perfdata_take_feature(struct prf_reader *r, unsigned feature,
 	uint8_t *buf;
 
 	switch (feature) {
-	case PD_FEAT_HOSTNAME:
+	case PRF_PERFDATA_FEAT_HOSTNAME:
 		if ((string = feature_string(r, s)))
 			info->hostname = string;
 		break;
-	case PD_FEAT_OSRELEASE:
+	case PRF_PERFDATA_FEAT_OSRELEASE:
 		if ((string = feature_string(r, s)))
 			info->kernel_release = string;
 		break;
-	case PD_FEAT_ARCH:
+	case PRF_PERFDATA_FEAT_ARCH:
 		if ((string = feature_string(r, s)))
 			info->machine = string;
 		break;
-	case PD_FEAT_VERSION:
-	case PD_FEAT_CPUDESC:
+	case PRF_PERFDATA_FEAT_VERSION:
+	case PRF_PERFDATA_FEAT_CPUDESC:
 		if ((string = feature_string(r, s)))
-			add_meta(r, feature == PD_FEAT_VERSION ? "perf_version" : "cpudesc",
+			add_meta(r, feature == PRF_PERFDATA_FEAT_VERSION ? "perf_version" : "cpudesc",
 				 string);
 		break;
-	case PD_FEAT_CMDLINE:
+	case PRF_PERFDATA_FEAT_CMDLINE:
 		take_cmdline(r, s);
 		break;
-	case PD_FEAT_NRCPUS:
+	case PRF_PERFDATA_FEAT_NRCPUS:
 		if (read_section(r, s, 8, &buf) == 0 && s->size == 8) {
 			memcpy(&info->nr_cpus_configured, buf, 4);	/* perf's "available" */
 			memcpy(&info->nr_cpus_online, buf + 4, 4);
 		}
 		free(buf);
 		break;
-	case PD_FEAT_SAMPLE_TIME:
+	case PRF_PERFDATA_FEAT_SAMPLE_TIME:
 		if (read_section(r, s, 16, &buf) == 0 && s->size == 16) {
 			memcpy(&info->start_time_ns, buf, 8);
 			memcpy(&r->perfdata->last_sample_ns, buf + 8, 8);
 		}
 		free(buf);
 		break;
-	case PD_FEAT_CLOCK_DATA:
+	case PRF_PERFDATA_FEAT_CLOCK_DATA:
 		/* u32 version, u32 clockid, u64 wall-clock ns, u64 clockid ns: taken together */
 		if (read_section(r, s, 4096, &buf) == 0 && s->size >= 24) {
 			uint64_t wall, clock;
@@ -298,7 +298,7 @@ void prf_perfdata_take_feature(struct prf_reader *r, unsigned feature,
 		}
 		free(buf);
 		break;
-	case PD_FEAT_COMPRESSED:
+	case PRF_PERFDATA_FEAT_COMPRESSED:
 		/* u32 version, type, level, ratio, mmap_len: one record inflates to mmap_len at most */
 		if (read_section(r, s, 4096, &buf) == 0 && s->size >= 20) {
 			uint32_t mmap_len;
@@ -309,10 +309,10 @@ void prf_perfdata_take_feature(struct prf_reader *r, unsigned feature,
 		}
 		free(buf);
 		break;
-	case PD_FEAT_EVENT_DESC:
+	case PRF_PERFDATA_FEAT_EVENT_DESC:
 		take_event_desc(r, s);
 		break;
-	case PD_FEAT_BUILD_ID:
+	case PRF_PERFDATA_FEAT_BUILD_ID:
 		prf_perfdata_take_build_ids(r, s);
 		break;
 	default:
@@ -328,7 +328,7 @@ static void read_features(struct prf_reader *r, const struct prf_perfdata_header
 
 	if (pd->size_unknown)
 		return;			/* written at the end: perf did not get there */
-	for (unsigned feature = 1; feature < PD_FEAT_BITS; feature++) {
+	for (unsigned feature = 1; feature < PRF_PERFDATA_FEAT_BITS; feature++) {
 		struct prf_perfdata_section s;
 
 		if (!(h->features[feature / 64] >> (feature % 64) & 1))

@@ -10,51 +10,6 @@
 
 #include "internal.h"
 
-struct prf_perfdata_section {
-	uint64_t offset, size;
-};
-
-struct prf_perfdata_header {
-	char magic[8];
-	uint64_t size;			/* of this header */
-	uint64_t attr_size;		/* of an attrs entry: the attr, then its ids' section */
-	struct prf_perfdata_section attrs, data, event_types;
-	uint64_t features[4];		/* a bit per feature present */
-};
-
-/* The features this reader takes (perf's HEADER_* numbers). */
-enum {
-	PD_FEAT_BUILD_ID = 2,
-	PD_FEAT_HOSTNAME = 3,
-	PD_FEAT_OSRELEASE = 4,
-	PD_FEAT_VERSION = 5,
-	PD_FEAT_ARCH = 6,
-	PD_FEAT_NRCPUS = 7,
-	PD_FEAT_CPUDESC = 8,
-	PD_FEAT_CMDLINE = 11,
-	PD_FEAT_EVENT_DESC = 12,
-	PD_FEAT_SAMPLE_TIME = 21,
-	PD_FEAT_COMPRESSED = 27,
-	PD_FEAT_CLOCK_DATA = 29,
-	PD_FEAT_BITS = 256,
-};
-
-/* perf's own record types (the kernel's are below 64). */
-enum {
-	PD_RECORD_USER_BASE = 64,
-	PD_RECORD_HEADER_ATTR = 64,	/* pipe mode: an attr, then its ids */
-	PD_RECORD_HEADER_TRACING_DATA = 66,	/* its u32 size of data follows it */
-	PD_RECORD_HEADER_BUILD_ID = 67,
-	PD_RECORD_FINISHED_ROUND = 68,
-	PD_RECORD_AUXTRACE = 71,	/* its u64 size of data follows it */
-	PD_RECORD_EVENT_UPDATE = 78,	/* pipe mode: an event's name, among others */
-	PD_RECORD_HEADER_FEATURE = 80,	/* pipe mode: a u64 feature, its section */
-	PD_RECORD_COMPRESSED = 81,
-	PD_RECORD_FINISHED_INIT = 82,
-	PD_RECORD_COMPRESSED2 = 83,	/* newer perf: a u64 data size, then the data */
-};
-
-#define PD_MISC_BUILD_ID_SIZE	(1u << 15)
 
 /* Bounds for what a file says. */
 #define PD_ATTR_ENTRY_MAX	4096u	/* an attrs entry: perf's attr is 136 bytes today */

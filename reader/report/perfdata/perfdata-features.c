@@ -107,25 +107,25 @@ static const struct {
 	unsigned bit;
 	void (*write)(struct perfdata_writer *w);
 } features[] = {
-	{ PERFDATA_FEAT_BUILD_ID, write_build_id },
-	{ PERFDATA_FEAT_HOSTNAME, write_hostname },
-	{ PERFDATA_FEAT_OSRELEASE, write_osrelease },
-	{ PERFDATA_FEAT_VERSION, write_version },
-	{ PERFDATA_FEAT_ARCH, write_arch },
-	{ PERFDATA_FEAT_NRCPUS, write_nrcpus },
-	{ PERFDATA_FEAT_CPUDESC, write_cpudesc },
-	{ PERFDATA_FEAT_CMDLINE, write_cmdline },
-	{ PERFDATA_FEAT_EVENT_DESC, write_event_desc },
-	{ PERFDATA_FEAT_SAMPLE_TIME, write_sample_time },
-	{ PERFDATA_FEAT_CLOCKID, write_clockid },
-	{ PERFDATA_FEAT_CLOCK_DATA, write_clock_data },
+	{ PRF_PERFDATA_FEAT_BUILD_ID, write_build_id },
+	{ PRF_PERFDATA_FEAT_HOSTNAME, write_hostname },
+	{ PRF_PERFDATA_FEAT_OSRELEASE, write_osrelease },
+	{ PRF_PERFDATA_FEAT_VERSION, write_version },
+	{ PRF_PERFDATA_FEAT_ARCH, write_arch },
+	{ PRF_PERFDATA_FEAT_NRCPUS, write_nrcpus },
+	{ PRF_PERFDATA_FEAT_CPUDESC, write_cpudesc },
+	{ PRF_PERFDATA_FEAT_CMDLINE, write_cmdline },
+	{ PRF_PERFDATA_FEAT_EVENT_DESC, write_event_desc },
+	{ PRF_PERFDATA_FEAT_SAMPLE_TIME, write_sample_time },
+	{ PRF_PERFDATA_FEAT_CLOCKID, write_clockid },
+	{ PRF_PERFDATA_FEAT_CLOCK_DATA, write_clock_data },
 };
 
 #define FEATURE_COUNT	(sizeof(features) / sizeof(features[0]))
 
 void perfdata_write_features(struct perfdata_writer *w)
 {
-	struct perfdata_section table[FEATURE_COUNT] = { { 0 } };
+	struct prf_perfdata_section table[FEATURE_COUNT] = { { 0 } };
 	off_t start = ftello(w->out), at;
 
 	if (start < 0) {

@@ -14,44 +14,6 @@
 #include "common.h"
 #include "perfdata.h"
 
-/* perf's header; perf.data-file-format.txt. */
-#define PERFDATA_MAGIC		"PERFILE2"
-#define PERFDATA_FEAT_BITS	256
-
-struct perfdata_section {
-	uint64_t offset, size;
-};
-
-struct perfdata_file_header {
-	char magic[8];
-	uint64_t size;			/* of this header */
-	uint64_t attr_size;		/* of an attr entry: the attr and its ids' section */
-	struct perfdata_section attrs, data, event_types;
-	uint64_t features[PERFDATA_FEAT_BITS / 64];
-};
-
-/* The feature sections written, perf's numbers (util/header.h). */
-enum {
-	PERFDATA_FEAT_BUILD_ID = 2,
-	PERFDATA_FEAT_HOSTNAME = 3,
-	PERFDATA_FEAT_OSRELEASE = 4,
-	PERFDATA_FEAT_VERSION = 5,
-	PERFDATA_FEAT_ARCH = 6,
-	PERFDATA_FEAT_NRCPUS = 7,
-	PERFDATA_FEAT_CPUDESC = 8,
-	PERFDATA_FEAT_CMDLINE = 11,
-	PERFDATA_FEAT_EVENT_DESC = 12,
-	PERFDATA_FEAT_SAMPLE_TIME = 21,
-	PERFDATA_FEAT_CLOCKID = 23,
-	PERFDATA_FEAT_CLOCK_DATA = 29,
-};
-
-/* Records of perf's own, not the kernel's. */
-#define PERFDATA_RECORD_FINISHED_ROUND	68
-#define PERFDATA_RECORD_HEADER_BUILD_ID	67
-#define PERFDATA_MISC_MMAP_BUILD_ID	(1 << 14)
-#define PERFDATA_MISC_BUILD_ID_SIZE	(1 << 15)
-
 /*
  * Every record's layout: samples of IDENTIFIER, IP, TID, TIME, CPU,
  * PERIOD and CALLCHAIN, the others with the sample_id_all trailer of
@@ -84,7 +46,7 @@ struct perfdata_writer {
 	struct perfdata_options options;
 	FILE *out;
 	int error;			/* the first write's failure */
-	struct perfdata_file_header header;
+	struct prf_perfdata_header header;
 	struct perfdata_attr *attrs;
 	size_t attr_count;
 	const struct prf_event *last_event;	/* a sample's event, and its attr */

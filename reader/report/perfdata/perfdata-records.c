@@ -90,7 +90,7 @@ void perfdata_record_mmap(struct perfdata_writer *w, const struct perfdata_mmap 
 		memcpy(id + 4, m->build_id, m->build_id_size);
 		memcpy(c.p, id, sizeof(id));
 		c.p += sizeof(id);
-		misc |= PERFDATA_MISC_MMAP_BUILD_ID;
+		misc |= PRF_PERFDATA_MISC_MMAP_BUILD_ID;
 	} else {
 		memset(c.p, 0, 24);
 		c.p += 24;
@@ -173,9 +173,9 @@ void perfdata_record_build_id(struct perfdata_writer *w, int kernel, const uint8
 		uint8_t build_id[20];
 		uint8_t size, reserved[3];
 	} __attribute__((packed)) b = {
-		.header.type = PERFDATA_RECORD_HEADER_BUILD_ID,
+		.header.type = PRF_PERFDATA_RECORD_HEADER_BUILD_ID,
 		.header.misc = (kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER) |
-			       PERFDATA_MISC_BUILD_ID_SIZE,
+			       PRF_PERFDATA_MISC_BUILD_ID_SIZE,
 		.pid = -1,
 		.size = (uint8_t)size,
 	};
@@ -200,5 +200,5 @@ void perfdata_record_round(struct perfdata_writer *w)
 {
 	struct cursor c = begin(w);
 
-	end(w, &c, PERFDATA_RECORD_FINISHED_ROUND, 0);
+	end(w, &c, PRF_PERFDATA_RECORD_FINISHED_ROUND, 0);
 }

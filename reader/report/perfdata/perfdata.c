@@ -87,10 +87,10 @@ static void write_attrs(struct perfdata_writer *w)
 	for (size_t i = 0; i < w->attr_count; i++)
 		perfdata_put(w, &w->attrs[i].id, sizeof(w->attrs[i].id));
 	w->header.attrs.offset = ids + w->attr_count * sizeof(uint64_t);
-	w->header.attr_size = sizeof(struct perf_event_attr) + sizeof(struct perfdata_section);
+	w->header.attr_size = sizeof(struct perf_event_attr) + sizeof(struct prf_perfdata_section);
 	w->header.attrs.size = w->attr_count * w->header.attr_size;
 	for (size_t i = 0; i < w->attr_count; i++) {
-		struct perfdata_section id = { ids + i * sizeof(uint64_t), sizeof(uint64_t) };
+		struct prf_perfdata_section id = { ids + i * sizeof(uint64_t), sizeof(uint64_t) };
 
 		perfdata_put(w, &w->attrs[i].attr, sizeof(w->attrs[i].attr));
 		perfdata_put(w, &id, sizeof(id));
@@ -121,7 +121,7 @@ int perfdata_new(struct perfdata_writer **writer, struct session *session,
 	ret = make_attrs(w);
 	if (ret < 0)
 		return ret;
-	memcpy(w->header.magic, PERFDATA_MAGIC, sizeof(w->header.magic));
+	memcpy(w->header.magic, PRF_PERFDATA_MAGIC, sizeof(w->header.magic));
 	w->header.size = sizeof(w->header);
 	perfdata_put(w, &w->header, sizeof(w->header));
 	write_attrs(w);
