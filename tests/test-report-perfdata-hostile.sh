@@ -10,7 +10,9 @@
 #   - pipe mode: 1 M ids, then 100000 EVENT_UPDATE records;
 #   - zstd bombs (COMPRESSED records): 4 GiB of zeros, and 1.3 GiB of a
 #     sound sample, each from about 120 KiB of file: read up to the
-#     record that inflates past its bound, with a warning naming the file.
+#     record that inflates past its bound, with a warning naming the file
+#     and that cause.
+# A perf.data cut before its feature sections: a warning that says so.
 # A FIFO and a symlink to /dev/zero named on the command line: exit 1
 # at once, one line naming the path.  FILE.kallsyms and FILE.jit/ beside
 # -o FILE planted by someone else (a FIFO, symlinks, nobody's directory):
@@ -59,12 +61,22 @@ for file in "$work"/h/*.data; do
 	case $name in
 	zstd-bomb-*)
 		"$report" "$file" >/dev/null 2>"$work/case.err"
-		grep -q "warning: $file: skipped 1 damaged chunk" "$work/case.err" ||
-			fail "$name: no warning naming the file: $(head -n 1 "$work/case.err")"
+		grep -q "warning: $file: skipped 1 damaged chunk (.*): offset [0-9]*: a compressed record inflates beyond its bound" "$work/case.err" ||
+			fail "$name: no warning naming the file and the cause: $(head -n 1 "$work/case.err")"
 		;;
 	esac
 	note "$name: every view and format in time, memory bounded"
 done
+
+check "a perf.data cut before its feature sections: a warning that says what is lost"
+size=$(wc -c <"$work/h/zstd-bomb-zeros.data")
+# its last 40 bytes: the feature table's one entry and HEADER_COMPRESSED's 24 bytes
+head -c $((size - 40)) "$work/h/zstd-bomb-zeros.data" >"$work/no-features.data"
+"$report" "$work/no-features.data" >/dev/null 2>"$work/case.err" ||
+	fail "no-features.data: status $?: $(tail -n 1 "$work/case.err")"
+grep -q "warning: $work/no-features.data: perf.data: its feature sections are missing" "$work/case.err" ||
+	fail "no-features.data: no warning of its missing features: $(head -n 1 "$work/case.err")"
+note "$(head -n 1 "$work/case.err")"
 
 check "a FIFO and a symlink to /dev/zero on the command line: exit 1 at once, naming them"
 mkfifo "$work/fifo.data"

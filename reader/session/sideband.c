@@ -87,6 +87,8 @@ struct pass_one {
 	int full;			/* the limit or memory ran out: no more */
 	uint64_t jit_room;		/* JIT symbol lines, up to limit */
 	int jit_full;
+	/* A perf.data reader's note (offset 0: of the file) and first damage */
+	char note[256], first_damage[256];
 };
 
 /* Whether one more side-band record may be taken; says once why not. */
@@ -444,22 +446,50 @@ static void note_time(struct sideband_part *s, uint64_t first, uint64_t last)
 		s->end_ns = last;
 }
 
-static void report_damage(struct sideband_part *s, struct input *in,
-			  const struct prf_read_stats *stats)
+static void take_diag(void *context, uint64_t offset, const char *message)
 {
+	struct pass_one *p = context;
+	char *slot = offset ? p->first_damage : p->note;
+
+	if (!slot[0])
+		snprintf(slot, sizeof(p->note), "%s", message);
+}
+
+/* A reader's message without the path it begins with. */
+static const char *without_path(const char *message, const char *path)
+{
+	size_t n = strlen(path);
+
+	return strncmp(message, path, n) == 0 && strncmp(message + n, ": ", 2) == 0 ?
+	       message + n + 2 : message;
+}
+
+/*
+ * A perf.data's damage is said with its first cause (a record of size 0,
+ * a compressed record that inflates past its bound), its note (data size
+ * 0, its feature sections cut off: no host facts, no event names) on a
+ * line of its own.
+ */
+static void report_damage(struct sideband_part *s, struct input *in,
+			  const struct prf_read_stats *stats, const struct pass_one *p)
+{
+	const char *damage = in->perf_data ? without_path(p->first_damage, in->path) : "";
 	char what[512] = "";
 	size_t n = 0;
 
 	if (stats->damaged_chunks)
 		n += (size_t)snprintf(what + n, sizeof(what) - n,
-				      "skipped %llu damaged chunk%s (%llu bytes)",
+				      "skipped %llu damaged chunk%s (%llu bytes)%s%s",
 				      (unsigned long long)stats->damaged_chunks,
 				      stats->damaged_chunks == 1 ? "" : "s",
-				      (unsigned long long)stats->skipped_bytes);
+				      (unsigned long long)stats->skipped_bytes, *damage ? ": " : "",
+				      damage);
 	if (stats->truncated_bytes && n < sizeof(what))
 		n += (size_t)snprintf(what + n, sizeof(what) - n, "%scut short: discarded %llu bytes",
 				      n ? "; " : "", (unsigned long long)stats->truncated_bytes);
 	in->damaged_chunks = stats->damaged_chunks;
+	if (in->perf_data && p->note[0])
+		sideband_warn(s, "%s: %s", in->path, without_path(p->note, in->path));
 	if (n) {
 		in->damaged = 1;
 		sideband_warn(s, "%s: %s; read the rest", in->path, what);
@@ -482,6 +512,7 @@ int session_read_sideband(struct session *s, size_t index, struct sideband_part 
 	ret = prf_reader_open_fd(&p.reader, in->fd, in->path, error);
 	if (ret < 0)
 		return ret;
+	prf_reader_set_diag(p.reader, take_diag, &p);
 	p.host = in->host;
 	p.limit = SIDEBAND_MAX;
 	if (fstat(in->fd, &st) == 0 && (uint64_t)st.st_size < SIDEBAND_MAX / SIDEBAND_PER_BYTE)
@@ -514,7 +545,7 @@ int session_read_sideband(struct session *s, size_t index, struct sideband_part 
 	prf_reader_get_stats(p.reader, &stats);
 	part->dropped = stats.trailer.dropped_records > p.stats_dropped ?
 			stats.trailer.dropped_records : p.stats_dropped;
-	report_damage(part, in, &stats);
+	report_damage(part, in, &stats, &p);
 	prf_reader_close(p.reader);
 	return 0;
 }
