@@ -127,6 +127,7 @@ void perfdata_write_features(struct perfdata_writer *w)
 {
 	struct prf_perfdata_section table[FEATURE_COUNT] = { { 0 } };
 	off_t start = ftello(w->out), at;
+	size_t present = 0;
 
 	if (start < 0) {
 		w->error = -errno;
@@ -135,14 +136,21 @@ void perfdata_write_features(struct perfdata_writer *w)
 	perfdata_put(w, table, sizeof(table));
 	at = start + (off_t)sizeof(table);
 	for (size_t i = 0; i < FEATURE_COUNT && !w->error; i++) {
-		table[i].offset = (uint64_t)at;
+		uint64_t offset = (uint64_t)at;
+
 		features[i].write(w);
 		at = ftello(w->out);
 		if (at < 0) {
 			w->error = -errno;
 			return;
 		}
-		table[i].size = (uint64_t)at - table[i].offset;
+		/*
+		 * An empty section (no build-ids) is not announced: the table
+		 * has an entry per bit set, the slots left over stay zero.
+		 */
+		if ((uint64_t)at == offset)
+			continue;
+		table[present++] = (struct prf_perfdata_section){ offset, (uint64_t)at - offset };
 		w->header.features[features[i].bit / 64] |= 1ull << (features[i].bit % 64);
 	}
 	if (w->error)

@@ -141,6 +141,9 @@ int perfdata_record_sample(struct perfdata_writer *w, uint64_t id,
 	size_t nr = sample->callchain ? sample->callchain_nr : 0;
 	struct cursor c = begin(w);
 	int cut = nr > room;
+	uint64_t kept = 0;
+	uint8_t *nr_at;
+	int guest = 0;
 
 	if (cut)
 		nr = room;
@@ -152,12 +155,32 @@ int perfdata_record_sample(struct perfdata_writer *w, uint64_t id,
 	put_u32(&c, sample->cpu);
 	put_u32(&c, 0);
 	put_u64(&c, sample->period);
-	put_u64(&c, nr);
-	/* Leaf first: a long chain loses its outermost callers. */
-	if (nr) {
-		memcpy(c.p, sample->callchain, nr * sizeof(uint64_t));
-		c.p += nr * sizeof(uint64_t);
+	nr_at = c.p;
+	put_u64(&c, 0);
+	/*
+	 * Leaf first: a long chain loses its outermost callers.  perf reads
+	 * the host's contexts only: at any other value past PERF_CONTEXT_MAX
+	 * (a guest's context, garbage a user stack walk read, our unwinder's
+	 * stop mark) perf drops the whole chain and hotspot's perfparser
+	 * fails, so such a value is left out, and a guest context's frames
+	 * with it (no host map holds them).
+	 */
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t v = sample->callchain[i];
+
+		if (v >= PERF_CONTEXT_MAX) {
+			guest = v == PERF_CONTEXT_GUEST || v == PERF_CONTEXT_GUEST_KERNEL ||
+				v == PERF_CONTEXT_GUEST_USER;
+			if (v != PERF_CONTEXT_HV && v != PERF_CONTEXT_KERNEL &&
+			    v != PERF_CONTEXT_USER)
+				continue;
+		} else if (guest) {
+			continue;
+		}
+		put_u64(&c, v);
+		kept++;
 	}
+	memcpy(nr_at, &kept, sizeof(kept));
 	end(w, &c, PERF_RECORD_SAMPLE, sample->misc & PERF_RECORD_MISC_CPUMODE_MASK);
 	return cut;
 }

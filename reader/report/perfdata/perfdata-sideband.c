@@ -206,8 +206,7 @@ void perfdata_write_build_ids(struct perfdata_writer *w)
 
 	if (w->kernel && (n = build_id_of(w->kernel, build_id)))
 		perfdata_record_build_id(w, 1, build_id, n, "[kernel.kallsyms]");
-	for (size_t i = 0; i < w->dso_count; i++) {
-		n = build_id_of(w->dsos[i], build_id);
-		perfdata_record_build_id(w, 0, build_id, n, dso_path(w->dsos[i]));
-	}
+	for (size_t i = 0; i < w->dso_count; i++)
+		if ((n = build_id_of(w->dsos[i], build_id)))
+			perfdata_record_build_id(w, 0, build_id, n, dso_path(w->dsos[i]));
 }
