@@ -265,7 +265,8 @@ static int compare_tids(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-void session_sample_cgroup(struct session *s, struct session_sample *sample)
+void session_sample_cgroup(struct session *s, struct session_sample *sample,
+			   struct cgroup_hint *hint)
 {
 	const struct process *p = sample->process;
 	const struct cgroup_names *names = NULL;
@@ -280,11 +281,12 @@ void session_sample_cgroup(struct session *s, struct session_sample *sample)
 		has_id = 1;
 	}
 	if (has_id) {
-		const struct cgroup_entry *e =
-			cgroup_find(s, s->inputs[sample->file_index].host, id);
+		uint32_t host = s->inputs[sample->file_index].host;
 
-		if (e)
-			names = &e->names;
+		if (!hint->used || hint->host != host || hint->id != id || s->options.no_shortcuts)
+			*hint = (struct cgroup_hint){ host, id, cgroup_find(s, host, id), 1 };
+		if (hint->entry)
+			names = &hint->entry->names;
 	} else if (p && p->cgroup_count) {
 		/* The last one from before the sample, else the first. */
 		size_t lo = 0, hi = p->cgroup_count;

@@ -325,7 +325,9 @@ void session_jit_attach(struct session *s)
 		qsort(jit->lines, jit->count, sizeof(*jit->lines), compare_lines);
 	for (size_t i = 0; i < jit->count; i++) {
 		const struct jit_line *line = &jit->lines[i];
-		struct process *p = (struct process *)session_process_at(s, line->host, line->pid, line->time);
+		struct session_span span;
+		struct process *p = (struct process *)session_process_at(s, line->host, line->pid,
+									  line->time, &span);
 		size_t slot = line->type == PRF_RECORD_JIT_DUMP;
 		struct jit_table *t;
 

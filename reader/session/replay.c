@@ -215,7 +215,8 @@ static void apply_fork(struct session *s, const struct sideband *e)
 		map_add(child, &m);
 	}
 	/* The child is named after the thread that forked it. */
-	const char *comm = session_comm_at(parent, e->ptid, e->time);
+	struct session_span span;
+	const char *comm = session_comm_at(parent, e->ptid, e->time, &span);
 
 	if (comm)
 		name_add(child, e->time, e->pid, comm);
@@ -377,28 +378,42 @@ void session_replay(struct session *s)
 /* ---- for the samples -------------------------------------------------- */
 
 const struct process *session_process_at(struct session *s, uint32_t host, uint32_t pid,
-					 uint64_t time)
+					 uint64_t time, struct session_span *span)
 {
 	const struct process *p = process_current(s, host, pid);
 
-	while (p && p->older && p->born > time)
+	span->from = 0;
+	span->until = UINT64_MAX;
+	while (p && p->older && p->born > time) {
+		span->until = p->born;
 		p = p->older;
+	}
+	/* The oldest stands for every time before the next. */
+	if (p && p->older)
+		span->from = p->born;
 	return p;
 }
 
-const char *session_comm_at(const struct process *p, uint32_t tid, uint64_t time)
+const char *session_comm_at(const struct process *p, uint32_t tid, uint64_t time,
+			    struct session_span *span)
 {
 	const char *of_thread = NULL, *of_process = NULL, *first = NULL;
 
+	span->from = 0;
+	span->until = UINT64_MAX;
 	if (!p)
 		return NULL;
+	/* The answer depends on which names come at or before time: it holds between two. */
 	for (size_t i = 0; i < p->name_count; i++) {
 		const struct name_change *n = &p->names[i];
 
 		if (!first && (n->tid == tid || n->tid == p->pid))
 			first = n->comm;
-		if (n->time > time)
+		if (n->time > time) {
+			span->until = n->time;
 			break;
+		}
+		span->from = n->time;
 		if (n->tid == tid)
 			of_thread = n->comm;
 		else if (n->tid == p->pid)

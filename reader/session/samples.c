@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "intern.h"
 #include "session-internal.h"
@@ -90,12 +91,109 @@ static int passes(const struct session_filter *f, const struct session_sample *s
 	return 1;
 }
 
-/* Its name at time; as perf names a thread no record names, else. */
-static const char *thread_name(struct session *s, const void *process, uint32_t pid,
-			       uint32_t tid, uint64_t time)
+/*
+ * What a file's samples ask of the replay again and again, each answer
+ * kept with the span of time it holds for: a pid's process (until another
+ * takes the pid) and its maps' generation, a thread's name (until it is
+ * renamed).  Direct-mapped by pid and tid; a miss asks the replay.
+ */
+#define TASK_CACHE_SIZE	1024u
+
+struct process_entry {
+	const struct process *process;
+	uint32_t host, pid;
+	struct session_span span, maps;
+	uint64_t generation;
+	int used;
+};
+
+struct name_entry {
+	const struct process *process;
+	uint32_t pid, tid;
+	struct session_span span;
+	const char *comm;
+	int used;
+};
+
+struct task_cache {
+	struct process_entry processes[TASK_CACHE_SIZE];
+	struct name_entry names[TASK_CACHE_SIZE];
+	struct cgroup_hint cgroup;
+};
+
+static int in_span(const struct session_span *span, uint64_t time)
 {
-	const char *comm = session_comm_at(process, tid, time);
+	return span->from <= time && time < span->until;
+}
+
+/* The count of map changes up to time, and the span it holds for. */
+static uint64_t maps_generation_at(const struct process *p, uint64_t time,
+				   struct session_span *span)
+{
+	size_t lo = 0, hi = p ? p->change_count : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->changes[mid] <= time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	span->from = lo ? p->changes[lo - 1] : 0;
+	span->until = p && lo < p->change_count ? p->changes[lo] : UINT64_MAX;
+	return lo;
+}
+
+static int process_entry_holds(const struct process_entry *e, uint32_t host, uint32_t pid,
+			       uint64_t time)
+{
+	return e->used && e->host == host && e->pid == pid && in_span(&e->span, time);
+}
+
+/* Two ways a set: pids that share one are often busy at the same time. */
+static const struct process *process_of(struct session *s, struct task_cache *cache,
+					uint32_t host, uint32_t pid, uint64_t time,
+					uint64_t *generation)
+{
+	struct process_entry *set = &cache->processes[2 * (pid % (TASK_CACHE_SIZE / 2))];
+	struct process_entry *e = set;
+
+	if (s->options.no_shortcuts)
+		e->used = set[1].used = 0;
+	if (!process_entry_holds(e, host, pid, time)) {
+		if (process_entry_holds(&set[1], host, pid, time)) {
+			struct process_entry hit = set[1];
+
+			set[1] = set[0];
+			set[0] = hit;
+		} else {
+			set[1] = set[0];
+			e->process = session_process_at(s, host, pid, time, &e->span);
+			e->host = host;
+			e->pid = pid;
+			e->maps = (struct session_span){ 1, 0 };	/* empty */
+			e->used = 1;
+		}
+	}
+	if (!in_span(&e->maps, time) || s->options.no_shortcuts)
+		e->generation = maps_generation_at(e->process, time, &e->maps);
+	*generation = e->generation;
+	return e->process;
+}
+
+/* Its name at time; as perf names a thread no record names, else. */
+static const char *thread_name(struct session *s, struct task_cache *cache, const void *process,
+			       uint32_t pid, uint32_t tid, uint64_t time)
+{
+	struct name_entry *e = &cache->names[tid % TASK_CACHE_SIZE];
+	const char *comm;
 	char name[16];
+
+	if (e->used && e->process == process && e->pid == pid && e->tid == tid &&
+	    in_span(&e->span, time) && !s->options.no_shortcuts)
+		return e->comm;
+	comm = session_comm_at(process, tid, time, &e->span);
 
 	/* The idle task is in no /proc: perf calls it swapper, as the kernel does. */
 	if (!comm && pid == 0 && tid == 0)
@@ -108,11 +206,13 @@ static const char *thread_name(struct session *s, const void *process, uint32_t 
 		snprintf(name, sizeof(name), ":%u", tid);
 		comm = string_intern(s->strings, name);
 	}
+	*e = (struct name_entry){ .process = process, .pid = pid, .tid = tid, .span = e->span,
+				  .comm = comm, .used = 1 };
 	return comm;
 }
 
-static void sample_from_record(struct session *s, uint32_t host, const struct prf_event *event,
-			       const struct prf_sample *decoded,
+static void sample_from_record(struct session *s, struct task_cache *cache, uint32_t host,
+			       const struct prf_event *event, const struct prf_sample *decoded,
 			       struct session_sample *out)
 {
 	uint64_t type = decoded->sample_type;
@@ -136,9 +236,9 @@ static void sample_from_record(struct session *s, uint32_t host, const struct pr
 	out->callchain = decoded->callchain;
 	out->callchain_nr = decoded->callchain ? (size_t)decoded->callchain_nr : 0;
 	out->record = decoded;
-	out->process = session_process_at(s, host, out->pid, out->time);
+	out->process = process_of(s, cache, host, out->pid, out->time, &out->maps_generation);
 	out->host = s->hosts[host];
-	out->comm = thread_name(s, out->process, out->pid, out->tid, out->time);
+	out->comm = thread_name(s, cache, out->process, out->pid, out->tid, out->time);
 }
 
 /*
@@ -147,11 +247,12 @@ static void sample_from_record(struct session *s, uint32_t host, const struct pr
  * and maps are those of then; its name the record's (the collector's at
  * the wake-up), else the replay's.
  */
-static void sample_from_off_cpu(struct session *s, uint32_t host, const struct prf_off_cpu *block,
-				struct session_sample *out)
+static void sample_from_off_cpu(struct session *s, struct task_cache *cache, uint32_t host,
+				const struct prf_off_cpu *block, struct session_sample *out)
 {
 	struct prf_callchain_walk walk;
 	struct prf_frame frame;
+	uint64_t waker_generation;
 
 	memset(out, 0, sizeof(*out));
 	out->kind = SESSION_SAMPLE_OFF_CPU;
@@ -172,9 +273,9 @@ static void sample_from_off_cpu(struct session *s, uint32_t host, const struct p
 			out->misc = frame.kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
 			break;
 		}
-	out->process = session_process_at(s, host, out->pid, out->time);
+	out->process = process_of(s, cache, host, out->pid, out->time, &out->maps_generation);
 	out->host = s->hosts[host];
-	out->comm = thread_name(s, out->process, out->pid, out->tid, out->time);
+	out->comm = thread_name(s, cache, out->process, out->pid, out->tid, out->time);
 	if (!(block->flags & PRF_OFF_CPU_WAKER) || !block->waker_tid)
 		return;
 	out->waker_pid = block->waker_pid;
@@ -183,16 +284,19 @@ static void sample_from_off_cpu(struct session *s, uint32_t host, const struct p
 	out->waker_callchain_nr = block->waker_callchain ? block->waker_callchain_nr : 0;
 	if (__builtin_add_overflow(block->time, block->duration, &out->waker_time))
 		out->waker_time = UINT64_MAX;
-	out->waker_process = session_process_at(s, host, out->waker_pid, out->waker_time);
+	out->waker_process = process_of(s, cache, host, out->waker_pid, out->waker_time,
+					&waker_generation);
 	if (block->waker_comm[0])
 		out->waker_comm = string_intern(s->strings, block->waker_comm);
 	if (!out->waker_comm)
-		out->waker_comm = thread_name(s, out->waker_process, out->waker_pid,
+		out->waker_comm = thread_name(s, cache, out->waker_process, out->waker_pid,
 					      out->waker_tid, out->waker_time);
 }
 
 int session_waker_sample(const struct session_sample *block, struct session_sample *waker)
 {
+	struct session_span span;
+
 	if (block->kind != SESSION_SAMPLE_OFF_CPU || !block->waker_tid)
 		return -ENOENT;
 	memset(waker, 0, sizeof(*waker));
@@ -204,6 +308,7 @@ int session_waker_sample(const struct session_sample *block, struct session_samp
 	waker->host = block->host;
 	waker->file_index = block->file_index;
 	waker->process = block->waker_process;
+	waker->maps_generation = maps_generation_at(waker->process, waker->time, &span);
 	waker->callchain = block->waker_callchain;
 	waker->callchain_nr = block->waker_callchain_nr;
 	waker->misc = PERF_RECORD_MISC_KERNEL;
@@ -236,13 +341,21 @@ void session_read_samples(struct session *s, size_t i, const struct session_filt
 	struct prf_chunk chunk;
 	struct prf_read_stats stats;
 	unsigned kinds = filter->kinds ? filter->kinds : SESSION_SAMPLE_CPU;
+	struct task_cache *cache = calloc(1, sizeof(*cache));
+	uint64_t chunk_number = (uint64_t)(i + 1) << 40;
 	int ret;
 
 	memset(result, 0, sizeof(*result));
+	if (!cache) {
+		result->unread = 1;
+		snprintf(result->cause, sizeof(result->cause), "%s", strerror(ENOMEM));
+		return;
+	}
 	/* The fd pass 1 read; it said what is damaged, so this pass reads quietly. */
 	if (prf_reader_open_fd(&reader, in->fd, in->path, &error) < 0) {
 		result->unread = 1;
 		snprintf(result->cause, sizeof(result->cause), "%s", error.message);
+		free(cache);
 		return;
 	}
 	/* Decompressing on the other core; without a thread, on this one. */
@@ -255,6 +368,7 @@ void session_read_samples(struct session *s, size_t i, const struct session_filt
 			continue;
 		if (filter->since_ns && chunk.last_time && chunk.last_time < filter->since_ns)
 			continue;
+		chunk_number++;
 		while (prf_chunk_next_record(&chunk, &record) == 1) {
 			const struct prf_event *event;
 			struct prf_sample decoded;
@@ -268,7 +382,7 @@ void session_read_samples(struct session *s, size_t i, const struct session_filt
 					result->undecodable_off_cpu++;
 					continue;
 				}
-				sample_from_off_cpu(s, in->host, &block, &sample);
+				sample_from_off_cpu(s, cache, in->host, &block, &sample);
 			} else if (record.type != PERF_RECORD_SAMPLE || !(kinds & SESSION_SAMPLE_CPU)) {
 				continue;
 			} else {
@@ -278,11 +392,13 @@ void session_read_samples(struct session *s, size_t i, const struct session_filt
 					result->undecodable++;
 					continue;
 				}
-				sample_from_record(s, in->host, event, &decoded, &sample);
+				sample_from_record(s, cache, in->host, event, &decoded, &sample);
 				sample.tracepoint = tracepoint_fields(in, event);
+				sample.stack = record.stack.id;
+				sample.chunk = chunk_number;
 			}
 			sample.file_index = i;
-			session_sample_cgroup(s, &sample);
+			session_sample_cgroup(s, &sample, &cache->cgroup);
 			if (!passes(filter, &sample))
 				continue;
 			fn(context, &sample);
@@ -295,6 +411,7 @@ void session_read_samples(struct session *s, size_t i, const struct session_filt
 	prf_reader_get_stats(reader, &stats);
 	result->damaged_chunks = stats.damaged_chunks;
 	prf_reader_close(reader);
+	free(cache);
 }
 
 /* Pass 1 checked the samples' chunks against their checksums only. */
@@ -408,21 +525,7 @@ void session_resolve(struct session *s, const struct session_sample *sample,
 
 uint64_t session_maps_generation(const struct session_sample *sample)
 {
-	const struct process *p = sample->process;
-	size_t lo = 0, hi;
-
-	if (!p)
-		return 0;
-	hi = p->change_count;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->changes[mid] <= sample->time)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return sample->maps_generation;
 }
 
 void session_for_each_map(const struct session_sample *sample, session_map_fn fn,

@@ -249,15 +249,31 @@ int session_add_cgroup(struct session *s, uint32_t host, uint64_t order, uint64_
 		       const char *path);
 void session_finish_cgroups(struct session *s);
 void session_cgroup_names(struct session *s, const char *path, struct cgroup_names *out);
-void session_sample_cgroup(struct session *s, struct session_sample *sample);
+/* The last cgroup id a file's samples named: the next one names it again, mostly. */
+struct cgroup_hint {
+	uint32_t host;
+	uint64_t id;
+	const struct cgroup_entry *entry;
+	int used;
+};
+void session_sample_cgroup(struct session *s, struct session_sample *sample,
+			   struct cgroup_hint *hint);
 
 /* replay.c: the sorted side-band applied to the process timelines. */
 void session_replay(struct session *s);
 void session_process_free(struct process *p);
-/* The process pid was at time, and its thread tid's name then. */
+/*
+ * The process pid was at time, and its thread tid's name then; each with
+ * the span of times around it that give the same answer (a sample's
+ * neighbours in time ask again only past it).
+ */
+struct session_span {
+	uint64_t from, until;		/* from <= time < until */
+};
 const struct process *session_process_at(struct session *s, uint32_t host, uint32_t pid,
-					 uint64_t time);
-const char *session_comm_at(const struct process *p, uint32_t tid, uint64_t time);
+					 uint64_t time, struct session_span *span);
+const char *session_comm_at(const struct process *p, uint32_t tid, uint64_t time,
+			    struct session_span *span);
 
 /*
  * jit.c: the JIT_MAP/JIT_DUMP records of pass 1, at most *room lines

@@ -121,6 +121,12 @@ struct session_options {
 	 * symbolizer is used on this thread only, after the files are read.
 	 */
 	unsigned jobs;
+	/*
+	 * Each sample's process, maps and thread name asked of the replay
+	 * on its own, without the answers kept for the next: the reference
+	 * the tests compare the shortcuts with.
+	 */
+	int no_shortcuts;
 };
 
 /*
@@ -143,7 +149,16 @@ struct session_sample {
 	uint64_t ip;
 	uint16_t misc;			/* PERF_RECORD_MISC_* cpumode */
 	const void *process;		/* for session_resolve() */
+	uint64_t maps_generation;	/* session_maps_generation() */
 	size_t file_index;
+	/*
+	 * A compact sample's callchain as its chunk numbers it (1.., 0: not
+	 * a compact sample), and the read's number of that chunk (unique
+	 * among a session's reads): samples of one chunk with one stack and
+	 * callchain == record->callchain have the same callchain words.
+	 */
+	uint32_t stack;
+	uint64_t chunk;
 	const struct prf_sample *record;	/* all its fields: registers, stack copy */
 	/*
 	 * Its cgroup v2 path ("/system.slice/nginx.service"), the systemd
