@@ -10,6 +10,7 @@
 #include "counts.h"
 #include "intern.h"
 #include "report.h"
+#include "stack-memo.h"
 #include "stacks.h"
 #include "symbolize.h"
 #include "unwind.h"
@@ -79,6 +80,7 @@ struct aggregator {
 	uint32_t *raw_flat;		/* phase 2: each raw stack's flat slot; UINT32_MAX: none */
 	struct report_time_entry *time_entries;
 	struct resolved_stack scratch;	/* phase 1: the current sample's */
+	struct stack_memo *memo;	/* phase 1: report_aggregator_add()'s */
 	const struct report_symbol **stack;	/* the current stack, leaf first */
 	size_t stack_capacity;
 	size_t blocked_from;		/* the stack's first frame below a waker's */
@@ -106,7 +108,8 @@ struct aggregator *report_aggregator_new(struct session *session, struct symboli
 	a->raw = report_stacks_new();
 	a->heat = a->options.time_bucket_ns ? report_counts_new() : NULL;
 	a->slots = a->options.time_slot_ns ? report_counts_new() : NULL;
-	if ((a->options.want_tree && !a->tree) || !a->stack || !a->raw ||
+	a->memo = report_memo_new();
+	if ((a->options.want_tree && !a->tree) || !a->stack || !a->raw || !a->memo ||
 	    (a->options.time_bucket_ns && !a->heat) || (a->options.time_slot_ns && !a->slots)) {
 		report_aggregator_free(a);
 		return NULL;
@@ -138,6 +141,7 @@ void report_aggregator_free(struct aggregator *a)
 	free(a->raw_flat);
 	free(a->time_entries);
 	free(a->scratch.words);
+	report_memo_free(a->memo);
 	free(a);
 }
 
@@ -658,7 +662,8 @@ struct raw_counts {
 
 /* The sample's stack counted, with its time where it is kept: 0 or -ENOMEM. */
 static int count_raw(const struct aggregator *a, const struct raw_counts *to,
-		     struct resolved_stack *scratch, const struct session_sample *sample)
+		     struct resolved_stack *scratch, struct stack_memo *memo,
+		     const struct session_sample *sample)
 {
 	const struct aggregate_options *o = &a->options;
 	unsigned keys = a->options.sort_keys;
@@ -677,16 +682,35 @@ static int count_raw(const struct aggregator *a, const struct raw_counts *to,
 		.cgroup = keys & SORT_CGROUP ? sample->cgroup : NULL,
 	};
 
-	scratch->count = 0;
-	if (wants_symbols(a) && (resolve_waker(a, sample, scratch) < 0 ||
-				 resolve_stack(a, sample, scratch) < 0))
-		return -ENOMEM;
-	if (scratch->count > UINT32_MAX)
-		return -ENOMEM;
-	key.chain_nr = (uint32_t)scratch->count;
-	number = report_stacks_add(to->raw, &key, scratch->words, sample->period, 1);
-	if (number < 0)
-		return -ENOMEM;
+	/*
+	 * Compact samples only, with the callchain the chunk numbered (the
+	 * unwinder may give another); a block's stack is two, its waker's
+	 * with it.  Other samples come in too many stacks a chunk to gain.
+	 */
+	int remembered = !o->no_shortcuts && sample->kind == SESSION_SAMPLE_CPU && sample->stack &&
+			 sample->callchain == sample->record->callchain;
+	struct stack_memo_key seen = {
+		.chunk = sample->chunk, .stack = sample->stack, .process = sample->process,
+		.generation = sample->maps_generation, .ip = sample->ip, .misc = sample->misc,
+		.keys = &key,
+	};
+
+	number = remembered ? report_memo_find(memo, &seen) : -1;
+	if (number >= 0) {
+		report_stacks_add_at(to->raw, (size_t)number, sample->period, 1);
+	} else {
+		scratch->count = 0;
+		if (wants_symbols(a) && (resolve_waker(a, sample, scratch) < 0 ||
+					 resolve_stack(a, sample, scratch) < 0))
+			return -ENOMEM;
+		if (scratch->count > UINT32_MAX)
+			return -ENOMEM;
+		key.chain_nr = (uint32_t)scratch->count;
+		number = report_stacks_add(to->raw, &key, scratch->words, sample->period, 1);
+		if (number < 0 ||
+		    (remembered && report_memo_add(memo, &seen, (uint32_t)number) < 0))
+			return -ENOMEM;
+	}
 	/* A time past the range (a lying capture's 2^63) counts at its end, not in a slot of its own. */
 	if (o->time_end_ns && time > o->time_end_ns)
 		time = o->time_end_ns;
@@ -711,7 +735,7 @@ void report_aggregator_add(void *context, const struct session_sample *sample)
 	struct aggregator *a = context;
 	struct raw_counts to = { a->raw, a->slots, a->heat };
 
-	if (count_raw(a, &to, &a->scratch, sample) < 0)
+	if (count_raw(a, &to, &a->scratch, a->memo, sample) < 0)
 		a->out_of_memory = 1;
 }
 
@@ -723,6 +747,7 @@ struct aggregator_part {
 	const struct aggregator *aggregator;
 	struct raw_counts counts;
 	struct resolved_stack scratch;
+	struct stack_memo *memo;
 	int out_of_memory;
 };
 
@@ -743,9 +768,11 @@ static struct aggregator_part *part_new(struct aggregator *a)
 	part->counts.raw = report_stacks_new();
 	part->counts.slots = a->slots ? report_counts_new() : NULL;
 	part->counts.heat = a->heat ? report_counts_new() : NULL;
+	part->memo = report_memo_new();
 	if (!part->counts.raw || (a->slots && !part->counts.slots) ||
-	    (a->heat && !part->counts.heat)) {
+	    (a->heat && !part->counts.heat) || !part->memo) {
 		raw_counts_free(&part->counts);
+		report_memo_free(part->memo);
 		free(part);
 		return NULL;
 	}
@@ -756,7 +783,7 @@ static void part_add(void *context, const struct session_sample *sample)
 {
 	struct aggregator_part *part = context;
 
-	if (count_raw(part->aggregator, &part->counts, &part->scratch, sample) < 0)
+	if (count_raw(part->aggregator, &part->counts, &part->scratch, part->memo, sample) < 0)
 		part->out_of_memory = 1;
 }
 
@@ -809,6 +836,7 @@ static void part_merge(struct aggregator *a, struct aggregator_part *part)
 	a->heat = mine.heat;
 	raw_counts_free(&part->counts);
 	free(part->scratch.words);
+	report_memo_free(part->memo);
 	free(part);
 }
 

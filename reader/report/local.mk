@@ -20,6 +20,7 @@ reader_report_libperfrec_report_a_SOURCES = \
 	reader/report/event.c \
 	reader/report/profile.c \
 	reader/report/stacks.h reader/report/stacks.c \
+	reader/report/stack-memo.h reader/report/stack-memo.c \
 	reader/report/counts.h reader/report/counts.c \
 	reader/report/time-step.c \
 	reader/report/call-tree.h reader/report/call-tree.c \

@@ -245,6 +245,7 @@ int report_profile_load(struct report_profile *p, const struct report_load_optio
 		.note = o->note,
 		.note_context = o->note_context,
 		.jobs = o->jobs,
+		.no_shortcuts = report_no_shortcuts(),
 	};
 	struct prf_error message;
 	int ret;
@@ -293,17 +294,31 @@ int report_for_each_sample(struct report_profile *p, session_sample_fn fn, void 
 	return session_for_each_sample(p->session, &p->filter, fn, context);
 }
 
-int report_profile_aggregate(struct report_profile *p, const struct aggregate_options *options)
+/*
+ * PRF_REPORT_NO_SHORTCUTS=1: every sample read, resolved and counted on
+ * its own, as the tests' reference for the shortcuts that give the same.
+ */
+int report_no_shortcuts(void)
 {
+	const char *value = getenv("PRF_REPORT_NO_SHORTCUTS");
+
+	return value && *value && strcmp(value, "0") != 0;
+}
+
+int report_profile_aggregate(struct report_profile *p, const struct aggregate_options *given)
+{
+	struct aggregate_options options = *given;
+
 	if (p->kind == REPORT_PROFILE_OFF_CPU && !p->data.header.off_cpu_total)
 		return -ENOENT;
-	p->aggregator = report_aggregator_new(p->session, p->symbolizer, options);
+	options.no_shortcuts |= report_no_shortcuts();
+	p->aggregator = report_aggregator_new(p->session, p->symbolizer, &options);
 	if (!p->aggregator)
 		return -ENOMEM;
 	/* Files on several threads, unless libdwfl (one thread) unwinds their stacks. */
-	if (options->jobs > 1 && (!p->unwinder || !p->data.header.user_stacks))
+	if (options.jobs > 1 && (!p->unwinder || !p->data.header.user_stacks))
 		p->read_error = report_aggregator_read(p->aggregator, &p->filter,
-						       options->jobs) < 0;
+						       options.jobs) < 0;
 	else
 		p->read_error = report_for_each_sample(p, report_aggregator_add, p->aggregator) < 0;
 	if (report_aggregator_finish(p->aggregator, &p->data) < 0)

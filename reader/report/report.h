@@ -247,6 +247,8 @@ struct aggregate_options {
 	 * seconds) keeps as many slots and buckets as its range has.
 	 */
 	uint64_t time_origin_ns, time_slot_ns, time_bucket_ns, time_end_ns;
+	/* Every sample's stack resolved on its own (stack-memo.h): the tests' reference. */
+	int no_shortcuts;
 };
 
 struct aggregator *report_aggregator_new(struct session *session,
@@ -438,6 +440,8 @@ void report_profile_summary(struct report_profile *p);
 int report_for_each_sample(struct report_profile *p, session_sample_fn fn, void *context);
 /* The second pass, into p->data: 0 or -ENOMEM. */
 int report_profile_aggregate(struct report_profile *p, const struct aggregate_options *options);
+/* PRF_REPORT_NO_SHORTCUTS is set: the aggregation's and the session's reference path. */
+int report_no_shortcuts(void);
 void report_profile_free(struct report_profile *p);
 
 #endif

@@ -105,6 +105,13 @@ int64_t report_stacks_add(struct stack_table *t, const struct raw_stack *key,
 	return add_hashed(t, key, key_hash(key, chain), chain, period, samples);
 }
 
+void report_stacks_add_at(struct stack_table *t, size_t number, uint64_t period,
+			  uint64_t samples)
+{
+	t->stacks[number].period += period;
+	t->stacks[number].samples += samples;
+}
+
 int report_stacks_merge(struct stack_table *t, const struct stack_table *from, uint32_t *map)
 {
 	for (size_t i = 0; i < from->count; i++) {

@@ -46,6 +46,10 @@ void report_stacks_free(struct stack_table *table);
 int64_t report_stacks_add(struct stack_table *table, const struct raw_stack *key,
 			  const uint64_t *chain, uint64_t period, uint64_t samples);
 
+/* Counts period and samples for the stack number (report_stacks_add()'s) is. */
+void report_stacks_add_at(struct stack_table *table, size_t number, uint64_t period,
+			  uint64_t samples);
+
 /*
  * Adds every stack of from to table; with map (from's count of them),
  * each one's number in table at its number in from.  0 or -ENOMEM.
