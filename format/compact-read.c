@@ -58,6 +58,7 @@ void prf_compact_buffers_free(struct prf_compact_buffers *b)
 	free(b->refs);
 	free(b->nodes);
 	free(b->frames);
+	free(b->samples);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -156,19 +157,38 @@ struct sample_state {
 struct output {
 	struct prf_compact_buffers *b;
 	size_t used;			/* bytes of records */
+	size_t expanded;		/* bytes the chunk's records take expanded */
 	size_t count;			/* records, and refs */
+	int keep;			/* compact samples kept as samples */
+	size_t sample_count;
 };
 
-static int output_reserve(struct output *o, size_t bytes, struct prf_error *error)
+/* Room for a record of bytes; with write 0, only the chunk's limit checked. */
+static int output_room(struct output *o, size_t bytes, int write, struct prf_error *error)
 {
-	if (bytes > PRF_CHUNK_RAW_MAX - o->used)
+	if (bytes > PRF_CHUNK_RAW_MAX - o->expanded)
 		return prf_set_error(error, -EBADMSG, "compact samples expand past the chunk limit");
+	if (!write)
+		return 0;
 	if (prf_ensure_mem((void **)&o->b->records, &o->b->records_capacity, 1,
 			   o->used + bytes) < 0 ||
 	    prf_ensure_mem((void **)&o->b->refs, &o->b->refs_capacity, sizeof(*o->b->refs),
 			   o->count + 1) < 0)
 		return -ENOMEM;
 	return 0;
+}
+
+static int output_reserve(struct output *o, size_t bytes, struct prf_error *error)
+{
+	return output_room(o, bytes, 1, error);
+}
+
+/* A record of size bytes written at o->b->records + o->used. */
+static void output_wrote(struct output *o, size_t size, struct prf_stack_ref ref)
+{
+	o->b->refs[o->count++] = ref;
+	o->used += size;
+	o->expanded += size;
 }
 
 static void put_u64(uint8_t **p, uint64_t v)
@@ -203,8 +223,7 @@ static int expand_verbatim(struct cursor *fields, struct cursor *tails, struct o
 		return ret;
 	memcpy(o->b->records + o->used, tails->p, (size_t)size);
 	tails->p += size;
-	o->b->refs[o->count++] = (struct prf_stack_ref){ 0 };
-	o->used += (size_t)size;
+	output_wrote(o, (size_t)size, (struct prf_stack_ref){ 0 });
 	return 0;
 }
 
@@ -252,6 +271,60 @@ static int read_fields(const struct prf_reader *reader, uint8_t flags, struct cu
 	return 0;
 }
 
+/* A sample's record: header, head fields, callchain of depth words, tail. */
+static size_t record_size(uint64_t type, uint32_t depth, size_t tail)
+{
+	return sizeof(struct perf_event_header) +
+	       8 * (size_t)__builtin_popcountll(type & PRF_COMPACT_HEAD_FIELDS) +
+	       (type & PERF_SAMPLE_CALLCHAIN ? 8 + 8 * (size_t)depth : 0) + tail;
+}
+
+/* The kernel's PERF_RECORD_SAMPLE of s, size bytes (record_size()'s) at p. */
+static void put_record(uint8_t *p, const struct prf_compact_sample *s,
+		       const struct prf_compact_node *nodes, size_t size)
+{
+	uint64_t type = s->event->attr.sample_type;
+
+	memcpy(p, &(struct perf_event_header){ PERF_RECORD_SAMPLE, s->misc, (uint16_t)size },
+	       sizeof(struct perf_event_header));
+	p += sizeof(struct perf_event_header);
+	if (type & PERF_SAMPLE_IDENTIFIER)
+		put_u64(&p, s->identifier);
+	if (type & PERF_SAMPLE_IP)
+		put_u64(&p, s->ip);
+	if (type & PERF_SAMPLE_TID)
+		put_pair(&p, s->pid, s->tid);
+	if (type & PERF_SAMPLE_TIME)
+		put_u64(&p, s->time);
+	if (type & PERF_SAMPLE_ADDR)
+		put_u64(&p, s->addr);
+	if (type & PERF_SAMPLE_ID)
+		put_u64(&p, s->id);
+	if (type & PERF_SAMPLE_STREAM_ID)
+		put_u64(&p, s->stream_id);
+	if (type & PERF_SAMPLE_CPU)
+		put_pair(&p, s->cpu, s->res);
+	if (type & PERF_SAMPLE_PERIOD)
+		put_u64(&p, s->period);
+	if (type & PERF_SAMPLE_CALLCHAIN) {
+		put_u64(&p, nodes[s->stack].depth);
+		for (uint32_t n = s->stack; n; n = nodes[n].parent)
+			put_u64(&p, nodes[n].frame);
+	}
+	memcpy(p, s->tail, s->tail_size);
+}
+
+size_t prf_compact_sample_record(const struct prf_chunk *chunk,
+				 const struct prf_compact_sample *s, void *out)
+{
+	uint64_t type = s->event->attr.sample_type;
+	size_t size = record_size(type, type & PERF_SAMPLE_CALLCHAIN ?
+					chunk->nodes[s->stack].depth : 0, s->tail_size);
+
+	put_record(out, s, chunk->nodes, size);
+	return size;
+}
+
 static int expand_sample(const struct prf_reader *reader, uint8_t flags,
 			 struct cursor columns[], const struct prf_compact_buffers *b,
 			 uint32_t stack_count, struct sample_state *s, struct output *o,
@@ -259,9 +332,9 @@ static int expand_sample(const struct prf_reader *reader, uint8_t flags,
 {
 	struct cursor *fields = &columns[PRF_COLUMN_FIELDS];
 	const struct prf_compact_node *node;
+	struct prf_compact_sample sample;
 	uint64_t stack = 0, tail = 0, predicted;
 	size_t size;
-	uint8_t *p;
 	int ret;
 
 	ret = read_fields(reader, flags, fields, s, error);
@@ -296,51 +369,36 @@ static int expand_sample(const struct prf_reader *reader, uint8_t flags,
 		if (columns[PRF_COLUMN_TIMES].bad)
 			fields->bad = 1;
 	}
-	size = sizeof(struct perf_event_header) +
-	       8 * (size_t)__builtin_popcountll(s->type & PRF_COMPACT_HEAD_FIELDS) +
-	       (s->type & PERF_SAMPLE_CALLCHAIN ? 8 + 8 * (size_t)node->depth : 0);
+	size = record_size(s->type, node->depth, 0);
 	if (fields->bad || tail % 8 || tail > (uint64_t)(columns[PRF_COLUMN_TAILS].end -
 							 columns[PRF_COLUMN_TAILS].p) ||
 	    size + tail > UINT16_MAX)
 		return prf_set_error(error, -EBADMSG, "a compact sample is malformed");
 	size += (size_t)tail;
-	ret = output_reserve(o, size, error);
+	sample = (struct prf_compact_sample){
+		.event = s->event, .identifier = s->identifier, .id = s->id,
+		.stream_id = s->stream_id, .ip = s->ip, .time = s->time, .addr = s->addr,
+		.period = s->period, .pid = s->pid, .tid = s->tid, .cpu = s->cpu, .res = s->res,
+		.stack = (uint32_t)stack, .misc = s->misc, .tail_size = (uint16_t)tail,
+		.tail = columns[PRF_COLUMN_TAILS].p,
+	};
+	columns[PRF_COLUMN_TAILS].p += tail;
+	ret = output_room(o, size, !o->keep, error);
 	if (ret < 0)
 		return ret;
-	p = o->b->records + o->used;
-	memcpy(p, &(struct perf_event_header){ PERF_RECORD_SAMPLE, s->misc, (uint16_t)size },
-	       sizeof(struct perf_event_header));
-	p += sizeof(struct perf_event_header);
-	if (s->type & PERF_SAMPLE_IDENTIFIER)
-		put_u64(&p, s->identifier);
-	if (s->type & PERF_SAMPLE_IP)
-		put_u64(&p, s->ip);
-	if (s->type & PERF_SAMPLE_TID)
-		put_pair(&p, s->pid, s->tid);
-	if (s->type & PERF_SAMPLE_TIME)
-		put_u64(&p, s->time);
-	if (s->type & PERF_SAMPLE_ADDR)
-		put_u64(&p, s->addr);
-	if (s->type & PERF_SAMPLE_ID)
-		put_u64(&p, s->id);
-	if (s->type & PERF_SAMPLE_STREAM_ID)
-		put_u64(&p, s->stream_id);
-	if (s->type & PERF_SAMPLE_CPU)
-		put_pair(&p, s->cpu, s->res);
-	if (s->type & PERF_SAMPLE_PERIOD)
-		put_u64(&p, s->period);
-	if (s->type & PERF_SAMPLE_CALLCHAIN) {
-		put_u64(&p, node->depth);
-		for (uint32_t n = (uint32_t)stack; n; n = b->nodes[n].parent)
-			put_u64(&p, b->nodes[n].frame);
+	if (o->keep) {
+		if (prf_ensure_mem((void **)&o->b->samples, &o->b->samples_capacity,
+				   sizeof(*o->b->samples), o->sample_count + 1) < 0)
+			return -ENOMEM;
+		o->b->samples[o->sample_count++] = sample;
+		o->expanded += size;
+		return 0;
 	}
-	memcpy(p, columns[PRF_COLUMN_TAILS].p, (size_t)tail);
-	columns[PRF_COLUMN_TAILS].p += tail;
-	o->b->refs[o->count++] = (struct prf_stack_ref){
+	put_record(o->b->records + o->used, &sample, b->nodes, size);
+	output_wrote(o, size, (struct prf_stack_ref){
 		.id = (uint32_t)stack,
 		.hash = stack ? node->hash : 0,
-	};
-	o->used += size;
+	});
 	return 0;
 }
 
@@ -357,11 +415,16 @@ static int reserve_estimate(struct output *o, uint32_t count, uint32_t tails,
 	for (uint32_t i = 1; i <= stack_count; i++)
 		words += o->b->nodes[i].depth;
 	bytes = (uint64_t)count * (96 + 8 * (stack_count ? words / stack_count : 0)) + tails;
-	if (bytes > PRF_CHUNK_RAW_MAX - o->used)
-		bytes = PRF_CHUNK_RAW_MAX - o->used;
+	if (bytes > PRF_CHUNK_RAW_MAX - o->expanded)
+		bytes = PRF_CHUNK_RAW_MAX - o->expanded;
 	/* A sample takes 16 bytes or more: no more refs than bytes allow. */
+	if (count > bytes / 16)
+		count = (uint32_t)(bytes / 16);
+	if (o->keep)
+		return prf_ensure_mem((void **)&o->b->samples, &o->b->samples_capacity,
+				      sizeof(*o->b->samples), o->sample_count + count);
 	if (prf_ensure_mem((void **)&o->b->refs, &o->b->refs_capacity, sizeof(*o->b->refs),
-			   o->count + (count < bytes / 16 ? count : bytes / 16)) < 0)
+			   o->count + count) < 0)
 		return -ENOMEM;
 	return output_reserve(o, (size_t)bytes, error);
 }
@@ -432,7 +495,7 @@ static int is_compact(uint32_t type)
 int prf_compact_expand(const struct prf_reader *reader, const uint8_t *payload, size_t size,
 		       struct prf_compact_buffers *b, struct prf_chunk *out, struct prf_error *error)
 {
-	struct output o = { .b = b };
+	struct output o = { .b = b, .keep = prf_reader_keeps_compact(reader) };
 	uint32_t stack_count = 0, stacks_defined = 0;
 	int found = 0, have_table = 0;
 	size_t position = 0;
@@ -481,8 +544,7 @@ int prf_compact_expand(const struct prf_reader *reader, const uint8_t *payload, 
 			if (ret < 0)
 				return ret;
 			memcpy(b->records + o.used, record, record_size);
-			b->refs[o.count++] = (struct prf_stack_ref){ 0 };
-			o.used += record_size;
+			output_wrote(&o, record_size, (struct prf_stack_ref){ 0 });
 		}
 		/* A compact record type of a later minor: skipped. */
 	}
@@ -493,5 +555,8 @@ int prf_compact_expand(const struct prf_reader *reader, const uint8_t *payload, 
 	out->record_count = (uint32_t)o.count;
 	out->stacks = b->refs;
 	out->stack_count = stacks_defined;
+	out->compact = o.sample_count ? b->samples : NULL;
+	out->compact_count = o.sample_count;
+	out->nodes = b->nodes;
 	return 1;
 }

@@ -87,6 +87,8 @@ struct prf_compact_buffers {
 	size_t nodes_capacity;
 	uint64_t *frames;
 	size_t frames_capacity;
+	struct prf_compact_sample *samples;	/* prf_reader_keep_compact()'s */
+	size_t samples_capacity;
 };
 void prf_compact_buffers_free(struct prf_compact_buffers *b);
 
@@ -100,6 +102,8 @@ void prf_compact_buffers_free(struct prf_compact_buffers *b);
 int prf_compact_expand(const struct prf_reader *reader, const uint8_t *payload, size_t size,
 		       struct prf_compact_buffers *buffers, struct prf_chunk *out,
 		       struct prf_error *error);
+/* reader.c, for the expander: whether compact samples are kept as they are. */
+int prf_reader_keeps_compact(const struct prf_reader *reader);
 
 /* reader.c, for the expander: the sample layout of event index; NULL past the end. */
 const struct prf_event *prf_reader_event_at(const struct prf_reader *reader, uint64_t index);

@@ -53,6 +53,10 @@ struct prf_chunk {
 	const uint8_t *data;
 	size_t size;
 	const struct prf_stack_ref *stacks;	/* a record's stack; NULL: none */
+	/* With prf_reader_keep_compact(): the compact samples, not in data. */
+	const struct prf_compact_sample *compact;
+	size_t compact_count;
+	const struct prf_compact_node *nodes;	/* their stacks */
 	/* iteration state for prf_chunk_next_record() */
 	size_t position;
 	uint32_t index;
@@ -83,6 +87,35 @@ void prf_reader_skip_samples(struct prf_reader *reader, int skip);
  * come before.
  */
 int prf_reader_read_ahead(struct prf_reader *reader);
+
+/*
+ * With keep set, a chunk's compact samples come as prf_compact_sample,
+ * in chunk->compact, rather than as records in its data (which keeps the
+ * chunk's other records, whole samples among them): for a reader that
+ * takes samples alike together.  They are checked as fully as when
+ * expanded: a chunk that would not expand is skipped as damaged either
+ * way.  Before prf_reader_read_ahead().
+ */
+void prf_reader_keep_compact(struct prf_reader *reader, int keep);
+
+/* A compact sample's fields; the callchain is the chunk's stack. */
+struct prf_compact_sample {
+	const struct prf_event *event;
+	uint64_t identifier, id, stream_id;
+	uint64_t ip, time, addr, period;
+	uint32_t pid, tid, cpu, res;
+	uint32_t stack;			/* the chunk's number, 1..; 0: no callchain */
+	uint16_t misc;
+	uint16_t tail_size;
+	const uint8_t *tail;		/* the fields after the callchain, as the kernel's */
+};
+
+/*
+ * The PERF_RECORD_SAMPLE s was made of, byte for byte as expanding gives
+ * it, into out (UINT16_MAX bytes); its size.
+ */
+size_t prf_compact_sample_record(const struct prf_chunk *chunk,
+				 const struct prf_compact_sample *s, void *out);
 
 /*
  * The callchain of a compact sample: its stack number in the chunk (1..,

@@ -67,6 +67,7 @@ struct prf_reader {
 	struct prf_compact_buffers compact;	/* compact samples, expanded */
 	ZSTD_DCtx *dctx;
 	int skip_samples;		/* prf_reader_skip_samples() */
+	int keep_compact;		/* prf_reader_keep_compact() */
 	struct prf_read_ahead *ahead;	/* prf_reader_read_ahead(): it reads the chunks */
 
 	prf_diag_fn diag;

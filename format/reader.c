@@ -818,6 +818,16 @@ void prf_reader_skip_samples(struct prf_reader *r, int skip)
 	r->skip_samples = skip != 0;
 }
 
+void prf_reader_keep_compact(struct prf_reader *r, int keep)
+{
+	r->keep_compact = keep != 0;
+}
+
+int prf_reader_keeps_compact(const struct prf_reader *r)
+{
+	return r->keep_compact;
+}
+
 int prf_reader_next_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 {
 	return r->ahead ? prf_read_ahead_next(r->ahead, chunk) : next_chunk(r, chunk);

@@ -250,6 +250,110 @@ static int read_back(int fd, const struct samples *s, struct result *out)
 	return ret;
 }
 
+/* ---- compact samples kept as they are (prf_reader_keep_compact) ------- */
+
+struct record_copy {
+	size_t size;
+	uint8_t bytes[];
+};
+
+static int compare_copies(const void *x, const void *y)
+{
+	const struct record_copy *a = *(struct record_copy *const *)x;
+	const struct record_copy *b = *(struct record_copy *const *)y;
+
+	if (a->size != b->size)
+		return a->size < b->size ? -1 : 1;
+	return memcmp(a->bytes, b->bytes, a->size);
+}
+
+/*
+ * A file's samples chunk by chunk, each chunk's sorted (kept, its compact
+ * samples come apart from its other records), rebuilt from the kept
+ * samples with prf_compact_sample_record(); the damaged chunks counted.
+ */
+struct either_way {
+	struct record_copy **records;
+	size_t count, capacity;
+	size_t chunks;
+	uint64_t damaged;
+};
+
+static struct record_copy *copy_of(const void *data, size_t size)
+{
+	struct record_copy *c = malloc(sizeof(*c) + size);
+
+	ck_assert_ptr_nonnull(c);
+	c->size = size;
+	memcpy(c->bytes, data, size);
+	return c;
+}
+
+static void either_way_add(struct either_way *w, struct record_copy *c)
+{
+	if (w->count == w->capacity) {
+		w->capacity = w->capacity ? 2 * w->capacity : 256;
+		w->records = realloc(w->records, w->capacity * sizeof(*w->records));
+		ck_assert_ptr_nonnull(w->records);
+	}
+	w->records[w->count++] = c;
+}
+
+static void read_either_way(int fd, int keep, struct either_way *w)
+{
+	static uint8_t rebuilt[UINT16_MAX + 1] __attribute__((aligned(8)));
+	struct prf_reader *r;
+	struct prf_error error;
+	struct prf_chunk chunk;
+	struct prf_read_stats stats;
+
+	memset(w, 0, sizeof(*w));
+	ck_assert_int_eq(prf_reader_open_fd(&r, fd, "memfd", &error), 0);
+	prf_reader_keep_compact(r, keep);
+	while (prf_reader_next_chunk(r, &chunk) == 1) {
+		struct prf_record record;
+		size_t from = w->count;
+
+		if (!keep)
+			ck_assert_uint_eq(chunk.compact_count, 0);
+		while (prf_chunk_next_record(&chunk, &record) == 1)
+			either_way_add(w, copy_of(record.data, record.size));
+		for (size_t i = 0; i < chunk.compact_count; i++) {
+			size_t size = prf_compact_sample_record(&chunk, &chunk.compact[i], rebuilt);
+
+			either_way_add(w, copy_of(rebuilt, size));
+		}
+		qsort(w->records + from, w->count - from, sizeof(*w->records), compare_copies);
+		w->chunks++;
+	}
+	prf_reader_get_stats(r, &stats);
+	w->damaged = stats.damaged_chunks;
+	prf_reader_close(r);
+}
+
+static void either_way_free(struct either_way *w)
+{
+	for (size_t i = 0; i < w->count; i++)
+		free(w->records[i]);
+	free(w->records);
+}
+
+/* Kept or expanded, the same records, chunks and damage. */
+static void same_either_way(int fd)
+{
+	struct either_way expanded, kept;
+
+	read_either_way(fd, 0, &expanded);
+	read_either_way(fd, 1, &kept);
+	ck_assert_uint_eq(kept.chunks, expanded.chunks);
+	ck_assert_uint_eq(kept.damaged, expanded.damaged);
+	ck_assert_uint_eq(kept.count, expanded.count);
+	for (size_t i = 0; i < kept.count; i++)
+		ck_assert_int_eq(compare_copies(&kept.records[i], &expanded.records[i]), 0);
+	either_way_free(&expanded);
+	either_way_free(&kept);
+}
+
 START_TEST(round_trip_byte_for_byte)
 {
 	static const int levels[] = { 0, -1, 1 };
@@ -270,6 +374,7 @@ START_TEST(round_trip_byte_for_byte)
 					  encoding == PRF_ENCODING_COMPACT ? 5 : 0);
 			/* the trailer counts records as stored: two a compact chunk */
 			ck_assert_uint_eq(res.stats.trailer.record_count, res.stats.records);
+			same_either_way(fd);
 			close(fd);
 		}
 	}
@@ -420,6 +525,9 @@ START_TEST(bit_flips_in_stack_tables_and_columns)
 		fix_crcs(file, middle);
 
 		ck_assert_int_eq(read_back(copy, &s, &flipped), 0);
+		/* Kept samples are checked as expanded ones are (every 5th flip: time). */
+		if (bit % 5 == 0)
+			same_either_way(copy);
 		close(copy);
 		ck_assert_uint_eq(flipped.chunk_records[0], 100);
 		if (flipped.stats.damaged_chunks) {
@@ -581,6 +689,7 @@ START_TEST(expansion_past_the_limit_is_refused)
 	ck_assert_uint_eq(res.stats.damaged_chunks, 1);
 	ck_assert_uint_eq(res.records, s.count);
 	ck_assert_uint_eq(res.mismatches, 0);
+	same_either_way(fd);
 	close(fd);
 	free(record);
 	samples_free(&s);

@@ -697,7 +697,7 @@ static int count_raw(const struct aggregator *a, const struct raw_counts *to,
 
 	number = remembered ? report_memo_find(memo, &seen) : -1;
 	if (number >= 0) {
-		report_stacks_add_at(to->raw, (size_t)number, sample->period, 1);
+		report_stacks_add_at(to->raw, (size_t)number, sample->period, sample->samples);
 	} else {
 		scratch->count = 0;
 		if (wants_symbols(a) && (resolve_waker(a, sample, scratch) < 0 ||
@@ -706,7 +706,8 @@ static int count_raw(const struct aggregator *a, const struct raw_counts *to,
 		if (scratch->count > UINT32_MAX)
 			return -ENOMEM;
 		key.chain_nr = (uint32_t)scratch->count;
-		number = report_stacks_add(to->raw, &key, scratch->words, sample->period, 1);
+		number = report_stacks_add(to->raw, &key, scratch->words, sample->period,
+					   sample->samples);
 		if (number < 0 ||
 		    (remembered && report_memo_add(memo, &seen, (uint32_t)number) < 0))
 			return -ENOMEM;
@@ -720,12 +721,13 @@ static int count_raw(const struct aggregator *a, const struct raw_counts *to,
 		/* Four billion slots: past them, the last one (no such capture is read). */
 		if (slot >= UINT32_MAX)
 			slot = UINT32_MAX - 1;
-		if (report_counts_add(to->slots, slot << 32 | (uint64_t)number, sample->period, 1) < 0)
+		if (report_counts_add(to->slots, slot << 32 | (uint64_t)number, sample->period,
+				      sample->samples) < 0)
 			return -ENOMEM;
 	}
 	if (to->heat && report_counts_add(to->heat, time_index(time, o->time_origin_ns,
 								o->time_bucket_ns),
-					  sample->period, 1) < 0)
+					  sample->period, sample->samples) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -838,6 +840,29 @@ static void part_merge(struct aggregator *a, struct aggregator_part *part)
 	free(part->scratch.words);
 	report_memo_free(part->memo);
 	free(part);
+}
+
+/*
+ * filter, with samples alike taken together where counting them one by
+ * one gives the same: in windows that keep each within one slot and one
+ * bucket of the time kept (the greatest common divisor of their widths).
+ */
+void report_aggregator_filter(const struct aggregator *a, struct session_filter *filter)
+{
+	const struct aggregate_options *o = &a->options;
+	uint64_t x = o->time_slot_ns, y = o->time_bucket_ns;
+
+	if (o->no_shortcuts)
+		return;
+	while (y) {
+		uint64_t r = x % y;
+
+		x = y;
+		y = r;
+	}
+	filter->merge_alike = 1;
+	filter->merge_origin_ns = o->time_origin_ns;
+	filter->merge_window_ns = x;
 }
 
 int report_aggregator_read(struct aggregator *a, const struct session_filter *filter, unsigned jobs)

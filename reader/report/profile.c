@@ -146,6 +146,18 @@ void report_debug_dirs_free(struct report_debug_dirs *d)
 /* ---- the profile ---------------------------------------------------- */
 
 /*
+ * PRF_REPORT_NO_SHORTCUTS=1: every sample read, resolved and counted on
+ * its own, as the tests' reference for the shortcuts that give the same.
+ */
+static int no_shortcuts(void)
+{
+	const char *value = getenv("PRF_REPORT_NO_SHORTCUTS");
+
+	return value && *value && strcmp(value, "0") != 0;
+}
+
+
+/*
  * --host: the session's names of the hosts given; a name no capture has
  * is said, and none at all is an error.
  */
@@ -245,7 +257,7 @@ int report_profile_load(struct report_profile *p, const struct report_load_optio
 		.note = o->note,
 		.note_context = o->note_context,
 		.jobs = o->jobs,
-		.no_shortcuts = report_no_shortcuts(),
+		.no_shortcuts = no_shortcuts(),
 	};
 	struct prf_error message;
 	int ret;
@@ -287,40 +299,41 @@ int report_profile_choose_event(struct report_profile *p, const char *wanted,
 	return summarize(p, wanted, message);
 }
 
-int report_for_each_sample(struct report_profile *p, session_sample_fn fn, void *context)
+static int for_each_sample(struct report_profile *p, const struct session_filter *filter,
+			   session_sample_fn fn, void *context)
 {
 	if (p->unwinder)
-		return unwinder_for_each_sample(p->unwinder, &p->filter, fn, context);
-	return session_for_each_sample(p->session, &p->filter, fn, context);
+		return unwinder_for_each_sample(p->unwinder, filter, fn, context);
+	return session_for_each_sample(p->session, filter, fn, context);
 }
 
-/*
- * PRF_REPORT_NO_SHORTCUTS=1: every sample read, resolved and counted on
- * its own, as the tests' reference for the shortcuts that give the same.
- */
-int report_no_shortcuts(void)
+int report_for_each_sample(struct report_profile *p, session_sample_fn fn, void *context)
 {
-	const char *value = getenv("PRF_REPORT_NO_SHORTCUTS");
-
-	return value && *value && strcmp(value, "0") != 0;
+	return for_each_sample(p, &p->filter, fn, context);
 }
 
 int report_profile_aggregate(struct report_profile *p, const struct aggregate_options *given)
 {
 	struct aggregate_options options = *given;
+	struct session_filter filter = p->filter;
 
 	if (p->kind == REPORT_PROFILE_OFF_CPU && !p->data.header.off_cpu_total)
 		return -ENOENT;
-	options.no_shortcuts |= report_no_shortcuts();
+	options.no_shortcuts |= no_shortcuts();
 	p->aggregator = report_aggregator_new(p->session, p->symbolizer, &options);
 	if (!p->aggregator)
 		return -ENOMEM;
-	/* Files on several threads, unless libdwfl (one thread) unwinds their stacks. */
+	/*
+	 * Files on several threads, unless libdwfl (one thread) unwinds their
+	 * stacks; samples alike taken together unless each is unwound.
+	 */
+	if (!p->unwinder || !p->data.header.user_stacks)
+		report_aggregator_filter(p->aggregator, &filter);
 	if (options.jobs > 1 && (!p->unwinder || !p->data.header.user_stacks))
-		p->read_error = report_aggregator_read(p->aggregator, &p->filter,
-						       options.jobs) < 0;
+		p->read_error = report_aggregator_read(p->aggregator, &filter, options.jobs) < 0;
 	else
-		p->read_error = report_for_each_sample(p, report_aggregator_add, p->aggregator) < 0;
+		p->read_error = for_each_sample(p, &filter, report_aggregator_add,
+						p->aggregator) < 0;
 	if (report_aggregator_finish(p->aggregator, &p->data) < 0)
 		return -ENOMEM;
 	/* Again: pass 2 may have found more damage. */

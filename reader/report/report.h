@@ -256,6 +256,9 @@ struct aggregator *report_aggregator_new(struct session *session,
 					 const struct aggregate_options *options);
 void report_aggregator_free(struct aggregator *aggregator);
 
+/* filter, set to give samples as the aggregator can count them fastest. */
+void report_aggregator_filter(const struct aggregator *aggregator, struct session_filter *filter);
+
 /* A session_sample_fn: pass the aggregator as context. */
 void report_aggregator_add(void *aggregator, const struct session_sample *sample);
 
@@ -440,8 +443,6 @@ void report_profile_summary(struct report_profile *p);
 int report_for_each_sample(struct report_profile *p, session_sample_fn fn, void *context);
 /* The second pass, into p->data: 0 or -ENOMEM. */
 int report_profile_aggregate(struct report_profile *p, const struct aggregate_options *options);
-/* PRF_REPORT_NO_SHORTCUTS is set: the aggregation's and the session's reference path. */
-int report_no_shortcuts(void);
 void report_profile_free(struct report_profile *p);
 
 #endif

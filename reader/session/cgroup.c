@@ -265,6 +265,27 @@ static int compare_tids(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
+/* Where the process's cgroup at time is: the count of its moves up to then. */
+static size_t cgroup_index(const struct process *p, uint64_t time)
+{
+	size_t lo = 0, hi = p->cgroup_count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->cgroups[mid].time <= time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int session_cgroup_same(const struct process *p, uint64_t from, uint64_t to)
+{
+	return !p || !p->cgroup_count || cgroup_index(p, from) == cgroup_index(p, to);
+}
+
 void session_sample_cgroup(struct session *s, struct session_sample *sample,
 			   struct cgroup_hint *hint)
 {
@@ -289,16 +310,8 @@ void session_sample_cgroup(struct session *s, struct session_sample *sample,
 			names = &hint->entry->names;
 	} else if (p && p->cgroup_count) {
 		/* The last one from before the sample, else the first. */
-		size_t lo = 0, hi = p->cgroup_count;
+		size_t lo = cgroup_index(p, sample->time);
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (p->cgroups[mid].time <= sample->time)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		names = &p->cgroups[lo ? lo - 1 : 0].names;
 	}
 	if (names) {

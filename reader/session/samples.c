@@ -211,6 +211,15 @@ static const char *thread_name(struct session *s, struct task_cache *cache, cons
 	return comm;
 }
 
+/* A fixed period is the event's own; samples carry one only in frequency mode. */
+static uint64_t sample_period(const struct prf_event *event, uint64_t sample_type,
+			      uint64_t period)
+{
+	if (!(sample_type & PERF_SAMPLE_PERIOD))
+		period = event && !event->attr.freq ? event->attr.sample_period : 1;
+	return period ? period : 1;
+}
+
 static void sample_from_record(struct session *s, struct task_cache *cache, uint32_t host,
 			       const struct prf_event *event, const struct prf_sample *decoded,
 			       struct session_sample *out)
@@ -224,13 +233,8 @@ static void sample_from_record(struct session *s, struct task_cache *cache, uint
 	out->pid = decoded->pid;
 	out->tid = decoded->tid;
 	out->cpu = decoded->cpu;
-	/* A fixed period is the event's own; samples carry one only in frequency mode. */
-	if (type & PERF_SAMPLE_PERIOD)
-		out->period = decoded->period;
-	else
-		out->period = event && !event->attr.freq ? event->attr.sample_period : 1;
-	if (!out->period)
-		out->period = 1;
+	out->period = sample_period(event, type, decoded->period);
+	out->samples = 1;
 	out->ip = decoded->ip;
 	out->misc = decoded->misc;
 	out->callchain = decoded->callchain;
@@ -262,6 +266,7 @@ static void sample_from_off_cpu(struct session *s, struct task_cache *cache, uin
 	out->tid = block->tid;
 	out->cpu = block->cpu;
 	out->period = block->duration;
+	out->samples = 1;
 	out->callchain = block->callchain;
 	out->callchain_nr = block->callchain ? block->callchain_nr : 0;
 	/* A blocked thread is in the kernel: its chain says where it entered it. */
@@ -301,6 +306,7 @@ int session_waker_sample(const struct session_sample *block, struct session_samp
 		return -ENOENT;
 	memset(waker, 0, sizeof(*waker));
 	waker->kind = SESSION_SAMPLE_OFF_CPU;
+	waker->samples = 1;
 	waker->time = block->waker_time;
 	waker->pid = block->waker_pid;
 	waker->tid = block->waker_tid;
@@ -326,92 +332,349 @@ static const struct prf_tracepoint_fields *tracepoint_fields(const struct input 
 	return NULL;
 }
 
+/* ---- compact samples alike, taken together (merge_alike) -------------- */
+
+/*
+ * A chunk's samples alike: the first met stands for them all, with their
+ * periods (as the light sample has them) and count, and the span of
+ * their times.
+ */
+struct alike {
+	uint32_t first;			/* index in the chunk's compact samples */
+	uint64_t period_sum;		/* of max(period, 1) */
+	uint64_t samples;
+	uint64_t min_time, max_time;
+	int split;			/* the replay's answers differ over the span */
+};
+
+struct alike_table {
+	struct alike *groups;
+	size_t count, capacity;
+	struct prf_index index;
+	uint32_t *group_of;		/* per compact sample; UINT32_MAX: filtered out */
+	size_t group_of_capacity;
+	uint8_t record[UINT16_MAX + 1] __attribute__((aligned(8)));
+};
+
+struct alike_key {
+	const struct prf_compact_sample *sample;
+	uint64_t window;
+};
+
+struct alike_context {
+	const struct alike_table *table;
+	const struct prf_compact_sample *samples;
+	const uint64_t *windows;
+};
+
+static uint64_t window_of(const struct session_filter *f, uint64_t time)
+{
+	if (!f->merge_window_ns)
+		return 0;
+	return time > f->merge_origin_ns ? (time - f->merge_origin_ns) / f->merge_window_ns : 0;
+}
+
+static uint64_t alike_hash(const struct prf_compact_sample *c, uint64_t window)
+{
+	uint64_t h = prf_hash_mix((uintptr_t)c->event ^ prf_hash_mix(c->ip) ^
+				  ((uint64_t)c->stack << 17) ^ c->misc);
+
+	h ^= prf_hash_mix(((uint64_t)c->pid << 32 | c->tid) ^ prf_hash_mix(window + 1));
+	h ^= prf_hash_mix(c->identifier ^ prf_hash_mix(c->id ^ prf_hash_mix(c->stream_id)) ^
+			  prf_hash_mix(c->addr + 1));
+	if (c->tail_size)
+		h ^= prf_hash_bytes(c->tail, c->tail_size);
+	return prf_hash_mix(h);
+}
+
+/* All but time, period and CPU. */
+static int alike_equal(const void *context, uint32_t id, const void *key)
+{
+	const struct alike_context *x = context;
+	const struct alike_key *k = key;
+	const struct alike *g = &x->table->groups[id - 1];
+	const struct prf_compact_sample *a = &x->samples[g->first], *b = k->sample;
+
+	return x->windows[id - 1] == k->window && a->event == b->event && a->ip == b->ip &&
+	       a->stack == b->stack && a->misc == b->misc && a->pid == b->pid &&
+	       a->tid == b->tid && a->identifier == b->identifier && a->id == b->id &&
+	       a->stream_id == b->stream_id && a->addr == b->addr &&
+	       a->tail_size == b->tail_size && !memcmp(a->tail, b->tail, a->tail_size);
+}
+
+static void alike_table_free(struct alike_table *t)
+{
+	if (!t)
+		return;
+	free(t->groups);
+	prf_index_free(&t->index);
+	free(t->group_of);
+	free(t);
+}
+
+/*
+ * The record of a compact sample decoded as any sample is, into sample:
+ * 0, or -EBADMSG when it does not decode (counted as undecodable).
+ */
+static int compact_sample(struct session *s, struct task_cache *cache, const struct input *in,
+			  struct prf_reader *reader, const struct prf_chunk *chunk,
+			  struct alike_table *t, const struct prf_compact_sample *c,
+			  struct prf_sample *decoded, struct session_sample *sample)
+{
+	size_t size = prf_compact_sample_record(chunk, c, t->record);
+	const struct prf_event *event = prf_reader_event_for(reader, t->record, size);
+
+	if (!event || prf_decode_sample(&event->attr, t->record, size, decoded) < 0)
+		return -EBADMSG;
+	sample_from_record(s, cache, in->host, event, decoded, sample);
+	sample->tracepoint = tracepoint_fields(in, event);
+	sample->stack = c->stack;
+	return 0;
+}
+
+/*
+ * Whether what the replay answered for sample (its process and maps,
+ * its thread's name, its cgroup) is the answer at every time from min to
+ * max: then one sample can stand for all.  The cache's entries are the
+ * ones sample_from_record() just used.
+ */
+static int answers_hold(const struct task_cache *cache, const struct session_sample *sample,
+			uint64_t min, uint64_t max)
+{
+	const struct process_entry *p =
+		&cache->processes[2 * (sample->pid % (TASK_CACHE_SIZE / 2))];
+	const struct name_entry *n = &cache->names[sample->tid % TASK_CACHE_SIZE];
+
+	return p->process == sample->process && in_span(&p->span, min) &&
+	       in_span(&p->span, max) && in_span(&p->maps, min) && in_span(&p->maps, max) &&
+	       n->comm == sample->comm && in_span(&n->span, min) && in_span(&n->span, max) &&
+	       session_cgroup_same(sample->process, min, max);
+}
+
+/* Groups the chunk's compact samples; 0 or -ENOMEM. */
+static int group_alike(struct alike_table *t, const struct prf_chunk *chunk,
+		       const struct session_filter *filter, uint64_t **windows,
+		       size_t *windows_capacity)
+{
+	struct alike_context x = { t, chunk->compact, NULL };
+
+	t->count = 0;
+	prf_index_clear(&t->index);
+	if (prf_ensure_mem((void **)&t->group_of, &t->group_of_capacity, sizeof(*t->group_of),
+			   chunk->compact_count) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < chunk->compact_count; i++) {
+		const struct prf_compact_sample *c = &chunk->compact[i];
+		struct alike_key key = { c, window_of(filter, c->time) };
+		struct prf_index_slot *slot;
+		struct alike *g;
+		uint64_t hash;
+
+		t->group_of[i] = UINT32_MAX;
+		if ((filter->since_ns && c->time < filter->since_ns) ||
+		    (filter->until_ns && c->time > filter->until_ns))
+			continue;
+		hash = alike_hash(c, key.window);
+		x.windows = *windows;
+		slot = prf_index_place(&t->index, hash, alike_equal, &x, &key);
+		if (!slot)
+			return -ENOMEM;
+		if (!slot->id) {
+			if (prf_ensure_mem((void **)&t->groups, &t->capacity, sizeof(*t->groups),
+					   t->count + 1) < 0 ||
+			    prf_ensure_mem((void **)windows, windows_capacity, sizeof(**windows),
+					   t->count + 1) < 0)
+				return -ENOMEM;
+			t->groups[t->count] = (struct alike){
+				.first = (uint32_t)i, .min_time = c->time, .max_time = c->time,
+			};
+			(*windows)[t->count] = key.window;
+			prf_index_insert(&t->index, slot, hash, (uint32_t)++t->count);
+		}
+		g = &t->groups[slot->id - 1];
+		g->period_sum += c->period ? c->period : 1;
+		g->samples++;
+		if (c->time < g->min_time)
+			g->min_time = c->time;
+		if (c->time > g->max_time)
+			g->max_time = c->time;
+		t->group_of[i] = slot->id - 1;
+	}
+	return 0;
+}
+
+struct read_state {
+	struct session *s;
+	const struct input *in;
+	size_t file_index;
+	struct prf_reader *reader;
+	const struct session_filter *filter;
+	session_sample_fn fn;
+	void *context;
+	struct task_cache *cache;
+	struct samples_result *result;
+	uint64_t chunk_number;
+	struct alike_table *alike;
+	uint64_t *windows;
+	size_t windows_capacity;
+};
+
+static void give(struct read_state *r, struct session_sample *sample)
+{
+	sample->file_index = r->file_index;
+	sample->chunk = r->chunk_number;
+	session_sample_cgroup(r->s, sample, &r->cache->cgroup);
+	if (passes(r->filter, sample))
+		r->fn(r->context, sample);
+}
+
+/*
+ * A chunk's compact samples: each group of alike ones as one sample
+ * where the replay's answers hold over its times, else one by one.
+ */
+static int read_compact(struct read_state *r, const struct prf_chunk *chunk)
+{
+	struct alike_table *t = r->alike;
+	struct prf_sample decoded;
+	struct session_sample sample;
+	int ret, any_split = 0;
+
+	if (!(r->filter->kinds & SESSION_SAMPLE_CPU) && r->filter->kinds)
+		return 0;
+	ret = group_alike(t, chunk, r->filter, &r->windows, &r->windows_capacity);
+	if (ret < 0)
+		return ret;
+	for (size_t k = 0; k < t->count; k++) {
+		struct alike *g = &t->groups[k];
+		const struct prf_compact_sample *c = &chunk->compact[g->first];
+
+		if (compact_sample(r->s, r->cache, r->in, r->reader, chunk, t, c, &decoded,
+				   &sample) < 0) {
+			r->result->undecodable += g->samples;
+			continue;
+		}
+		/* The record's event must be the one its fields were laid out for. */
+		if (sample.event != c->event ||
+		    !answers_hold(r->cache, &sample, g->min_time, g->max_time)) {
+			g->split = any_split = 1;
+			continue;
+		}
+		if (g->samples > 1) {
+			sample.samples = g->samples;
+			sample.period = decoded.sample_type & PERF_SAMPLE_PERIOD ?
+					g->period_sum :
+					sample_period(sample.event, decoded.sample_type, 0) * g->samples;
+		}
+		give(r, &sample);
+	}
+	for (size_t i = 0; i < chunk->compact_count && any_split; i++) {
+		if (t->group_of[i] == UINT32_MAX || !t->groups[t->group_of[i]].split)
+			continue;
+		if (compact_sample(r->s, r->cache, r->in, r->reader, chunk, t, &chunk->compact[i],
+				   &decoded, &sample) < 0) {
+			r->result->undecodable++;
+			continue;
+		}
+		give(r, &sample);
+	}
+	return 0;
+}
+
 /*
  * One file's samples, read on any thread: what went wrong is kept in
  * result and said by session_samples_told() afterwards, in file order,
  * so that the warnings and the summary do not depend on the threads.
  */
+/* A record of a chunk's data: a sample or a block given, anything else skipped. */
+static void read_record(struct read_state *r, const struct prf_record *record)
+{
+	unsigned kinds = r->filter->kinds ? r->filter->kinds : SESSION_SAMPLE_CPU;
+	const struct prf_event *event;
+	struct prf_sample decoded;
+	struct prf_off_cpu block;
+	struct session_sample sample;
+
+	if (record->type == PRF_RECORD_OFF_CPU) {
+		if (!(kinds & SESSION_SAMPLE_OFF_CPU))
+			return;
+		if (prf_decode_off_cpu(record->data, record->size, &block) < 0) {
+			r->result->undecodable_off_cpu++;
+			return;
+		}
+		sample_from_off_cpu(r->s, r->cache, r->in->host, &block, &sample);
+	} else if (record->type != PERF_RECORD_SAMPLE || !(kinds & SESSION_SAMPLE_CPU)) {
+		return;
+	} else {
+		event = prf_reader_event_for(r->reader, record->data, record->size);
+		if (!event || prf_decode_sample(&event->attr, record->data, record->size,
+						&decoded) < 0) {
+			r->result->undecodable++;
+			return;
+		}
+		sample_from_record(r->s, r->cache, r->in->host, event, &decoded, &sample);
+		sample.tracepoint = tracepoint_fields(r->in, event);
+		sample.stack = record->stack.id;
+	}
+	give(r, &sample);
+}
+
 void session_read_samples(struct session *s, size_t i, const struct session_filter *filter,
 			  int read_ahead, session_sample_fn fn, void *context,
 			  struct samples_result *result)
 {
 	struct input *in = &s->inputs[i];
-	struct prf_reader *reader;
+	struct read_state r = {
+		.s = s, .in = in, .file_index = i, .filter = filter, .fn = fn,
+		.context = context, .result = result,
+		.chunk_number = (uint64_t)(i + 1) << 40,
+	};
 	struct prf_error error;
 	struct prf_chunk chunk;
 	struct prf_read_stats stats;
-	unsigned kinds = filter->kinds ? filter->kinds : SESSION_SAMPLE_CPU;
-	struct task_cache *cache = calloc(1, sizeof(*cache));
-	uint64_t chunk_number = (uint64_t)(i + 1) << 40;
-	int ret;
+	int ret = 0;
 
 	memset(result, 0, sizeof(*result));
-	if (!cache) {
-		result->unread = 1;
-		snprintf(result->cause, sizeof(result->cause), "%s", strerror(ENOMEM));
-		return;
-	}
+	r.cache = calloc(1, sizeof(*r.cache));
+	if (filter->merge_alike)
+		r.alike = calloc(1, sizeof(*r.alike));
 	/* The fd pass 1 read; it said what is damaged, so this pass reads quietly. */
-	if (prf_reader_open_fd(&reader, in->fd, in->path, &error) < 0) {
+	if (!r.cache || (filter->merge_alike && !r.alike))
+		snprintf(error.message, sizeof(error.message), "%s", strerror(ENOMEM));
+	else if (prf_reader_open_fd(&r.reader, in->fd, in->path, &error) == 0)
+		ret = 1;
+	if (!ret) {
 		result->unread = 1;
 		snprintf(result->cause, sizeof(result->cause), "%s", error.message);
-		free(cache);
-		return;
+		goto out;
 	}
+	prf_reader_keep_compact(r.reader, filter->merge_alike);
 	/* Decompressing on the other core; without a thread, on this one. */
 	if (read_ahead)
-		prf_reader_read_ahead(reader);
-	while ((ret = prf_reader_next_chunk(reader, &chunk)) == 1) {
+		prf_reader_read_ahead(r.reader);
+	while ((ret = prf_reader_next_chunk(r.reader, &chunk)) == 1) {
 		struct prf_record record;
 
 		if (filter->until_ns && chunk.first_time > filter->until_ns)
 			continue;
 		if (filter->since_ns && chunk.last_time && chunk.last_time < filter->since_ns)
 			continue;
-		chunk_number++;
-		while (prf_chunk_next_record(&chunk, &record) == 1) {
-			const struct prf_event *event;
-			struct prf_sample decoded;
-			struct prf_off_cpu block;
-			struct session_sample sample;
-
-			if (record.type == PRF_RECORD_OFF_CPU) {
-				if (!(kinds & SESSION_SAMPLE_OFF_CPU))
-					continue;
-				if (prf_decode_off_cpu(record.data, record.size, &block) < 0) {
-					result->undecodable_off_cpu++;
-					continue;
-				}
-				sample_from_off_cpu(s, cache, in->host, &block, &sample);
-			} else if (record.type != PERF_RECORD_SAMPLE || !(kinds & SESSION_SAMPLE_CPU)) {
-				continue;
-			} else {
-				event = prf_reader_event_for(reader, record.data, record.size);
-				if (!event || prf_decode_sample(&event->attr, record.data,
-								record.size, &decoded) < 0) {
-					result->undecodable++;
-					continue;
-				}
-				sample_from_record(s, cache, in->host, event, &decoded, &sample);
-				sample.tracepoint = tracepoint_fields(in, event);
-				sample.stack = record.stack.id;
-				sample.chunk = chunk_number;
-			}
-			sample.file_index = i;
-			session_sample_cgroup(s, &sample, &cache->cgroup);
-			if (!passes(filter, &sample))
-				continue;
-			fn(context, &sample);
-		}
+		r.chunk_number++;
+		while (prf_chunk_next_record(&chunk, &record) == 1)
+			read_record(&r, &record);
+		if (chunk.compact_count && (ret = read_compact(&r, &chunk)) < 0)
+			break;
 	}
 	if (ret < 0) {
 		result->unread = 1;
 		snprintf(result->cause, sizeof(result->cause), "%s", strerror(-ret));
 	}
-	prf_reader_get_stats(reader, &stats);
+	prf_reader_get_stats(r.reader, &stats);
 	result->damaged_chunks = stats.damaged_chunks;
-	prf_reader_close(reader);
-	free(cache);
+	prf_reader_close(r.reader);
+out:
+	alike_table_free(r.alike);
+	free(r.windows);
+	free(r.cache);
 }
 
 /* Pass 1 checked the samples' chunks against their checksums only. */

@@ -258,6 +258,8 @@ struct cgroup_hint {
 };
 void session_sample_cgroup(struct session *s, struct session_sample *sample,
 			   struct cgroup_hint *hint);
+/* Whether a sample of p without a cgroup id is in one cgroup at both times. */
+int session_cgroup_same(const struct process *p, uint64_t from, uint64_t to);
 
 /* replay.c: the sorted side-band applied to the process timelines. */
 void session_replay(struct session *s);

@@ -107,6 +107,18 @@ struct session_filter {
 	 * is of no event.
 	 */
 	unsigned kinds;
+	/*
+	 * For a reader that only counts: a chunk's compact samples alike in
+	 * all but their time, period and CPU (one process, thread, event,
+	 * stack, leaf, cgroup...) given as one session_sample, its period
+	 * theirs summed and samples their count, where the process, maps,
+	 * name and cgroup the replay gives are the same over their times.
+	 * With merge_window_ns, only samples in one window of that length
+	 * from merge_origin_ns (all before it in the first) are taken
+	 * together, so that a count by time keeps what windows it was of.
+	 */
+	int merge_alike;
+	uint64_t merge_origin_ns, merge_window_ns;
 };
 
 struct session_options {
@@ -141,6 +153,7 @@ struct session_sample {
 	uint64_t time;
 	uint32_t pid, tid, cpu;
 	uint64_t period;		/* events; for a block, nanoseconds off the CPU */
+	uint64_t samples;		/* 1; more when merge_alike took them together */
 	const char *comm;		/* interned; the thread's name at that time */
 	const char *host;		/* interned; the capture's hostname */
 	const struct prf_event *event;
