@@ -3,7 +3,8 @@
 # the same samples (run as root).
 #
 #   bench/reader.sh [--samples N] [--build DIR] [--keep DIR] [--runs R]
-#                   [--freq F] [--timeout S] [--no-build]
+#                   [--freq F] [--timeout S] [--copies C] [--programs]
+#                   [--no-build]
 #
 #   --samples N   at least N samples in the capture (default 1100000): the
 #                 capture lasts N / (CPUs x F) s plus 10 %
@@ -20,6 +21,11 @@
 #   --freq F      sampling frequency per CPU (default 10000)
 #   --timeout S   bound on each perf command (default 600 s); one that
 #                 does not finish shows as "> S"
+#   --copies C    the scale runs read C copies of the capture's files in
+#                 one directory (default 16; 0 leaves them out): hard links
+#                 (copies if the directory is on another file system), each
+#                 read as an input of its own (checked: the report's
+#                 "# samples:" must be C times the capture's)
 #   --programs    instead of tests/workload and the background load, run
 #                 real programs in turn for the capture's length: xz,
 #                 gzip, bzip2 over 30 MB of base64 text, a python3 JSON
@@ -62,9 +68,19 @@
 #             perf script report stackcollapse
 #   samples   perfrec-report --view=samples  vs  perf script (every sample
 #             with its frames; also the lower bound of any perf script | X)
-# Then perfrec-report's flat and tree views of the capture's directory
-# (about eight files) under taskset -c 0 and taskset -c 0,1: the files
-# read on one CPU and on two (-j).
+#
+# At scale (issue 35), perfrec-report only:
+#   per sample  perfrec-report -j 1 of the capture's directory (1 copy) and
+#               of C copies, for flat, --view=tree, --view=folded and
+#               --format=pprof -o /dev/null: CPU (user + sys) a sample of
+#               the C copies, and with the fixed costs subtracted,
+#               (cpu_C - cpu_1) / (samples_C - samples_1), in µs; peak RSS
+#               of the C copies (the run of least CPU time of R).  perf
+#               has no pprof output: pprof is perfrec's figure alone.
+#   2 CPUs      a directory of 16 files (the capture's, in turn, hard
+#               links): taskset -c 0 perfrec-report -j 1 against
+#               taskset -c 0,1 perfrec-report -j 2, flat and --view=tree;
+#               the wall-clock ratio.
 # Each with /usr/bin/time -v: wall-clock, user + system, and peak RSS
 # ("Maximum resident set size"; for a pipeline, the sum of its members').
 # The machine's other load is not controlled: the CPU-time speedup is
@@ -74,6 +90,14 @@
 # side (perfrec-report vs perf report --no-children --sort dso,sym -g none),
 # each with its share in the other tool's profile; a function off by more
 # than 1 point or 20 %, or missing from the other, is flagged DISAGREE.
+#
+# Last, issue 35's goals, each figure beside its goal, "met" or "MISSED":
+# wall-clock speedup over perf report (flat, tree: >= 20x; >= 10x with
+# --programs), over perf script (samples) and perf script | stackcollapse
+# (folded) >= 10x; CPU a sample with the fixed costs out <= 0.03 µs and
+# peak RSS <= 64 MiB on C copies (flat, tree, folded, pprof); 2 CPUs
+# against 1 on 16 files >= 1.8x (flat, tree).  The speedups are meant on
+# >= 1 M samples, the per-sample figures on 16 copies of them.
 #
 # Sysctls, restored on exit (only if nobody changed them meanwhile):
 # kernel.perf_event_max_sample_rate is raised to 4 x F if it is lower (two
@@ -91,9 +115,11 @@ freq=10000
 limit=600
 make_it=1
 programs=0
+copies=16
 
 usage() {
-	sed -n '2,/^$/s/^# \{0,1\}//p' "$0" | sed -n '1,/^$/p'
+	# the header's first three paragraphs: what it is, the synopsis, the options
+	sed -n '2,/^set -u$/s/^# \{0,1\}//p' "$0" | awk '/^$/ && ++n == 3 { exit } 1'
 	exit "${1:-2}"
 }
 
@@ -105,16 +131,19 @@ while [ $# -gt 0 ]; do
 	--runs) runs=${2:-}; shift 2 || usage ;;
 	--freq) freq=${2:-}; shift 2 || usage ;;
 	--timeout) limit=${2:-}; shift 2 || usage ;;
+	--copies) copies=${2:-}; shift 2 || usage ;;
 	--no-build) make_it=0; shift ;;
 	--programs) programs=1; shift ;;
 	-h|--help) usage 0 ;;
 	*) usage ;;
 	esac
 done
-for v in "$samples_wanted" "$runs" "$freq" "$limit"; do
+for v in "$samples_wanted" "$runs" "$freq" "$limit" "$copies"; do
 	case "$v" in ''|*[!0-9]*) usage ;; esac
 done
 [ "$runs" -ge 1 ] && [ "$freq" -ge 1 ] && [ "$limit" -ge 1 ] || usage
+[ "$copies" = 0 ] || [ "$copies" -ge 2 ] ||
+	{ echo "reader.sh: --copies $copies: 0 (none) or at least 2" >&2; exit 2; }
 
 die() {
 	echo "reader.sh: $*" >&2
@@ -316,7 +345,9 @@ secs() {
 }
 
 # measure NAME SAMPLES COMMAND...: one warm-up run, then $runs runs;
-# "NAME wall cpu rss_kib runs status" into $tmp/results.
+# "NAME wall cpu rss_kib runs samples" into $tmp/results, of the run with
+# the lowest wall-clock time (the lowest CPU time with best_by=cpu: on a
+# loaded machine, a CPU figure's best run is not its fastest).
 # A COMMAND of the form "pipe:A:B" runs the shell pipeline A | B.
 measure() {
 	local name=$1 n=$2 i best='' warm wall cpu rss x total tries=$runs pipe=''
@@ -357,7 +388,8 @@ measure() {
 			continue
 		fi
 		total=$i
-		if [ -z "$best" ] || awk -v a="$wall" -v b="${best%% *}" 'BEGIN { exit !(a < b) }'; then
+		if [ -z "$best" ] || awk -v by="${best_by:-wall}" -v a="$wall $cpu" -v b="$best" '
+			BEGIN { split(a, x, " "); split(b, y, " "); i = by == "cpu" ? 2 : 1; exit !(x[i] < y[i]) }'; then
 			best="$wall $cpu $rss"
 		fi
 	done
@@ -396,11 +428,62 @@ else
 fi
 measure script-prf "$prf_samples" "${R[@]}" --view=samples "$prf"
 measure script-perf "$perf_samples" perf script -i "$pdata"
-# The directory on one CPU and on two (-j defaults to the CPUs it may run on).
-measure tree1cpu-prf "$prf_samples" taskset -c 0 "${R[@]}" --view=tree "$prf"
-measure tree2cpu-prf "$prf_samples" taskset -c 0,1 "${R[@]}" --view=tree "$prf"
-measure flat1cpu-prf "$prf_samples" taskset -c 0 "${R[@]}" "$prf"
-measure flat2cpu-prf "$prf_samples" taskset -c 0,1 "${R[@]}" "$prf"
+
+# ---- at scale ----------------------------------------------------------
+
+# link_as SRC DST: a hard link, or a copy where SRC is on another file
+# system; either way an input of its own to the session.
+link_as() {
+	ln "$1" "$2" 2>/dev/null || cp "$1" "$2"
+}
+
+# header_samples DIR: the "# samples:" of perfrec-report's flat view of DIR
+header_samples() {
+	"${R[@]}" -j 1 "$1" 2>/dev/null | sed -n 's/^# samples: \([0-9]*\).*/\1/p' | head -1
+}
+
+one=$(header_samples "$prf")
+[ "${one:-0}" -gt 0 ] || die "no \"# samples:\" in perfrec-report's header of $prf"
+nfiles=$(echo "$prf_files" | wc -l)
+if [ "$copies" -ge 2 ]; then
+	many=$tmp/copies
+	mkdir -p "$many"
+	for k in $(seq -w 1 "$copies"); do
+		for f in $prf_files; do
+			link_as "$f" "$many/copy$k-$(basename "$f")"
+		done
+	done
+	n_many=$(header_samples "$many")
+	echo "$copies copies: $((copies * nfiles)) files, $n_many samples (1 copy: $one)"
+	[ "${n_many:-0}" = $((copies * one)) ] ||
+		echo "reader.sh: $copies copies read as ${n_many:-?} samples, not $((copies * one)):" \
+			"the session merged copies; the per-sample figures below are not per copy" >&2
+	for v in flat tree folded pprof; do
+		case $v in
+		flat) args=() ;;
+		tree|folded) args=("--view=$v") ;;
+		pprof) args=(--format=pprof -o /dev/null) ;;
+		esac
+		best_by=cpu measure "$v-c1" "$one" "${R[@]}" -j 1 "${args[@]}" "$prf"
+		best_by=cpu measure "$v-cN" "$n_many" "${R[@]}" -j 1 "${args[@]}" "$many"
+	done
+fi
+
+# 16 files on one CPU and on two: the capture's files in turn, so that
+# there is work for both threads whatever the capture's file count.
+sixteen=$tmp/sixteen
+mkdir -p "$sixteen"
+read -r -d '' -a file_list <<<"$prf_files"
+for i in $(seq -w 1 16); do
+	f=${file_list[$(( (10#$i - 1) % nfiles ))]}
+	link_as "$f" "$sixteen/file$i-$(basename "$f")"
+done
+n16=$(header_samples "$sixteen")
+echo "16 files: $n16 samples"
+measure flat1cpu-prf "$n16" taskset -c 0 "${R[@]}" -j 1 "$sixteen"
+measure flat2cpu-prf "$n16" taskset -c 0,1 "${R[@]}" -j 2 "$sixteen"
+measure tree1cpu-prf "$n16" taskset -c 0 "${R[@]}" -j 1 --view=tree "$sixteen"
+measure tree2cpu-prf "$n16" taskset -c 0,1 "${R[@]}" -j 2 --view=tree "$sixteen"
 echo "load after the runs: $(cat /proc/loadavg)"
 
 # ---- the table ---------------------------------------------------------
@@ -441,12 +524,31 @@ awk -v limit="$limit" -v cname="$collapse_name" '
 		row("samples", "script", "perf script (perfrec: --view=samples)")
 	}' "$tmp/results"
 echo "(s: wall-clock; cpu: user+sys s; speedup and cpu x: perf / perfrec; RSS x: perfrec / perf)"
-awk -v files="$(echo "$prf_files" | wc -l)" '
-	{ w[$1] = $2 }
+if [ "$copies" -ge 2 ]; then
+	echo
+	echo "perfrec-report -j 1, 1 copy ($one samples, $nfiles files) and $copies copies ($n_many samples):"
+	awk '
+		{ w[$1] = $2; c[$1] = $3; r[$1] = $4; n[$1] = $6 }
+		END {
+			printf "%-8s %9s %9s %9s %9s %9s %9s %12s %12s\n", "view", "1 cpu s", "C cpu s",
+				"1 wall s", "C wall s", "1 MiB", "C MiB", "us/smp (C)", "us/smp fixed out"
+			split("flat tree folded pprof", v, " ")
+			for (i = 1; i <= 4; i++) {
+				a = v[i] "-c1"; b = v[i] "-cN"
+				if (!(b in c)) continue
+				printf "%-8s %9.2f %9.2f %9.2f %9.2f %9.1f %9.1f %12.4f %12.4f\n", v[i],
+					c[a], c[b], w[a], w[b], r[a] / 1024, r[b] / 1024,
+					c[b] / n[b] * 1e6, (n[b] > n[a] ? (c[b] - c[a]) / (n[b] - n[a]) * 1e6 : 0)
+			}
+		}' "$tmp/results"
+	echo "(us/smp: CPU (user + sys) a sample; fixed out: (cpu C - cpu 1) / (samples C - samples 1))"
+fi
+awk '
+	{ w[$1] = $2; c[$1] = $3 }
 	function line(v) {
 		if ((v "1cpu-prf") in w && w[v "2cpu-prf"] > 0)
-			printf "perfrec-report %s, %d files: taskset -c 0 %.2f s, taskset -c 0,1 %.2f s: %.2fx\n",
-				v, files, w[v "1cpu-prf"], w[v "2cpu-prf"], w[v "1cpu-prf"] / w[v "2cpu-prf"]
+			printf "perfrec-report %s, 16 files: taskset -c 0 -j 1 %.2f s (cpu %.2f), taskset -c 0,1 -j 2 %.2f s (cpu %.2f): %.2fx\n",
+				v, w[v "1cpu-prf"], c[v "1cpu-prf"], w[v "2cpu-prf"], c[v "2cpu-prf"], w[v "1cpu-prf"] / w[v "2cpu-prf"]
 	}
 	END { line("flat"); line("tree") }' "$tmp/results"
 
@@ -497,6 +599,56 @@ awk -F'\t' '
 		}
 		if (!nflag) print "agreement: each top-10 function within 1 point and 20 % of the other tool"
 	}' "$tmp/prf.tsv" "$tmp/perf.tsv"
+# ---- issue 35's goals ----------------------------------------------------
+
+echo
+echo "issue 35's goals (perfrec $prf_samples samples, perf $perf_samples; speedups of wall-clock time)"
+awk -v limit="$limit" -v programs="$programs" -v copies="$copies" -v cname="$collapse_name" '
+	{ w[$1] = $2; c[$1] = $3; r[$1] = $4; n[$1] = $6 }
+	function out(what, fig, goal, ok) {
+		printf "%-62s %10s %10s  %s\n", what, fig, goal, ok
+	}
+	# perf / perfrec, wall; a perf command cut by the timeout: "> x"
+	function speed(x, label, goal,   a, b, y) {
+		a = x "-prf"; b = x "-perf"
+		if (!(a in w) || !(b in w) || w[a] <= 0) return out(label, "-", ">= " goal "x", "?")
+		if (w[b] == "timeout") {
+			y = limit / w[a]
+			return out(label, sprintf("> %.1fx", y), ">= " goal "x", y >= goal ? "met" : "?")
+		}
+		y = w[b] / w[a]
+		out(label, sprintf("%.1fx", y), ">= " goal "x", y >= goal ? "met" : "MISSED")
+	}
+	function persample(v,   a, b, y) {
+		a = v "-c1"; b = v "-cN"
+		if (!(b in c) || n[b] <= n[a]) return
+		y = (c[b] - c[a]) / (n[b] - n[a]) * 1e6
+		out(v ": CPU a sample, " copies " copies, fixed cost out", sprintf("%.4f us", y),
+			"<= 0.03 us", y <= 0.03 ? "met" : "MISSED")
+		out(v ": peak RSS, " copies " copies", sprintf("%.1f MiB", r[b] / 1024),
+			"<= 64 MiB", r[b] <= 64 * 1024 ? "met" : "MISSED")
+	}
+	function cpus(v,   y) {
+		if (!((v "2cpu-prf") in w) || w[v "2cpu-prf"] <= 0) return
+		y = w[v "1cpu-prf"] / w[v "2cpu-prf"]
+		out(v ": 2 CPUs (-j 2) against 1 (-j 1), 16 files", sprintf("%.2fx", y),
+			">= 1.8x", y >= 1.8 ? "met" : "MISSED")
+	}
+	END {
+		g = programs ? 10 : 20
+		printf "%-62s %10s %10s  %s\n", "figure", "measured", "goal", ""
+		speed("flat", "flat: perf report --no-children / perfrec, wall", g)
+		speed("tree", "tree: perf report --children / perfrec, wall", g)
+		speed("folded", "folded: " cname " / perfrec, wall", 10)
+		speed("script", "samples: perf script / perfrec, wall", 10)
+		persample("flat"); persample("tree"); persample("folded"); persample("pprof")
+		cpus("flat"); cpus("tree")
+	}' "$tmp/results"
+[ "$copies" = 0 ] ||
+	echo "(CPU a sample, fixed cost out: perfrec-report -j 1, (cpu C - cpu 1) / (samples C - samples 1))"
+[ "$prf_samples" -ge 1000000 ] || [ "$programs" = 1 ] ||
+	echo "(the speedup goals are meant on >= 1 M samples: this capture has $prf_samples)"
+
 if [ -n "$keepdir" ]; then
 	cp "$tmp/results" "$tmp/all-prf" "$tmp/all-perf" "$cap/" 2>/dev/null
 	for f in "$tmp"/*.err; do cp "$f" "$cap/$(basename "$f" .err).stderr"; done
