@@ -192,13 +192,16 @@ wait_daemon
 "$offcpu_read" $(files_in "$out") >"$work/records" || fail "offcpu-read failed"
 main_tid=$(awk '$1 == "tid" { print $2 }' "$work/workload.out")
 # A copy that would cross the stack's top is halved until it fits (4096, 2048, ...).
-# Its 15 blocks' time is all there (two blocks may be one where a
-# switch-in went unseen: see PRF_OFF_CPU_END_LATE above), each with a copy.
+# Its 15 blocks' time is all there, each with a copy.  Blocks may be one
+# where a switch-in went unseen (see PRF_OFF_CPU_END_LATE above): on a
+# loaded machine (CI under ASan beside other work) the mutex phase's five
+# came as two, and a block that starts past the phase's end is outside
+# the window, so ten of them are asked for and the time checked within 5 %.
 # Its other blocks (joining its threads at the end) are outside the phases.
 measured=$(awk '$1 == "phase" { s += $5 } END { print s + 0 }' "$work/workload.out")
 window=$(awk '$1 == "phase" { if (!start || $3 < start) start = $3; if ($4 > end) end = $4 } END { print start, end }' "$work/workload.out")
 awk -v t="$main_tid" -v m="$measured" -v w="$window" 'BEGIN { split(w, b, " ") }
 	$1 == "off_cpu" && $5 == t && $2 >= b[1] && $2 < b[2] { n++; d += $3; split($NF, a, "="); if (a[2] < 512 || a[2] > 4096) bad++ }
-	END { e = d - m; if (e < 0) e = -e; exit !(n >= 13 && !bad && m > 0 && e <= 0.05 * m) }' "$work/records" ||
+	END { e = d - m; if (e < 0) e = -e; exit !(n >= 10 && !bad && m > 0 && e <= 0.05 * m) }' "$work/records" ||
 	fail "dwarf: $(awk -v t="$main_tid" '$5 == t { print $NF }' "$work/records" | sort | uniq -c); the workload: $(tr '\n' ' ' <"$work/workload.out"); the blocks: $(awk -v t="$main_tid" '$5 == t { print $2, $3, $9, $10 }' "$work/records" | tr '\n' ';')"
 note "ok"

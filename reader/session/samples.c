@@ -45,6 +45,15 @@ static int under_cgroup(const char *const *cgroups, size_t count, const char *pa
 	return 0;
 }
 
+static int cpu_passes(const struct session_filter *f, uint32_t cpu)
+{
+	int found = !f->cpu_count;
+
+	for (size_t i = 0; i < f->cpu_count; i++)
+		found |= f->cpus[i] == (int)cpu;
+	return found;
+}
+
 static int passes(const struct session_filter *f, const struct session_sample *sample)
 {
 	if (f->since_ns && sample->time < f->since_ns)
@@ -55,14 +64,8 @@ static int passes(const struct session_filter *f, const struct session_sample *s
 		return 0;
 	if (f->tid_count && !in_list_u32(f->tids, f->tid_count, sample->tid))
 		return 0;
-	if (f->cpu_count) {
-		int found = 0;
-
-		for (size_t i = 0; i < f->cpu_count; i++)
-			found |= f->cpus[i] == (int)sample->cpu;
-		if (!found)
-			return 0;
-	}
+	if (!cpu_passes(f, sample->cpu))
+		return 0;
 	/* A block is of no event: the event chooses among the CPU samples. */
 	if (f->event && sample->kind == SESSION_SAMPLE_CPU &&
 	    (!sample->event || strcmp(sample->event->name, f->event) != 0))
@@ -471,8 +474,9 @@ static int group_alike(struct alike_table *t, const struct prf_chunk *chunk,
 		uint64_t hash;
 
 		t->group_of[i] = UINT32_MAX;
+		/* What tells alike samples apart is filtered here, the rest once a group. */
 		if ((filter->since_ns && c->time < filter->since_ns) ||
-		    (filter->until_ns && c->time > filter->until_ns))
+		    (filter->until_ns && c->time > filter->until_ns) || !cpu_passes(filter, c->cpu))
 			continue;
 		hash = alike_hash(c, key.window);
 		x.windows = *windows;
