@@ -398,7 +398,7 @@ static int add_address(const struct aggregator *a, struct resolved_stack *r,
  * entries are return addresses, so the call itself is looked up.
  */
 static int resolve_stack(const struct aggregator *a, const struct session_sample *sample,
-			 struct resolved_stack *r)
+			 struct resolved_stack *r, int *by_ip)
 {
 	struct prf_callchain_walk walk;
 	struct prf_frame frame;
@@ -406,6 +406,7 @@ static int resolve_stack(const struct aggregator *a, const struct session_sample
 
 	prf_callchain_walk_start(&walk, sample->callchain, sample->callchain_nr,
 				 prf_misc_is_kernel(sample->misc));
+	*by_ip = 1;
 	if (!wants_chain(a) || !sample->callchain_nr)
 		return add_address(a, r, sample, sample->ip, walk.kernel);
 	while (frames < a->options.max_frames && prf_callchain_next(&walk, &frame)) {
@@ -422,6 +423,7 @@ static int resolve_stack(const struct aggregator *a, const struct session_sample
 	}
 	if (!frames)
 		return add_address(a, r, sample, sample->ip, walk.kernel);
+	*by_ip = 0;
 	return 0;
 }
 
@@ -683,12 +685,14 @@ static int count_raw(const struct aggregator *a, const struct raw_counts *to,
 	};
 
 	/*
-	 * Compact samples only, with the callchain the chunk numbered (the
+	 * Compact samples' callchains only, as the chunk numbered them (the
 	 * unwinder may give another); a block's stack is two, its waker's
-	 * with it.  Other samples come in too many stacks a chunk to gain.
+	 * with it.  Other samples come in too many stacks a chunk to gain,
+	 * and where only the leaf counts, alike samples came as one already.
 	 */
-	int remembered = !o->no_shortcuts && sample->kind == SESSION_SAMPLE_CPU && sample->stack &&
-			 sample->callchain == sample->record->callchain;
+	int remembered = !o->no_shortcuts && wants_chain(a) && sample->kind == SESSION_SAMPLE_CPU &&
+			 sample->stack && sample->callchain == sample->record->callchain;
+	int by_ip = 1;
 	struct stack_memo_key seen = {
 		.chunk = sample->chunk, .stack = sample->stack, .process = sample->process,
 		.generation = sample->maps_generation, .ip = sample->ip, .misc = sample->misc,
@@ -701,8 +705,9 @@ static int count_raw(const struct aggregator *a, const struct raw_counts *to,
 	} else {
 		scratch->count = 0;
 		if (wants_symbols(a) && (resolve_waker(a, sample, scratch) < 0 ||
-					 resolve_stack(a, sample, scratch) < 0))
+					 resolve_stack(a, sample, scratch, &by_ip) < 0))
 			return -ENOMEM;
+		seen.by_ip = by_ip;
 		if (scratch->count > UINT32_MAX)
 			return -ENOMEM;
 		key.chain_nr = (uint32_t)scratch->count;
@@ -863,6 +868,7 @@ void report_aggregator_filter(const struct aggregator *a, struct session_filter 
 	filter->merge_alike = 1;
 	filter->merge_origin_ns = o->time_origin_ns;
 	filter->merge_window_ns = x;
+	filter->merge_leaf_only = !wants_chain(a);
 }
 
 int report_aggregator_read(struct aggregator *a, const struct session_filter *filter, unsigned jobs)

@@ -11,6 +11,7 @@ struct memo_entry {
 	const void *process;
 	uint64_t generation, ip;
 	uint16_t misc;
+	int by_ip;
 	struct raw_stack keys;
 	uint32_t number;
 };
@@ -52,7 +53,7 @@ int64_t report_memo_find(struct stack_memo *m, const struct stack_memo_key *k)
 		return -1;
 	e = &m->entries[k->stack];
 	if (e->chunk != k->chunk || e->process != k->process || e->generation != k->generation ||
-	    e->ip != k->ip || e->misc != k->misc || !same_keys(&e->keys, k->keys))
+	    (e->by_ip && e->ip != k->ip) || e->misc != k->misc || !same_keys(&e->keys, k->keys))
 		return -1;
 	return e->number;
 }
@@ -71,7 +72,8 @@ int report_memo_add(struct stack_memo *m, const struct stack_memo_key *k, uint32
 	}
 	m->entries[k->stack] = (struct memo_entry){
 		.chunk = k->chunk, .process = k->process, .generation = k->generation,
-		.ip = k->ip, .misc = k->misc, .keys = *k->keys, .number = number,
+		.ip = k->ip, .misc = k->misc, .by_ip = k->by_ip, .keys = *k->keys,
+		.number = number,
 	};
 	return 0;
 }

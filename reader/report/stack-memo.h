@@ -9,9 +9,9 @@
 /*
  * Phase 1's shortcut for compact samples: what the last sample of each of
  * a chunk's stacks was counted as, with what decided it (its process and
- * maps generation, its leaf, its keys), so that the next sample of that
- * stack alike is counted into the same raw stack without a frame resolved
- * or hashed.  A chunk's samples come in a few hundred stacks, each many
+ * maps generation, its keys, and its ip where the chain had no frame to
+ * give), so that the next sample of that stack alike is counted into the
+ * same raw stack without a frame resolved or hashed.  A chunk's samples come in a few hundred stacks, each many
  * times over; by the chunk's own numbers, one entry a stack.
  */
 struct stack_memo_key {
@@ -21,6 +21,7 @@ struct stack_memo_key {
 	uint64_t generation, ip;
 	uint16_t misc;
 	const struct raw_stack *keys;	/* the sort keys (chain_nr unused) */
+	int by_ip;			/* adding: the stack was its ip's (no frame in the chain) */
 };
 
 struct stack_memo;

@@ -368,6 +368,7 @@ struct alike_context {
 	const struct alike_table *table;
 	const struct prf_compact_sample *samples;
 	const uint64_t *windows;
+	int leaf_only;			/* the stacks do not tell samples apart */
 };
 
 static uint64_t window_of(const struct session_filter *f, uint64_t time)
@@ -377,10 +378,10 @@ static uint64_t window_of(const struct session_filter *f, uint64_t time)
 	return time > f->merge_origin_ns ? (time - f->merge_origin_ns) / f->merge_window_ns : 0;
 }
 
-static uint64_t alike_hash(const struct prf_compact_sample *c, uint64_t window)
+static uint64_t alike_hash(const struct prf_compact_sample *c, uint32_t stack, uint64_t window)
 {
 	uint64_t h = prf_hash_mix((uintptr_t)c->event ^ prf_hash_mix(c->ip) ^
-				  ((uint64_t)c->stack << 17) ^ c->misc);
+				  ((uint64_t)stack << 17) ^ c->misc);
 
 	h ^= prf_hash_mix(((uint64_t)c->pid << 32 | c->tid) ^ prf_hash_mix(window + 1));
 	h ^= prf_hash_mix(c->identifier ^ prf_hash_mix(c->id ^ prf_hash_mix(c->stream_id)) ^
@@ -390,7 +391,7 @@ static uint64_t alike_hash(const struct prf_compact_sample *c, uint64_t window)
 	return prf_hash_mix(h);
 }
 
-/* All but time, period and CPU. */
+/* All but time, period and CPU (and with leaf_only, the callchain). */
 static int alike_equal(const void *context, uint32_t id, const void *key)
 {
 	const struct alike_context *x = context;
@@ -399,7 +400,7 @@ static int alike_equal(const void *context, uint32_t id, const void *key)
 	const struct prf_compact_sample *a = &x->samples[g->first], *b = k->sample;
 
 	return x->windows[id - 1] == k->window && a->event == b->event && a->ip == b->ip &&
-	       a->stack == b->stack && a->misc == b->misc && a->pid == b->pid &&
+	       (x->leaf_only || a->stack == b->stack) && a->misc == b->misc && a->pid == b->pid &&
 	       a->tid == b->tid && a->identifier == b->identifier && a->id == b->id &&
 	       a->stream_id == b->stream_id && a->addr == b->addr &&
 	       a->tail_size == b->tail_size && !memcmp(a->tail, b->tail, a->tail_size);
@@ -421,17 +422,24 @@ static void alike_table_free(struct alike_table *t)
  */
 static int compact_sample(struct session *s, struct task_cache *cache, const struct input *in,
 			  struct prf_reader *reader, const struct prf_chunk *chunk,
-			  struct alike_table *t, const struct prf_compact_sample *c,
+			  struct alike_table *t, const struct prf_compact_sample *c, int leaf_only,
 			  struct prf_sample *decoded, struct session_sample *sample)
 {
-	size_t size = prf_compact_sample_record(chunk, c, t->record);
-	const struct prf_event *event = prf_reader_event_for(reader, t->record, size);
+	/* Where only the leaf counts, the callchain is not rebuilt: the record has none. */
+	struct prf_compact_sample leaf = *c;
+	size_t size;
+	const struct prf_event *event;
+
+	if (leaf_only)
+		leaf.stack = 0;
+	size = prf_compact_sample_record(chunk, &leaf, t->record);
+	event = prf_reader_event_for(reader, t->record, size);
 
 	if (!event || prf_decode_sample(&event->attr, t->record, size, decoded) < 0)
 		return -EBADMSG;
 	sample_from_record(s, cache, in->host, event, decoded, sample);
 	sample->tracepoint = tracepoint_fields(in, event);
-	sample->stack = c->stack;
+	sample->stack = leaf.stack;
 	return 0;
 }
 
@@ -459,7 +467,7 @@ static int group_alike(struct alike_table *t, const struct prf_chunk *chunk,
 		       const struct session_filter *filter, uint64_t **windows,
 		       size_t *windows_capacity)
 {
-	struct alike_context x = { t, chunk->compact, NULL };
+	struct alike_context x = { t, chunk->compact, NULL, filter->merge_leaf_only };
 
 	t->count = 0;
 	prf_index_clear(&t->index);
@@ -478,7 +486,7 @@ static int group_alike(struct alike_table *t, const struct prf_chunk *chunk,
 		if ((filter->since_ns && c->time < filter->since_ns) ||
 		    (filter->until_ns && c->time > filter->until_ns) || !cpu_passes(filter, c->cpu))
 			continue;
-		hash = alike_hash(c, key.window);
+		hash = alike_hash(c, x.leaf_only ? 0 : c->stack, key.window);
 		x.windows = *windows;
 		slot = prf_index_place(&t->index, hash, alike_equal, &x, &key);
 		if (!slot)
@@ -552,13 +560,17 @@ static int read_compact(struct read_state *r, const struct prf_chunk *chunk)
 		struct alike *g = &t->groups[k];
 		const struct prf_compact_sample *c = &chunk->compact[g->first];
 
-		if (compact_sample(r->s, r->cache, r->in, r->reader, chunk, t, c, &decoded,
-				   &sample) < 0) {
+		ret = compact_sample(r->s, r->cache, r->in, r->reader, chunk, t, c,
+				     r->filter->merge_leaf_only, &decoded, &sample);
+		if (ret < 0 && !r->filter->merge_leaf_only) {
 			r->result->undecodable += g->samples;
 			continue;
 		}
-		/* The record's event must be the one its fields were laid out for. */
-		if (sample.event != c->event ||
+		/*
+		 * The record's event must be the one its fields were laid out
+		 * for; else (a lying file) each is read whole, on its own.
+		 */
+		if (ret < 0 || sample.event != c->event ||
 		    !answers_hold(r->cache, &sample, g->min_time, g->max_time)) {
 			g->split = any_split = 1;
 			continue;
@@ -575,7 +587,7 @@ static int read_compact(struct read_state *r, const struct prf_chunk *chunk)
 		if (t->group_of[i] == UINT32_MAX || !t->groups[t->group_of[i]].split)
 			continue;
 		if (compact_sample(r->s, r->cache, r->in, r->reader, chunk, t, &chunk->compact[i],
-				   &decoded, &sample) < 0) {
+				   0, &decoded, &sample) < 0) {
 			r->result->undecodable++;
 			continue;
 		}

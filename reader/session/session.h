@@ -119,6 +119,7 @@ struct session_filter {
 	 */
 	int merge_alike;
 	uint64_t merge_origin_ns, merge_window_ns;
+	int merge_leaf_only;		/* and samples apart only in their callchains */
 };
 
 struct session_options {
