@@ -325,6 +325,11 @@ size_t prf_compact_sample_record(const struct prf_chunk *chunk,
 	return size;
 }
 
+uint64_t prf_compact_stack_hash(const struct prf_chunk *chunk, uint32_t stack)
+{
+	return stack ? chunk->nodes[stack].hash : 0;
+}
+
 static int expand_sample(const struct prf_reader *reader, uint8_t flags,
 			 struct cursor columns[], const struct prf_compact_buffers *b,
 			 uint32_t stack_count, struct sample_state *s, struct output *o,

@@ -117,6 +117,9 @@ struct prf_compact_sample {
 size_t prf_compact_sample_record(const struct prf_chunk *chunk,
 				 const struct prf_compact_sample *s, void *out);
 
+/* A kept compact sample's stack hash, as prf_stack_ref's (0 for stack 0). */
+uint64_t prf_compact_stack_hash(const struct prf_chunk *chunk, uint32_t stack);
+
 /*
  * The callchain of a compact sample: its stack number in the chunk (1..,
  * 0 for none) and a 64-bit hash of its words, equal for equal callchains

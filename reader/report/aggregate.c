@@ -685,21 +685,21 @@ static int count_raw(const struct aggregator *a, const struct raw_counts *to,
 	};
 
 	/*
-	 * Compact samples' callchains only, as the chunk numbered them (the
-	 * unwinder may give another); a block's stack is two, its waker's
-	 * with it.  Other samples come in too many stacks a chunk to gain,
-	 * and where only the leaf counts, alike samples came as one already.
+	 * Compact samples' callchains only, as recorded (the unwinder may
+	 * give another), whose hash the format library made once a stack; a
+	 * block's stack is two, its waker's with it.  Where only the leaf
+	 * counts, alike samples came as one already.
 	 */
 	int remembered = !o->no_shortcuts && wants_chain(a) && sample->kind == SESSION_SAMPLE_CPU &&
 			 sample->stack && sample->callchain == sample->record->callchain;
 	int by_ip = 1;
 	struct stack_memo_key seen = {
-		.chunk = sample->chunk, .stack = sample->stack, .process = sample->process,
+		.stack_hash = sample->stack_hash, .process = sample->process,
 		.generation = sample->maps_generation, .ip = sample->ip, .misc = sample->misc,
 		.keys = &key,
 	};
 
-	number = remembered ? report_memo_find(memo, &seen) : -1;
+	number = remembered ? report_memo_find(memo, to->raw, &seen) : -1;
 	if (number >= 0) {
 		report_stacks_add_at(to->raw, (size_t)number, sample->period, sample->samples);
 	} else {
@@ -714,7 +714,7 @@ static int count_raw(const struct aggregator *a, const struct raw_counts *to,
 		number = report_stacks_add(to->raw, &key, scratch->words, sample->period,
 					   sample->samples);
 		if (number < 0 ||
-		    (remembered && report_memo_add(memo, &seen, (uint32_t)number) < 0))
+		    (remembered && report_memo_add(memo, to->raw, &seen, (uint32_t)number) < 0))
 			return -ENOMEM;
 	}
 	/* A time past the range (a lying capture's 2^63) counts at its end, not in a slot of its own. */

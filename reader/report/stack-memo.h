@@ -7,16 +7,16 @@
 #include "stacks.h"
 
 /*
- * Phase 1's shortcut for compact samples: what the last sample of each of
- * a chunk's stacks was counted as, with what decided it (its process and
- * maps generation, its keys, and its ip where the chain had no frame to
- * give), so that the next sample of that stack alike is counted into the
- * same raw stack without a frame resolved or hashed.  A chunk's samples come in a few hundred stacks, each many
- * times over; by the chunk's own numbers, one entry a stack.
+ * Phase 1's shortcut for compact samples: the raw stack a recorded
+ * callchain was counted as, by what decided it (the callchain's hash,
+ * the process and maps generation it was resolved in, the sample's mode,
+ * keys, and its ip where the chain gave no frame), so that the next
+ * sample alike, in any chunk, is counted without a frame resolved or
+ * hashed.  The hash is the format library's identity of a callchain
+ * (prf_stack_ref): equal for equal callchains in any chunk and file.
  */
 struct stack_memo_key {
-	uint64_t chunk;			/* session_sample's */
-	uint32_t stack;			/* the chunk's number of its callchain, 1.. */
+	uint64_t stack_hash;
 	const void *process;
 	uint64_t generation, ip;
 	uint16_t misc;
@@ -28,9 +28,14 @@ struct stack_memo;
 
 struct stack_memo *report_memo_new(void);
 void report_memo_free(struct stack_memo *memo);
-/* The raw stack number key was counted as, or -1. */
-int64_t report_memo_find(struct stack_memo *memo, const struct stack_memo_key *key);
-/* key counted as number (report_stacks_add()'s): 0, or -ENOMEM. */
-int report_memo_add(struct stack_memo *memo, const struct stack_memo_key *key, uint32_t number);
+/*
+ * The number in raw of the stack key was counted as, or -1; a memo is of
+ * one table of raw stacks.
+ */
+int64_t report_memo_find(struct stack_memo *memo, const struct stack_table *raw,
+			 const struct stack_memo_key *key);
+/* key counted as number (report_stacks_add()'s in raw): 0, or -ENOMEM. */
+int report_memo_add(struct stack_memo *memo, const struct stack_table *raw,
+		    const struct stack_memo_key *key, uint32_t number);
 
 #endif

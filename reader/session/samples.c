@@ -440,6 +440,7 @@ static int compact_sample(struct session *s, struct task_cache *cache, const str
 	sample_from_record(s, cache, in->host, event, decoded, sample);
 	sample->tracepoint = tracepoint_fields(in, event);
 	sample->stack = leaf.stack;
+	sample->stack_hash = prf_compact_stack_hash(chunk, leaf.stack);
 	return 0;
 }
 
@@ -630,6 +631,7 @@ static void read_record(struct read_state *r, const struct prf_record *record)
 		sample_from_record(r->s, r->cache, r->in->host, event, &decoded, &sample);
 		sample.tracepoint = tracepoint_fields(r->in, event);
 		sample.stack = record->stack.id;
+		sample.stack_hash = record->stack.hash;
 	}
 	give(r, &sample);
 }

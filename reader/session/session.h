@@ -167,11 +167,13 @@ struct session_sample {
 	size_t file_index;
 	/*
 	 * A compact sample's callchain as its chunk numbers it (1.., 0: not
-	 * a compact sample), and the read's number of that chunk (unique
-	 * among a session's reads): samples of one chunk with one stack and
-	 * callchain == record->callchain have the same callchain words.
+	 * a compact sample) and its hash (prf_stack_ref's: equal for equal
+	 * callchains in any chunk and file), and the read's number of that
+	 * chunk (unique among a session's reads): for samples whose
+	 * callchain == record->callchain, the recorded one.
 	 */
 	uint32_t stack;
+	uint64_t stack_hash;
 	uint64_t chunk;
 	const struct prf_sample *record;	/* all its fields: registers, stack copy */
 	/*
