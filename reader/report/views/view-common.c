@@ -38,6 +38,28 @@ size_t view_digits(uint64_t n)
 	return count;
 }
 
+void view_put_hex(FILE *out, const char *prefix, uint64_t n, int width, const char *suffix)
+{
+	char text[96], *end = text + sizeof(text), *p = end;
+	size_t prefix_size = strlen(prefix), suffix_size = strlen(suffix);
+
+	if (prefix_size > 32 || suffix_size > 32 || width > 24) {
+		fprintf(out, "%s%*" PRIx64 "%s", prefix, width, n, suffix);
+		return;
+	}
+	p -= suffix_size;
+	memcpy(p, suffix, suffix_size);
+	do {
+		*--p = "0123456789abcdef"[n & 15];
+		n >>= 4;
+	} while (n);
+	while (end - suffix_size - p < width)
+		*--p = ' ';
+	p -= prefix_size;
+	memcpy(p, prefix, prefix_size);
+	fwrite(p, 1, (size_t)(end - p), out);
+}
+
 /* Where output goes: a stream, or a buffer that is never overrun. */
 struct sink {
 	FILE *out;
@@ -68,9 +90,18 @@ static void sink_write(struct sink *sink, const char *bytes, size_t n)
  */
 static size_t put_units(struct sink *sink, const char *s, size_t width, int path)
 {
-	size_t columns = view_columns(s);
-	size_t head = columns, tail_from = columns, index = 0, size, n;
+	size_t columns, head, tail_from, index = 0, size, n, plain = 0;
 	const char *unit;
+
+	/* Most names are printable ASCII that fits: a column a byte, as they are. */
+	while (s[plain] >= 0x20 && s[plain] < 0x7f)
+		plain++;
+	if (!s[plain] && (!width || plain <= width)) {
+		sink_write(sink, s, plain);
+		return plain;
+	}
+	columns = view_columns(s);
+	head = tail_from = columns;
 
 	if (width && columns > width) {
 		if (width <= 2) {
@@ -79,6 +110,20 @@ static size_t put_units(struct sink *sink, const char *s, size_t width, int path
 			head = path ? 0 : (width - 2) * 2 / 5;
 			tail_from = columns - (width - 2 - head);
 		}
+	}
+	if (head == columns) {
+		/* Whole: the units that are as they were go out in runs, not one by one. */
+		const char *run = s;
+
+		for (; (n = prf_text_unit(s, &unit, &size)); s += n) {
+			if (unit == s)
+				continue;
+			sink_write(sink, run, (size_t)(s - run));
+			sink_write(sink, unit, size);
+			run = s + n;
+		}
+		sink_write(sink, run, (size_t)(s - run));
+		return columns;
 	}
 	for (; (n = prf_text_unit(s, &unit, &size)); s += n, index++) {
 		if (index == head && head < columns)

@@ -94,7 +94,7 @@ static void script_frame(struct view_samples *v, const struct session_sample *sa
 	const struct symbol_frame *function = answer->frame_count ?
 		&answer->frames[answer->frame_count - 1] : NULL;
 
-	fprintf(v->out, "\t%16" PRIx64 " ", address);
+	view_put_hex(v->out, "\t", address, 16, " ");
 	if (!function || !function->function) {
 		fputs("[unknown]", v->out);
 	} else {
@@ -105,7 +105,7 @@ static void script_frame(struct view_samples *v, const struct session_sample *sa
 				 answer->frames[i].function : "[unknown]", 0);
 		}
 		/* The address's own offset, as perf prints a return address's. */
-		fprintf(v->out, "+0x%" PRIx64, function->symbol_offset + (address - lookup));
+		view_put_hex(v->out, "+0x", function->symbol_offset + (address - lookup), 0, "");
 	}
 	script_dso(v, sample, answer->dso ? answer->dso : where->dso);
 }
@@ -134,22 +134,21 @@ static void print_frame(struct view_samples *v, const struct session_sample *sam
 	}
 	/* Functions, DSOs and files are named by the capture and its binaries: printed safely. */
 	if (!answer.frame_count) {
-		fprintf(v->out, "\t%16llx [unknown] (", (unsigned long long)address);
+		view_put_hex(v->out, "\t", address, 16, " [unknown] (");
 		view_put(v->out, where.dso ? dso_short_name(where.dso) : "[unknown]", 0);
-		fprintf(v->out, "+0x%llx)%s\n", (unsigned long long)where.address,
-			kernel ? " [k]" : "");
+		view_put_hex(v->out, "+0x", where.address, 0, kernel ? ") [k]\n" : ")\n");
 		return;
 	}
 	for (size_t i = 0; i < answer.frame_count; i++) {
 		const struct symbol_frame *f = &answer.frames[i];
 
-		fprintf(v->out, "\t%16llx ", (unsigned long long)address);
+		view_put_hex(v->out, "\t", address, 16, " ");
 		view_put(v->out, f->function ? f->function : "[unknown]", 0);
 		if (!f->inlined)
-			fprintf(v->out, "+0x%llx", (unsigned long long)f->symbol_offset);
+			view_put_hex(v->out, "+0x", f->symbol_offset, 0, "");
 		fputs(" (", v->out);
 		view_put(v->out, dso_short_name(where.dso), 0);
-		fprintf(v->out, "+0x%llx)", (unsigned long long)where.address);
+		view_put_hex(v->out, "+0x", where.address, 0, ")");
 		if (f->file) {
 			fputc(' ', v->out);
 			view_put(v->out, f->file, 0);

@@ -199,6 +199,11 @@ void view_json_string(FILE *out, const char *s);
 size_t view_columns(const char *s);
 /* The decimal digits of n: the columns it takes. */
 size_t view_digits(uint64_t n);
+/*
+ * prefix, then n in lower-case hex right-aligned in width columns (as
+ * printf's "%*" PRIx64), then suffix: the samples view prints millions.
+ */
+void view_put_hex(FILE *out, const char *prefix, uint64_t n, int width, const char *suffix);
 
 /* Prints s safely, elided to width columns (0: whole); returns the columns. */
 size_t view_put(FILE *out, const char *s, size_t width);
