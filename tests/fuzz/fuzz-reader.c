@@ -344,12 +344,93 @@ static void read_chunk(struct prf_reader *r, struct prf_chunk *chunk)
 		     chunk->record_count);
 }
 
+/*
+ * What a chunk holds, whatever the order: its records counted and their
+ * hashes summed.  Kept compact samples (prf_reader_keep_compact()) come
+ * apart from the chunk's other records, so the two readings of a file
+ * are compared chunk by chunk so.
+ */
+struct chunk_print {
+	uint64_t records, hash_sum;
+};
+
+struct file_print {
+	struct chunk_print *chunks;
+	size_t count, capacity;
+	uint64_t damaged;
+};
+
+static void print_add(struct chunk_print *p, const void *record, size_t size)
+{
+	p->records++;
+	p->hash_sum += prf_hash_bytes(record, size);
+}
+
+static void file_print_add(struct file_print *f, struct chunk_print p)
+{
+	if (f->count == f->capacity) {
+		f->capacity = f->capacity ? 2 * f->capacity : 16;
+		f->chunks = realloc(f->chunks, f->capacity * sizeof(*f->chunks));
+		if (!f->chunks)
+			fail("out of memory for %zu chunks", f->capacity);
+	}
+	f->chunks[f->count++] = p;
+}
+
+static void print_chunk(const struct prf_chunk *chunk, struct file_print *f)
+{
+	static uint8_t rebuilt[UINT16_MAX + 1] __attribute__((aligned(8)));
+	struct chunk_print p = { 0 };
+	struct prf_chunk copy = *chunk;
+	struct prf_record record;
+
+	copy.position = 0;
+	copy.index = 0;
+	while (prf_chunk_next_record(&copy, &record) == 1)
+		print_add(&p, record.data, record.size);
+	for (size_t i = 0; i < chunk->compact_count; i++)
+		print_add(&p, rebuilt,
+			  prf_compact_sample_record(chunk, &chunk->compact[i], rebuilt));
+	file_print_add(f, p);
+}
+
+/* The file again with its compact samples kept: the same records, chunks and damage. */
+static void read_kept(int fd, const struct file_print *expanded)
+{
+	struct file_print kept = { 0 };
+	struct prf_read_stats stats;
+	struct prf_reader *r;
+	struct prf_error error;
+	struct prf_chunk chunk;
+
+	if (prf_reader_open_fd(&r, fd, "fuzz", &error) < 0)
+		fail("kept: the file no longer opens: %s", error.message);
+	prf_reader_keep_compact(r, 1);
+	while (prf_reader_next_chunk(r, &chunk) == 1)
+		print_chunk(&chunk, &kept);
+	prf_reader_get_stats(r, &stats);
+	kept.damaged = stats.damaged_chunks;
+	prf_reader_close(r);
+	if (kept.count != expanded->count || kept.damaged != expanded->damaged)
+		fail("kept compact samples: %zu chunks (%llu damaged), expanded: %zu (%llu)",
+		     kept.count, (unsigned long long)kept.damaged, expanded->count,
+		     (unsigned long long)expanded->damaged);
+	for (size_t i = 0; i < kept.count; i++)
+		if (kept.chunks[i].records != expanded->chunks[i].records ||
+		    kept.chunks[i].hash_sum != expanded->chunks[i].hash_sum)
+			fail("chunk %zu: kept compact samples give %llu records, expanded %llu, or others",
+			     i, (unsigned long long)kept.chunks[i].records,
+			     (unsigned long long)expanded->chunks[i].records);
+	free(kept.chunks);
+}
+
 static void read_fd(int fd)
 {
 	struct prf_read_stats stats;
 	struct prf_reader *r;
 	struct prf_error error;
 	struct prf_chunk chunk;
+	struct file_print expanded = { 0 };
 	int ret;
 
 	if (prf_reader_open_fd(&r, fd, "fuzz", &error) < 0) {
@@ -358,15 +439,21 @@ static void read_fd(int fd)
 	}
 	prf_reader_set_diag(r, diag_touch, NULL);
 	touch_info(prf_reader_info(r));
-	while ((ret = prf_reader_next_chunk(r, &chunk)) == 1)
+	while ((ret = prf_reader_next_chunk(r, &chunk)) == 1) {
+		print_chunk(&chunk, &expanded);
 		read_chunk(r, &chunk);
+	}
 	prf_reader_get_stats(r, &stats);
 	if (stats.skipped_bytes + stats.truncated_bytes > stats.file_size)
 		fail("stats: %llu skipped and %llu truncated of %llu bytes",
 		     (unsigned long long)stats.skipped_bytes,
 		     (unsigned long long)stats.truncated_bytes,
 		     (unsigned long long)stats.file_size);
+	expanded.damaged = stats.damaged_chunks;
 	prf_reader_close(r);
+	if (ret == 0)
+		read_kept(fd, &expanded);
+	free(expanded.chunks);
 }
 
 /* ---- the entry point ----------------------------------------------- */
