@@ -687,14 +687,16 @@ static int count_raw(const struct aggregator *a, const struct raw_counts *to,
 	/*
 	 * Compact samples' callchains only, as recorded (the unwinder may
 	 * give another), whose hash the format library made once a stack; a
-	 * block's stack is two, its waker's with it.  Where only the leaf
-	 * counts, alike samples came as one already.
+	 * block's stack is two, its waker's with it.
 	 */
-	int remembered = !o->no_shortcuts && wants_chain(a) && sample->kind == SESSION_SAMPLE_CPU &&
-			 sample->stack && sample->callchain == sample->record->callchain;
+	int leaf_only = !wants_chain(a);
+	int remembered = !o->no_shortcuts && sample->kind == SESSION_SAMPLE_CPU &&
+			 sample->stack && (leaf_only || sample->callchain == sample->record->callchain);
 	int by_ip = 1;
+	/* Where only the leaf counts, the ip is what the stack is. */
 	struct stack_memo_key seen = {
-		.stack_hash = sample->stack_hash, .process = sample->process,
+		.stack_hash = leaf_only ? prf_hash_mix(sample->ip) : sample->stack_hash,
+		.process = sample->process,
 		.generation = sample->maps_generation, .ip = sample->ip, .misc = sample->misc,
 		.keys = &key,
 	};

@@ -378,16 +378,28 @@ static uint64_t window_of(const struct session_filter *f, uint64_t time)
 	return time > f->merge_origin_ns ? (time - f->merge_origin_ns) / f->merge_window_ns : 0;
 }
 
+static uint64_t tail_word(const struct prf_compact_sample *c)
+{
+	uint64_t word = 0;
+
+	memcpy(&word, c->tail, c->tail_size < 8 ? c->tail_size : 8);
+	return word;
+}
+
+/* Every field mixed in by a multiply of its own; one final mix spreads them. */
 static uint64_t alike_hash(const struct prf_compact_sample *c, uint32_t stack, uint64_t window)
 {
-	uint64_t h = prf_hash_mix((uintptr_t)c->event ^ prf_hash_mix(c->ip) ^
-				  ((uint64_t)stack << 17) ^ c->misc);
+	uint64_t h = (uintptr_t)c->event ^ c->ip * 0x9e3779b97f4a7c15ull ^
+		     ((uint64_t)c->pid << 32 | c->tid) * 0xc2b2ae3d27d4eb4full ^
+		     ((uint64_t)stack << 16 | c->misc) * 0x165667b19e3779f9ull ^
+		     window * 0xd6e8feb86659fd93ull ^ c->identifier ^ c->id ^ c->stream_id ^
+		     c->addr * 0xff51afd7ed558ccdull;
 
-	h ^= prf_hash_mix(((uint64_t)c->pid << 32 | c->tid) ^ prf_hash_mix(window + 1));
-	h ^= prf_hash_mix(c->identifier ^ prf_hash_mix(c->id ^ prf_hash_mix(c->stream_id)) ^
-			  prf_hash_mix(c->addr + 1));
+	/* A tail is mostly the cgroup's id: its first word, the rest hashed. */
 	if (c->tail_size)
-		h ^= prf_hash_bytes(c->tail, c->tail_size);
+		h ^= tail_word(c) * 0xc4ceb9fe1a85ec53ull;
+	if (c->tail_size > 8)
+		h ^= prf_hash_bytes(c->tail + 8, c->tail_size - 8u);
 	return prf_hash_mix(h);
 }
 
@@ -403,7 +415,9 @@ static int alike_equal(const void *context, uint32_t id, const void *key)
 	       (x->leaf_only || a->stack == b->stack) && a->misc == b->misc && a->pid == b->pid &&
 	       a->tid == b->tid && a->identifier == b->identifier && a->id == b->id &&
 	       a->stream_id == b->stream_id && a->addr == b->addr &&
-	       a->tail_size == b->tail_size && !memcmp(a->tail, b->tail, a->tail_size);
+	       a->tail_size == b->tail_size &&
+	       (a->tail_size == 8 ? tail_word(a) == tail_word(b) :
+				    !memcmp(a->tail, b->tail, a->tail_size));
 }
 
 static void alike_table_free(struct alike_table *t)
