@@ -4,7 +4,9 @@
 # odd captures (report-hostile) and the fuzz seeds, which the reader must
 # survive (CI runs these under ASan too).  Helpers in tests/report-lib.sh;
 # each test-report-*.sh says what it checks; test-report-jobs the same
-# reports from a directory read on several threads as on one.
+# reports from a directory read on several threads as on one;
+# test-report-shortcuts every view the same with the reader's shortcuts as
+# without them (PRF_REPORT_NO_SHORTCUTS=1), and with -j 1, 2 and 4.
 check_PROGRAMS += tests/report-hostile
 tests_report_hostile_SOURCES = tests/report-hostile.c
 tests_report_hostile_LDADD = $(FORMAT_LIBS)
@@ -64,6 +66,7 @@ REPORT_TESTS = \
 	tests/test-report-jit-node.sh \
 	tests/test-report-jit-java.sh \
 	tests/test-report-jobs.sh \
+	tests/test-report-shortcuts.sh \
 	tests/test-report-c1.sh \
 	tests/test-report-live.sh
 TESTS += $(REPORT_TESTS)
