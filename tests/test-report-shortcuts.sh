@@ -159,8 +159,9 @@ same_once() {
 	done
 }
 
-# views INPUT JOBS FOCUS: every view and format of a CPU profile.  FOCUS
-# is a function of INPUT's for --focus.
+# views INPUT JOBS FOCUS COMM: every view and format of a CPU profile,
+# and the filters.  FOCUS is a function of INPUT's for --focus, COMM a
+# command's for --comm.
 views() {
 	while IFS= read -r options; do
 		# shellcheck disable=SC2086
@@ -182,6 +183,8 @@ views() {
 	--lines --children
 	--focus $3 --view=folded
 	--since 1s --until 2s --view=folded
+	--cpu 1 --sort comm,pid --percent-limit 0
+	--comm $4 --view=tree --percent-limit 0
 	--format=pprof -o @OUT@
 	--format=svg -o @OUT@
 	--format=html -o @OUT@
@@ -235,6 +238,14 @@ top_function() {
 	cat "$work/top.function"
 }
 
+# The busiest command of FILE whose name is a plain word, for --comm.
+top_comm() {
+	report_ok "$work/top" --sort comm "$1"
+	awk '!/^#/ && $3 ~ /^[A-Za-z0-9_.-]+$/ { print $3; exit }' "$work/top" >"$work/top.comm"
+	[ -s "$work/top.comm" ] || fail "$1: no command of a plain name"
+	cat "$work/top.comm"
+}
+
 # seed_pair SEED...: the seeds as one profile without the shortcuts and
 # with them: the same stdout and exit status (in $each and $memo).
 seed_pair() {
@@ -263,12 +274,12 @@ compact=$(files_in "$work/capture")
 	fail "$compact holds no compact samples chunk"
 report_ok "$work/comms" --sort comm "$compact"
 note "$(sed -n 's/^# samples: //p' "$work/comms") samples of $(grep -c '^ *[0-9.]*%' "$work/comms") commands"
-views "$compact" "1 2 4" burn_hot
+views "$compact" "1 2 4" burn_hot workload
 
 check "the same capture recoded to verbatim samples"
 "$recode" --encoding verbatim "$compact" "$work/verbatim.prf" || fail "recode --encoding verbatim: status $?"
 "$dump" "$work/verbatim.prf" | grep -q 'encoding=compact' && fail "recode left compact samples"
-views "$work/verbatim.prf" "1 4" burn_hot
+views "$work/verbatim.prf" "1 4" burn_hot workload
 note "$(($(date +%s) - start)) s so far"
 
 check "report-hostile's captures, each alone and recoded to compact samples"
@@ -283,10 +294,11 @@ for file in "$work/hostile"/*.prf; do
 done
 note "$(ls "$work/hostile-compact" | wc -l) of $(ls "$work/hostile"/*.prf | wc -l) recoded to compact"
 check "report-hostile's captures as one directory, and 70 hosts"
-focus=$(top_function "$work/hostile")
-views "$work/hostile" "1 2 4" "$focus"
-focus=$(top_function "$work/hostile-compact")
-views "$work/hostile-compact" "1 2 4" "$focus"
+for dir in "$work/hostile" "$work/hostile-compact"; do
+	focus=$(top_function "$dir")
+	comm=$(top_comm "$dir")
+	views "$dir" "1 2 4" "$focus" "$comm"
+done
 few_views "$work/hostile/hosts" "1 2 4"
 note "$(($(date +%s) - start)) s so far"
 
@@ -305,7 +317,7 @@ elif ! perf record -q -a -g -F 999 -B -N -k CLOCK_MONOTONIC -o "$work/perf.data"
 	note "SKIP this part: perf record -a -g does not work here: $(head -n 1 "$work/perf.err")"
 else
 	live_kernel=yes
-	views "$work/perf.data" "1 4" burn_hot
+	views "$work/perf.data" "1 4" burn_hot workload
 	live_kernel=
 fi
 note "$(($(date +%s) - start)) s so far"
