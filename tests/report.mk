@@ -42,6 +42,12 @@ tests_c1_lines_SOURCES = tests/c1-lines.c
 tests_c1_lines_CFLAGS = -O1 -g
 tests_c1_lines_LDFLAGS =
 
+# Compact captures that tell the reader's shortcuts from its reference
+# path, and that take them quadratic (test-report-shortcut-attacks).
+check_PROGRAMS += tests/shortcut-hostile
+tests_shortcut_hostile_SOURCES = tests/shortcut-hostile.c
+tests_shortcut_hostile_LDADD = $(FORMAT_LIBS)
+
 # A copy of a capture under another hostname (test-report-hosts).
 check_PROGRAMS += tests/rehost
 tests_rehost_SOURCES = tests/rehost.c
@@ -67,6 +73,7 @@ REPORT_TESTS = \
 	tests/test-report-jit-java.sh \
 	tests/test-report-jobs.sh \
 	tests/test-report-shortcuts.sh \
+	tests/test-report-shortcut-attacks.sh \
 	tests/test-report-c1.sh \
 	tests/test-report-live.sh
 TESTS += $(REPORT_TESTS)

@@ -1,0 +1,68 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The reader's shortcuts (kept compact samples, the memo of counted
+# callchains) against the reference path, PRF_REPORT_NO_SHORTCUTS=1, on
+# captures made to tell them apart (tests/shortcut-hostile): byte for byte
+# the same with -j 1 and -j 2.
+test_name=test-report-shortcut-attacks
+. "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
+gen=$top_builddir/tests/shortcut-hostile
+needs_built "$gen"
+
+# same NAME ARGS...: the shortcuts' bytes are the reference's; each
+# difference shown, the test failed at the end (all of them seen at once).
+differ=""
+same() {
+	name=$1
+	shift
+	PRF_REPORT_NO_SHORTCUTS=1 report_ok "$work/$name.ref" -j 1 "$@"
+	for j in 1 2; do
+		report_ok "$work/$name.$j" -j "$j" "$@"
+		cmp -s "$work/$name.ref" "$work/$name.$j" || {
+			echo "--- perfrec-report -j $j $*: differs from PRF_REPORT_NO_SHORTCUTS=1:" >&2
+			diff "$work/$name.ref" "$work/$name.$j" >&2 || true
+			differ="$differ $name(-j $j)"
+		}
+	done
+}
+
+check "two callchains of one process whose stack hashes are equal"
+"$gen" collide "$work/collide.prf" 2>/dev/null || fail "shortcut-hostile collide"
+same collide-folded --view=folded "$work/collide.prf"
+same collide-tree --view=tree "$work/collide.prf"
+
+check "idle kernel samples, one callchain, on two hosts with other kernel symbols"
+mkdir "$work/hosts"
+"$gen" host "$work/hosts/a.prf" host-a alpha_fn || fail "shortcut-hostile host"
+"$gen" host "$work/hosts/b.prf" host-b beta_fn || fail "shortcut-hostile host"
+same hosts-folded --view=folded "$work/hosts"
+same hosts-tree --view=tree "$work/hosts"
+
+check "an event without TIME and CPU after one with them, in one compact chunk"
+"$gen" untimed "$work/untimed.prf" || fail "shortcut-hostile untimed"
+same untimed-cpu --event task-clock --cpu 0 "$work/untimed.prf"
+same untimed-until --event task-clock --until 1ms "$work/untimed.prf"
+
+# bounded NAME ARGS...: the shortcuts within 10 s where the reference
+# takes well under one (a probe chain as long as the entries is n^2).
+bounded() {
+	name=$1
+	shift
+	status=0
+	timeout 10 "$report" -j 1 "$@" >"$work/$name.out" 2>"$work/$name.err" || status=$?
+	[ "$status" -ne 124 ] || {
+		echo "--- perfrec-report -j 1 $*: still at it after 10 s" >&2
+		differ="$differ $name(time)"
+	}
+}
+
+check "100,000 samples apart in one chunk, one alike_hash() for all"
+"$gen" alike "$work/alike.prf" 100000 || fail "shortcut-hostile alike"
+bounded alike "$work/alike.prf"
+
+check "100,000 ips under one callchain of a marker alone: one memo hash for all"
+"$gen" byip "$work/byip.prf" 100000 || fail "shortcut-hostile byip"
+bounded byip --view=folded "$work/byip.prf"
+
+[ -z "$differ" ] || fail "the shortcuts differ from the reference in:$differ"
