@@ -70,6 +70,13 @@ static inline uint64_t prf_hash_bytes(const void *data, size_t size)
 }
 
 /*
+ * A random seed, the same for the whole process: a table keyed by what a
+ * file says mixes it in first, so that a file cannot choose keys that
+ * all fall in one slot (prf_hash_mix() alone can be inverted).
+ */
+uint64_t prf_hash_seed(void);
+
+/*
  * A callchain's hash, built from the root out: a frame onto the hash of
  * its callers, so that each node of a tree of stacks has the hash of its
  * whole chain.  The writer's stack table and the reader's share it.

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include "common.h"
 
 #define INDEX_FIRST	64u
@@ -48,4 +50,21 @@ void prf_index_free(struct prf_index *x)
 {
 	free(x->slots);
 	memset(x, 0, sizeof(*x));
+}
+
+uint64_t prf_hash_seed(void)
+{
+	static uint64_t seed;
+	uint64_t mine = __atomic_load_n(&seed, __ATOMIC_RELAXED), expected = 0;
+
+	if (mine)
+		return mine;
+	/* Without the kernel's randomness, the clock's and the stack's: still unknown to a file. */
+	if (getrandom(&mine, sizeof(mine), GRND_NONBLOCK) != (ssize_t)sizeof(mine))
+		mine = prf_hash_mix((uint64_t)time(NULL) ^ (uintptr_t)&mine);
+	mine |= 1;
+	if (!__atomic_compare_exchange_n(&seed, &expected, mine, 0, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED))
+		mine = expected;
+	return mine;
 }

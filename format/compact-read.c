@@ -380,10 +380,24 @@ static int expand_sample(const struct prf_reader *reader, uint8_t flags,
 	    size + tail > UINT16_MAX)
 		return prf_set_error(error, -EBADMSG, "a compact sample is malformed");
 	size += (size_t)tail;
+	/*
+	 * The state keeps what an earlier sample of another event gave: a
+	 * field this one's event lacks is 0 here, as decoding its record
+	 * gives it.
+	 */
 	sample = (struct prf_compact_sample){
-		.event = s->event, .identifier = s->identifier, .id = s->id,
-		.stream_id = s->stream_id, .ip = s->ip, .time = s->time, .addr = s->addr,
-		.period = s->period, .pid = s->pid, .tid = s->tid, .cpu = s->cpu, .res = s->res,
+		.event = s->event,
+		.identifier = s->type & PERF_SAMPLE_IDENTIFIER ? s->identifier : 0,
+		.id = s->type & PERF_SAMPLE_ID ? s->id : 0,
+		.stream_id = s->type & PERF_SAMPLE_STREAM_ID ? s->stream_id : 0,
+		.ip = s->type & PERF_SAMPLE_IP ? s->ip : 0,
+		.time = s->type & PERF_SAMPLE_TIME ? s->time : 0,
+		.addr = s->type & PERF_SAMPLE_ADDR ? s->addr : 0,
+		.period = s->type & PERF_SAMPLE_PERIOD ? s->period : 0,
+		.pid = s->type & PERF_SAMPLE_TID ? s->pid : 0,
+		.tid = s->type & PERF_SAMPLE_TID ? s->tid : 0,
+		.cpu = s->type & PERF_SAMPLE_CPU ? s->cpu : 0,
+		.res = s->type & PERF_SAMPLE_CPU ? s->res : 0,
 		.stack = (uint32_t)stack, .misc = s->misc, .tail_size = (uint16_t)tail,
 		.tail = columns[PRF_COLUMN_TAILS].p,
 	};

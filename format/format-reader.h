@@ -98,7 +98,10 @@ int prf_reader_read_ahead(struct prf_reader *reader);
  */
 void prf_reader_keep_compact(struct prf_reader *reader, int keep);
 
-/* A compact sample's fields; the callchain is the chunk's stack. */
+/*
+ * A compact sample's fields, 0 where its event has none (as decoding its
+ * record gives them); the callchain is the chunk's stack.
+ */
 struct prf_compact_sample {
 	const struct prf_event *event;
 	uint64_t identifier, id, stream_id;

@@ -398,7 +398,7 @@ static int add_address(const struct aggregator *a, struct resolved_stack *r,
  * entries are return addresses, so the call itself is looked up.
  */
 static int resolve_stack(const struct aggregator *a, const struct session_sample *sample,
-			 struct resolved_stack *r, int *by_ip)
+			 struct resolved_stack *r)
 {
 	struct prf_callchain_walk walk;
 	struct prf_frame frame;
@@ -406,7 +406,6 @@ static int resolve_stack(const struct aggregator *a, const struct session_sample
 
 	prf_callchain_walk_start(&walk, sample->callchain, sample->callchain_nr,
 				 prf_misc_is_kernel(sample->misc));
-	*by_ip = 1;
 	if (!wants_chain(a) || !sample->callchain_nr)
 		return add_address(a, r, sample, sample->ip, walk.kernel);
 	while (frames < a->options.max_frames && prf_callchain_next(&walk, &frame)) {
@@ -423,7 +422,6 @@ static int resolve_stack(const struct aggregator *a, const struct session_sample
 	}
 	if (!frames)
 		return add_address(a, r, sample, sample->ip, walk.kernel);
-	*by_ip = 0;
 	return 0;
 }
 
@@ -692,13 +690,12 @@ static int count_raw(const struct aggregator *a, const struct raw_counts *to,
 	int leaf_only = !wants_chain(a);
 	int remembered = !o->no_shortcuts && sample->kind == SESSION_SAMPLE_CPU &&
 			 sample->stack && (leaf_only || sample->callchain == sample->record->callchain);
-	int by_ip = 1;
-	/* Where only the leaf counts, the ip is what the stack is. */
+	/* Where only the leaf counts, the ip is what decides; else the chain too. */
 	struct stack_memo_key seen = {
-		.stack_hash = leaf_only ? prf_hash_mix(sample->ip) : sample->stack_hash,
-		.process = sample->process,
-		.generation = sample->maps_generation, .ip = sample->ip, .misc = sample->misc,
-		.keys = &key,
+		.chain = leaf_only ? NULL : sample->callchain, .chain_nr = sample->callchain_nr,
+		.stack_hash = leaf_only ? 0 : sample->stack_hash, .host = sample->host,
+		.process = sample->process, .generation = sample->maps_generation,
+		.ip = sample->ip, .misc = sample->misc, .keys = &key,
 	};
 
 	number = remembered ? report_memo_find(memo, to->raw, &seen) : -1;
@@ -707,9 +704,8 @@ static int count_raw(const struct aggregator *a, const struct raw_counts *to,
 	} else {
 		scratch->count = 0;
 		if (wants_symbols(a) && (resolve_waker(a, sample, scratch) < 0 ||
-					 resolve_stack(a, sample, scratch, &by_ip) < 0))
+					 resolve_stack(a, sample, scratch) < 0))
 			return -ENOMEM;
-		seen.by_ip = by_ip;
 		if (scratch->count > UINT32_MAX)
 			return -ENOMEM;
 		key.chain_nr = (uint32_t)scratch->count;

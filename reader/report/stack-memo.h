@@ -8,20 +8,22 @@
 
 /*
  * Phase 1's shortcut for compact samples: the raw stack a recorded
- * callchain was counted as, by what decided it (the callchain's hash,
- * the process and maps generation it was resolved in, the sample's mode,
- * keys, and its ip where the chain gave no frame), so that the next
- * sample alike, in any chunk, is counted without a frame resolved or
- * hashed.  The hash is the format library's identity of a callchain
- * (prf_stack_ref): equal for equal callchains in any chunk and file.
+ * callchain was counted as, by all that decided it (the callchain's
+ * words, the host, the process and maps generation it was resolved in,
+ * the sample's mode and keys, its ip where the chain has no frame to
+ * give), so that the next sample alike, in any chunk, is counted without
+ * a frame resolved: its words are compared, not resolved and hashed
+ * three to a frame.  The format library's hash of the chain finds them.
  */
 struct stack_memo_key {
-	uint64_t stack_hash;
+	const uint64_t *chain;		/* as recorded; NULL: only the leaf counts */
+	size_t chain_nr;
+	uint64_t stack_hash;		/* the chain's (prf_stack_ref's) */
+	const char *host;		/* a process-less sample's kernel is its host's */
 	const void *process;
 	uint64_t generation, ip;
 	uint16_t misc;
 	const struct raw_stack *keys;	/* the sort keys (chain_nr unused) */
-	int by_ip;			/* adding: the stack was its ip's (no frame in the chain) */
 };
 
 struct stack_memo;

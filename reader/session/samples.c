@@ -386,21 +386,35 @@ static uint64_t tail_word(const struct prf_compact_sample *c)
 	return word;
 }
 
-/* Every field mixed in by a multiply of its own; one final mix spreads them. */
+/*
+ * Each field a file chooses mixed in on its own after the process's seed
+ * (prf_hash_seed()): a file cannot make its samples' groups share a
+ * slot and reading it quadratic.  Fields that are mostly 0 cost nothing
+ * then.
+ */
 static uint64_t alike_hash(const struct prf_compact_sample *c, uint32_t stack, uint64_t window)
 {
-	uint64_t h = (uintptr_t)c->event ^ c->ip * 0x9e3779b97f4a7c15ull ^
-		     ((uint64_t)c->pid << 32 | c->tid) * 0xc2b2ae3d27d4eb4full ^
-		     ((uint64_t)stack << 16 | c->misc) * 0x165667b19e3779f9ull ^
-		     window * 0xd6e8feb86659fd93ull ^ c->identifier ^ c->id ^ c->stream_id ^
-		     c->addr * 0xff51afd7ed558ccdull;
+	uint64_t h = prf_hash_mix(prf_hash_seed() ^ c->ip);
 
-	/* A tail is mostly the cgroup's id: its first word, the rest hashed. */
-	if (c->tail_size)
-		h ^= tail_word(c) * 0xc4ceb9fe1a85ec53ull;
-	if (c->tail_size > 8)
-		h ^= prf_hash_bytes(c->tail + 8, c->tail_size - 8u);
-	return prf_hash_mix(h);
+	h = prf_hash_mix(h ^ ((uint64_t)c->pid << 32 | c->tid));
+	h = prf_hash_mix(h ^ ((uint64_t)stack << 16 | c->misc) ^ (uintptr_t)c->event << 32);
+	if (window)
+		h = prf_hash_mix(h ^ window);
+	if (c->identifier | c->id | c->stream_id) {
+		h = prf_hash_mix(h ^ c->identifier);
+		h = prf_hash_mix(h ^ c->id);
+		h = prf_hash_mix(h ^ c->stream_id);
+	}
+	if (c->addr)
+		h = prf_hash_mix(h ^ c->addr);
+	/* A tail is mostly the cgroup's id: a word. */
+	for (size_t i = 0; i < c->tail_size; i += 8) {
+		uint64_t word = 0;
+
+		memcpy(&word, c->tail + i, c->tail_size - i < 8 ? c->tail_size - i : 8);
+		h = prf_hash_mix(h ^ word);
+	}
+	return h;
 }
 
 /* All but time, period and CPU (and with leaf_only, the callchain). */
