@@ -406,6 +406,9 @@ static int expand_sample(const struct prf_reader *reader, uint8_t flags,
 	if (ret < 0)
 		return ret;
 	if (o->keep) {
+		/* Kept samples take no more memory than the chunk's records would. */
+		if (o->sample_count >= PRF_CHUNK_RAW_MAX / sizeof(*o->b->samples))
+			return -E2BIG;
 		if (prf_ensure_mem((void **)&o->b->samples, &o->b->samples_capacity,
 				   sizeof(*o->b->samples), o->sample_count + 1) < 0)
 			return -ENOMEM;
@@ -439,9 +442,13 @@ static int reserve_estimate(struct output *o, uint32_t count, uint32_t tails,
 	/* A sample takes 16 bytes or more: no more refs than bytes allow. */
 	if (count > bytes / 16)
 		count = (uint32_t)(bytes / 16);
-	if (o->keep)
+	if (o->keep) {
+		if (count > PRF_CHUNK_RAW_MAX / sizeof(*o->b->samples) - o->sample_count)
+			count = (uint32_t)(PRF_CHUNK_RAW_MAX / sizeof(*o->b->samples) -
+					   o->sample_count);
 		return prf_ensure_mem((void **)&o->b->samples, &o->b->samples_capacity,
 				      sizeof(*o->b->samples), o->sample_count + count);
+	}
 	if (prf_ensure_mem((void **)&o->b->refs, &o->b->refs_capacity, sizeof(*o->b->refs),
 			   o->count + count) < 0)
 		return -ENOMEM;
@@ -511,10 +518,34 @@ static int is_compact(uint32_t type)
 	return type >= PRF_RECORD_BASE + 0x100 && type <= PRF_RECORD_BASE + 0x1ff;
 }
 
+static int expand_chunk(const struct prf_reader *reader, const uint8_t *payload, size_t size,
+			struct prf_compact_buffers *b, struct prf_chunk *out, int keep,
+			struct prf_error *error);
+
+/*
+ * Kept where the reader asks, unless that would take more memory than
+ * expanding (PRF_CHUNK_RAW_MAX): then the chunk is expanded after all.
+ */
 int prf_compact_expand(const struct prf_reader *reader, const uint8_t *payload, size_t size,
 		       struct prf_compact_buffers *b, struct prf_chunk *out, struct prf_error *error)
 {
-	struct output o = { .b = b, .keep = prf_reader_keeps_compact(reader) };
+	int ret = expand_chunk(reader, payload, size, b, out, prf_reader_keeps_compact(reader),
+			       error);
+
+	if (ret != -E2BIG)
+		return ret;
+	/* Not both at once: the kept samples' room goes before the records take theirs. */
+	free(b->samples);
+	b->samples = NULL;
+	b->samples_capacity = 0;
+	return expand_chunk(reader, payload, size, b, out, 0, error);
+}
+
+static int expand_chunk(const struct prf_reader *reader, const uint8_t *payload, size_t size,
+			struct prf_compact_buffers *b, struct prf_chunk *out, int keep,
+			struct prf_error *error)
+{
+	struct output o = { .b = b, .keep = keep };
 	uint32_t stack_count = 0, stacks_defined = 0;
 	int found = 0, have_table = 0;
 	size_t position = 0;
