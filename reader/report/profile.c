@@ -156,7 +156,6 @@ static int no_shortcuts(void)
 	return value && *value && strcmp(value, "0") != 0;
 }
 
-
 /*
  * --host: the session's names of the hosts given; a name no capture has
  * is said, and none at all is an error.
@@ -257,7 +256,6 @@ int report_profile_load(struct report_profile *p, const struct report_load_optio
 		.note = o->note,
 		.note_context = o->note_context,
 		.jobs = o->jobs,
-		.no_shortcuts = no_shortcuts(),
 	};
 	struct prf_error message;
 	int ret;
@@ -269,6 +267,7 @@ int report_profile_load(struct report_profile *p, const struct report_load_optio
 			return no_memory(error);
 		sym_options.source = p->debuginfod;
 	}
+	p->no_shortcuts = session_options.no_shortcuts = no_shortcuts();
 	p->symbolizer = symbolizer_new(&sym_options);	/* it keeps copies of the dirs */
 	session_options.symbolizer = p->symbolizer;
 	if (!p->symbolizer || session_new(&p->session, &session_options) < 0 ||
@@ -319,7 +318,7 @@ int report_profile_aggregate(struct report_profile *p, const struct aggregate_op
 
 	if (p->kind == REPORT_PROFILE_OFF_CPU && !p->data.header.off_cpu_total)
 		return -ENOENT;
-	options.no_shortcuts |= no_shortcuts();
+	options.no_shortcuts |= p->no_shortcuts;
 	p->aggregator = report_aggregator_new(p->session, p->symbolizer, &options);
 	if (!p->aggregator)
 		return -ENOMEM;

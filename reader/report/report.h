@@ -422,6 +422,7 @@ struct report_profile {
 	size_t host_count;
 	struct report_data data;
 	int read_error;			/* pass 2 could not read a file to its end */
+	int no_shortcuts;		/* PRF_REPORT_NO_SHORTCUTS, read at the load */
 };
 
 /*

@@ -54,11 +54,14 @@ static int cpu_passes(const struct session_filter *f, uint32_t cpu)
 	return found;
 }
 
+static int time_passes(const struct session_filter *f, uint64_t time)
+{
+	return (!f->since_ns || time >= f->since_ns) && (!f->until_ns || time <= f->until_ns);
+}
+
 static int passes(const struct session_filter *f, const struct session_sample *sample)
 {
-	if (f->since_ns && sample->time < f->since_ns)
-		return 0;
-	if (f->until_ns && sample->time > f->until_ns)
+	if (!time_passes(f, sample->time))
 		return 0;
 	if (f->pid_count && !in_list_u32(f->pids, f->pid_count, sample->pid))
 		return 0;
@@ -148,6 +151,17 @@ static uint64_t maps_generation_at(const struct process *p, uint64_t time,
 	return lo;
 }
 
+/* Where a pid's and a tid's answers are kept: process_of() and thread_name() fill them. */
+static struct process_entry *process_set(const struct task_cache *cache, uint32_t pid)
+{
+	return (struct process_entry *)&cache->processes[2 * (pid % (TASK_CACHE_SIZE / 2))];
+}
+
+static struct name_entry *name_entry_of(const struct task_cache *cache, uint32_t tid)
+{
+	return (struct name_entry *)&cache->names[tid % TASK_CACHE_SIZE];
+}
+
 static int process_entry_holds(const struct process_entry *e, uint32_t host, uint32_t pid,
 			       uint64_t time)
 {
@@ -159,7 +173,7 @@ static const struct process *process_of(struct session *s, struct task_cache *ca
 					uint32_t host, uint32_t pid, uint64_t time,
 					uint64_t *generation)
 {
-	struct process_entry *set = &cache->processes[2 * (pid % (TASK_CACHE_SIZE / 2))];
+	struct process_entry *set = process_set(cache, pid);
 	struct process_entry *e = set;
 
 	if (s->options.no_shortcuts)
@@ -189,7 +203,7 @@ static const struct process *process_of(struct session *s, struct task_cache *ca
 static const char *thread_name(struct session *s, struct task_cache *cache, const void *process,
 			       uint32_t pid, uint32_t tid, uint64_t time)
 {
-	struct name_entry *e = &cache->names[tid % TASK_CACHE_SIZE];
+	struct name_entry *e = name_entry_of(cache, tid);
 	const char *comm;
 	char name[16];
 
@@ -481,9 +495,8 @@ static int compact_sample(struct session *s, struct task_cache *cache, const str
 static int answers_hold(const struct task_cache *cache, const struct session_sample *sample,
 			uint64_t min, uint64_t max)
 {
-	const struct process_entry *p =
-		&cache->processes[2 * (sample->pid % (TASK_CACHE_SIZE / 2))];
-	const struct name_entry *n = &cache->names[sample->tid % TASK_CACHE_SIZE];
+	const struct process_entry *p = process_set(cache, sample->pid);
+	const struct name_entry *n = name_entry_of(cache, sample->tid);
 
 	return p->process == sample->process && in_span(&p->span, min) &&
 	       in_span(&p->span, max) && in_span(&p->maps, min) && in_span(&p->maps, max) &&
@@ -512,8 +525,7 @@ static int group_alike(struct alike_table *t, const struct prf_chunk *chunk,
 
 		t->group_of[i] = UINT32_MAX;
 		/* What tells alike samples apart is filtered here, the rest once a group. */
-		if ((filter->since_ns && c->time < filter->since_ns) ||
-		    (filter->until_ns && c->time > filter->until_ns) || !cpu_passes(filter, c->cpu))
+		if (!time_passes(filter, c->time) || !cpu_passes(filter, c->cpu))
 			continue;
 		hash = alike_hash(c, x.leaf_only ? 0 : c->stack, key.window);
 		x.windows = *windows;
@@ -533,7 +545,7 @@ static int group_alike(struct alike_table *t, const struct prf_chunk *chunk,
 			prf_index_insert(&t->index, slot, hash, (uint32_t)++t->count);
 		}
 		g = &t->groups[slot->id - 1];
-		g->period_sum += c->period ? c->period : 1;
+		g->period_sum += sample_period(c->event, PERF_SAMPLE_PERIOD, c->period);
 		g->samples++;
 		if (c->time < g->min_time)
 			g->min_time = c->time;
@@ -625,11 +637,6 @@ static int read_compact(struct read_state *r, const struct prf_chunk *chunk)
 	return 0;
 }
 
-/*
- * One file's samples, read on any thread: what went wrong is kept in
- * result and said by session_samples_told() afterwards, in file order,
- * so that the warnings and the summary do not depend on the threads.
- */
 /* A record of a chunk's data: a sample or a block given, anything else skipped. */
 static void read_record(struct read_state *r, const struct prf_record *record)
 {
@@ -664,6 +671,11 @@ static void read_record(struct read_state *r, const struct prf_record *record)
 	give(r, &sample);
 }
 
+/*
+ * One file's samples, read on any thread: what went wrong is kept in
+ * result and said by session_samples_told() afterwards, in file order,
+ * so that the warnings and the summary do not depend on the threads.
+ */
 void session_read_samples(struct session *s, size_t i, const struct session_filter *filter,
 			  int read_ahead, session_sample_fn fn, void *context,
 			  struct samples_result *result)
