@@ -20,5 +20,5 @@ FLAME_TESTS = \
 	tests/test-flame-heatmap.sh
 TESTS += $(FLAME_TESTS)
 EXTRA_DIST += $(FLAME_TESTS) tests/browser/package.json tests/browser/package-lock.json \
-	tests/browser/flame-check.js tests/browser/heatmap-check.js
+	tests/browser/flame-check.js tests/browser/heatmap-check.js tests/browser/harness.js
 CLEANFILES += tests/test-flame-html-*.png tests/test-flame-diff*.png tests/test-flame-heatmap.png

@@ -73,16 +73,9 @@ const [mode, page_path, ...rest] = process.argv.slice(2);
 const chromium = process.env.CHROMIUM || '/usr/bin/chromium';
 const url = 'file://' + path.resolve(page_path);
 
-function note(text) {
-	console.log('flame-check: ' + text);
-}
+const { Failure, check, noteAs, failed } = require('./harness');
 
-class Failure extends Error {}
-
-function check(ok, text) {
-	if (!ok)
-		throw new Failure(text);
-}
+const note = noteAs('flame-check');
 
 // Distinct colours of a PNG as puppeteer writes it: 8-bit RGB or RGBA,
 // not interlaced.  Enough of a decoder to tell a drawing from a blank.
@@ -644,8 +637,7 @@ async function big(browser, maxMs) {
 		check(problems.length === 0, 'the page: ' + problems.join('; '));
 		note(`${mode}: no console error, no request but the page itself`);
 	} catch (error) {
-		console.log('flame-check: FAIL: ' + (error instanceof Failure ? error.message : error.stack));
-		status = 1;
+		status = failed('flame-check', error);
 	} finally {
 		if (browser)
 			await browser.close();

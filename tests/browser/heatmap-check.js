@@ -44,16 +44,9 @@ const [mode, pagePath, ...rest] = process.argv.slice(2);
 const chromium = process.env.CHROMIUM || '/usr/bin/chromium';
 const url = 'file://' + path.resolve(pagePath);
 
-function note(text) {
-	console.log('heatmap-check: ' + text);
-}
+const { Failure, check, noteAs, failed } = require('./harness');
 
-class Failure extends Error {}
-
-function check(ok, text) {
-	if (!ok)
-		throw new Failure(text);
-}
+const note = noteAs('heatmap-check');
 
 async function open(browser) {
 	const page = await browser.newPage();
@@ -300,8 +293,7 @@ async function command(browser, outPath) {
 		check(problems.length === 0, 'the page: ' + problems.join('; '));
 		note(`${mode}: no console error, no request but the page itself`);
 	} catch (error) {
-		console.log('heatmap-check: FAIL: ' + (error instanceof Failure ? error.message : error.stack));
-		status = 1;
+		status = failed('heatmap-check', error);
 	} finally {
 		if (browser)
 			await browser.close();

@@ -28,16 +28,9 @@ const [mode, index, file, ...rest] = process.argv.slice(2);
 const chromium = process.env.CHROMIUM || '/usr/bin/chromium';
 const dist = 'file://' + path.dirname(path.resolve(index)) + '/';
 
-function note(text) {
-	console.log('speedscope-check: ' + text);
-}
+const { Failure, check, noteAs, failed } = require('./harness');
 
-class Failure extends Error {}
-
-function check(ok, text) {
-	if (!ok)
-		throw new Failure(text);
-}
+const note = noteAs('speedscope-check');
 
 async function load(browser) {
 	const page = await browser.newPage();
@@ -116,8 +109,7 @@ async function hostile(browser, names) {
 		else
 			throw new Failure('unknown mode ' + mode);
 	} catch (error) {
-		console.log('speedscope-check: FAIL: ' + (error instanceof Failure ? error.message : error.stack));
-		status = 1;
+		status = failed('speedscope-check', error);
 	}
 	await browser.close();
 	process.exit(status);
