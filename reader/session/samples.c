@@ -152,14 +152,14 @@ static uint64_t maps_generation_at(const struct process *p, uint64_t time,
 }
 
 /* Where a pid's and a tid's answers are kept: process_of() and thread_name() fill them. */
-static struct process_entry *process_set(const struct task_cache *cache, uint32_t pid)
+static struct process_entry *process_set(struct task_cache *cache, uint32_t pid)
 {
-	return (struct process_entry *)&cache->processes[2 * (pid % (TASK_CACHE_SIZE / 2))];
+	return &cache->processes[2 * (pid % (TASK_CACHE_SIZE / 2))];
 }
 
-static struct name_entry *name_entry_of(const struct task_cache *cache, uint32_t tid)
+static struct name_entry *name_entry_of(struct task_cache *cache, uint32_t tid)
 {
-	return (struct name_entry *)&cache->names[tid % TASK_CACHE_SIZE];
+	return &cache->names[tid % TASK_CACHE_SIZE];
 }
 
 static int process_entry_holds(const struct process_entry *e, uint32_t host, uint32_t pid,
@@ -492,7 +492,7 @@ static int compact_sample(struct session *s, struct task_cache *cache, const str
  * max: then one sample can stand for all.  The cache's entries are the
  * ones sample_from_record() just used.
  */
-static int answers_hold(const struct task_cache *cache, const struct session_sample *sample,
+static int answers_hold(struct task_cache *cache, const struct session_sample *sample,
 			uint64_t min, uint64_t max)
 {
 	const struct process_entry *p = process_set(cache, sample->pid);
