@@ -10,7 +10,8 @@
 #   - each whole UTC second of the capture: the heatmap's 1 s column has
 #     the samples of perfrec-report --since/--until of that second (the
 #     flat view's, an independent reading of the same files);
-#   - a second inside each phase (by the workload's own clock) selected:
+#   - a second inside each phase (by the workload's own clock, on the
+#     page's 100 ms slots) selected:
 #     that phase's function >= 95 % of the flame graph's width, inverted
 #     too; the command the page prints, run here, has the same function
 #     on top;
@@ -67,11 +68,15 @@ def samples(a, b):
     return json.loads(out)["total_samples"]
 first, last = math.ceil(starts[0][1]), math.floor(end)
 seconds = [{"startMs": s * 1000, "samples": samples(s, s + 1)} for s in range(first, last)]
-# The first phase of each function: a whole second inside it, 0.1 s from its ends.
+# The first phase of each function: a second inside it, from the first 100 ms
+# slot (the page's, for a capture this long) 0.1 s or more after its start,
+# so 0.1-0.2 s from its start and 0.7-0.8 s from its end (a whole UTC second
+# fits in a 2 s phase 0.1 s from both ends only when it starts in the first
+# 0.9 s of a second: one run in ten took 0.07 s of the next phase).
 phases = []
 for name, at in starts[:2]:
-    s = math.ceil(at + 0.1)
-    phases.append({"fn": "burn_phase_" + name, "fromMs": s * 1000, "toMs": (s + 1) * 1000})
+    from_ms = math.ceil((at * 1000 + 100) / 100) * 100
+    phases.append({"fn": "burn_phase_" + name, "fromMs": from_ms, "toMs": from_ms + 1000})
 json.dump({"seconds": seconds, "phases": phases}, sys.stdout)
 PY
 	fail "the expected figures could not be computed"

@@ -7,8 +7,8 @@
 //       a capture of tests/phases-workload.  EXPECTED (JSON, from the
 //       workload's own clock and perfrec-report --since/--until) gives
 //       "seconds": [{startMs, samples}] (the flat view's samples of each
-//       whole UTC second) and "phases": [{fn, fromMs, toMs}] (whole
-//       seconds inside one phase, and its function).  Checks: the
+//       whole UTC second) and "phases": [{fn, fromMs, toMs}] (a second
+//       on the page's slots inside one phase, and its function).  Checks: the
 //       heatmap's 1 s columns have those totals; selecting a phase's
 //       range (the page's own API) leaves its function at >= 95 % of the
 //       flame graph's width, inverted too, and the page's command is
@@ -109,6 +109,9 @@ async function phases(browser, expectedPath, screenshot) {
 	for (const phase of expected.phases) {
 		const sel = await page.evaluate((a, b) => window.perfrecFlame.selectRange(a, b), phase.fromMs, phase.toMs);
 		check(sel && sel.range, 'no range selected');
+		check(sel.range.sinceMs === phase.fromMs && sel.range.untilMs === phase.toMs,
+		      `asked ${new Date(phase.fromMs).toISOString()} to ${new Date(phase.toMs).toISOString()}, ` +
+		      `the page took ${sel.range.since} to ${sel.range.until}`);
 		const share = await widthShare(page, phase.fn);
 		const shown = await page.$eval('#range', (e) => e.textContent);
 		const command = await page.$eval('#range-command', (e) => e.textContent);
