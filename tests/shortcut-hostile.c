@@ -16,6 +16,11 @@
  *   shortcut-hostile byip FILE N      N samples of one callchain (a marker
  *                                     alone), each at its own ip: the memo's
  *                                     entries, not hashed by ip, share a hash
+ *   shortcut-hostile frames FILE      the samples view's memo of frames' text:
+ *                                     one address a leaf and a return address,
+ *                                     in two binaries mapped at one address,
+ *                                     in the kernel's context and the user's,
+ *                                     one binary at three addresses
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -288,6 +293,39 @@ int main(int argc, char **argv)
 			buf[3] = PERF_CONTEXT_USER;
 			if (prf_writer_append(w, buf, 32, 0) < 0)
 				die(prf_writer_last_error(w));
+		}
+		close_file(fd);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "frames")) {
+		const uint64_t in[][5] = {
+			{ PERF_CONTEXT_USER, 0x401100, 0x402200 },
+			{ PERF_CONTEXT_USER, 0x402200, 0x401100 },
+			{ PERF_CONTEXT_KERNEL, 0x401100, PERF_CONTEXT_USER, 0x401100, 0x402200 },
+			/* mapped nowhere: the kernel's and the user's alike but for the context */
+			{ PERF_CONTEXT_KERNEL, 0x900000, PERF_CONTEXT_USER, 0x900000 },
+		};
+		const uint64_t moved[3] = { PERF_CONTEXT_USER, 0x501100, 0x502200 };
+		uint64_t t = BASE_NS + 10;
+
+		open_file(argv[2], "review", &fd);
+		comm(100, "victim", BASE_NS);
+		mmap2(100, 0x400000, 0x10000, "/usr/bin/victim", BASE_NS);
+		comm(200, "other", BASE_NS);
+		mmap2(200, 0x400000, 0x10000, "/usr/bin/other", BASE_NS);
+		comm(300, "victim", BASE_NS);
+		mmap2(300, 0x500000, 0x10000, "/usr/bin/victim", BASE_NS);
+		/* The same binary 0x10000 lower: the same address at another offset in it. */
+		comm(400, "victim", BASE_NS);
+		mmap2(400, 0x3f0000, 0x20000, "/usr/bin/victim", BASE_NS);
+		for (int round = 0; round < 2; round++) {
+			for (uint32_t pid = 100; pid <= 400; pid += pid == 200 ? 200 : 100) {
+				sample(pid, PERF_RECORD_MISC_USER, t += TICK_NS, in[0], 3);
+				sample(pid, PERF_RECORD_MISC_USER, t += TICK_NS, in[1], 3);
+				sample(pid, PERF_RECORD_MISC_KERNEL, t += TICK_NS, in[2], 5);
+				sample(pid, PERF_RECORD_MISC_KERNEL, t += TICK_NS, in[3], 4);
+			}
+			sample(300, PERF_RECORD_MISC_USER, t += TICK_NS, moved, 3);
 		}
 		close_file(fd);
 		return 0;

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # The reader's shortcuts (kept compact samples, the memo of counted
-# callchains) against the reference path, PRF_REPORT_NO_SHORTCUTS=1, on
+# callchains, the samples view's memo of frames' text) against the reference path, PRF_REPORT_NO_SHORTCUTS=1, on
 # captures made to tell them apart (tests/shortcut-hostile): byte for byte
 # the same with -j 1 and -j 2.
 test_name=test-report-shortcut-attacks
@@ -43,6 +43,15 @@ check "an event without TIME and CPU after one with them, in one compact chunk"
 "$gen" untimed "$work/untimed.prf" || fail "shortcut-hostile untimed"
 same untimed-cpu --event task-clock --cpu 0 "$work/untimed.prf"
 same untimed-until --event task-clock --until 1ms "$work/untimed.prf"
+
+check "the samples view's frames: one address as a leaf and a return address, in two binaries, in the kernel's context, one binary at two addresses"
+"$gen" frames "$work/frames.prf" || fail "shortcut-hostile frames"
+same frames-samples --view=samples "$work/frames.prf"
+same frames-json --view=samples --json "$work/frames.prf"
+same frames-script --format=perf-script "$work/frames.prf"
+# The reference itself: the same address as a leaf and as a return address.
+grep -q 'victim+0x1100)' "$work/frames-samples.ref" && grep -q 'victim+0x10ff)' "$work/frames-samples.ref" ||
+	fail "the frames capture's samples: $(head -n 20 "$work/frames-samples.ref")"
 
 # bounded NAME ARGS...: the shortcuts within 10 s where the reference
 # takes well under one (a probe chain as long as the entries is n^2).

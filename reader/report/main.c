@@ -506,7 +506,8 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 	    o->format == FORMAT_PERF_SCRIPT) {
 		struct view_samples v = { .session = p->session, .symbolizer = p->symbolizer,
 					  .out = output.file, .json = o->json,
-					  .perf_script = o->format == FORMAT_PERF_SCRIPT };
+					  .perf_script = o->format == FORMAT_PERF_SCRIPT,
+					  .no_shortcuts = p->no_shortcuts };
 		const char *kept_max = getenv("PRF_REPORT_SCRIPT_KEPT");
 
 		/* The bound of the text sorted in memory, smaller for the tests of its window. */
@@ -517,7 +518,7 @@ static int run(struct report_options *o, const char **inputs, size_t input_count
 
 		/* What was read is shown; a file cut short by an I/O error still fails the run. */
 		status = report_for_each_sample(p, fn, &v) < 0;
-		ret = v.perf_script ? view_samples_finish(&v) : 0;
+		ret = view_samples_finish(&v);
 		if (v.late)
 			note_line(o, "%" PRIu64 " samples were out of time order by more than the 30 s the text is sorted within, and come out of order",
 				  v.late);

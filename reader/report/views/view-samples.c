@@ -110,14 +110,13 @@ static void script_frame(struct view_samples *v, const struct session_sample *sa
 	script_dso(v, sample, answer->dso ? answer->dso : where->dso);
 }
 
-static void print_frame(struct view_samples *v, const struct session_sample *sample,
-			uint64_t address, int kernel, int first)
+/* A frame's text: address as printed, lookup at it or before it (a return address). */
+static void write_frame(struct view_samples *v, const struct session_sample *sample,
+			uint64_t address, uint64_t lookup, int kernel,
+			const struct resolved_address where)
 {
-	struct resolved_address where;
 	struct symbol_answer answer = { 0 };
-	uint64_t lookup = first ? address : address - 1;
 
-	session_resolve(v->session, sample, lookup, kernel, &where);
 	if (where.dso)
 		symbolizer_lookup(v->symbolizer, where.dso, where.address, &answer);
 	if (v->perf_script) {
@@ -156,6 +155,155 @@ static void print_frame(struct view_samples *v, const struct session_sample *sam
 		}
 		fprintf(v->out, "%s%s\n", f->inlined ? " (inlined)" : "", kernel ? " [k]" : "");
 	}
+}
+
+/*
+ * Each frame's text, once.  Frames recur (the same address in the same
+ * binary, sample after sample), and symbolizing and formatting each one
+ * was most of this view's work; a frame's text is written again from
+ * here.  It depends on what the key holds and on the view's mode, but for
+ * JIT code in perf script's text (named by the pid's map file), which is
+ * not kept, and a JSON frame's leading comma, which is not in the text.
+ * Bounded: past FRAME_TEXT_MAX of text the memo starts anew, and the
+ * frames met since come back first.  (first and kernel show in the text
+ * only through a symbol's offset and a DSO a frame of the other context
+ * never has; they are in the key all the same: it is what the text is
+ * written from.)
+ */
+#define FRAME_TEXT_MAX	(4u << 20)
+
+struct frame_key {
+	uint64_t address, where_address;
+	const struct dso *dso;
+	int kernel, first;
+};
+
+struct frame_text {
+	struct frame_key key;
+	size_t offset, size;
+};
+
+struct view_frame_memo {
+	struct prf_index index;
+	struct frame_text *frames;
+	size_t count, capacity;
+	uint64_t seed;
+	FILE *text;
+	char *text_data;
+	size_t text_size;
+};
+
+static void frame_memo_free(struct view_frame_memo *m)
+{
+	if (!m)
+		return;
+	if (m->text)
+		fclose(m->text);
+	free(m->text_data);
+	free(m->frames);
+	prf_index_free(&m->index);
+	free(m);
+}
+
+static struct view_frame_memo *frame_memo_new(void)
+{
+	struct view_frame_memo *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	/* Seeded: the addresses are the capture's, and must not share a slot at its choice. */
+	m->seed = prf_hash_seed();
+	m->text = open_memstream(&m->text_data, &m->text_size);
+	if (!m->text) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+static uint64_t frame_hash(const struct view_frame_memo *m, const struct frame_key *k)
+{
+	return prf_hash_mix(m->seed ^ prf_hash_mix(k->address) ^
+			    prf_hash_mix(k->where_address ^ (uintptr_t)k->dso) ^
+			    (uint64_t)(k->kernel << 1 | k->first));
+}
+
+static int frame_equal(const void *context, uint32_t id, const void *key)
+{
+	const struct frame_key *x = &((const struct view_frame_memo *)context)->frames[id - 1].key;
+	const struct frame_key *y = key;
+
+	return x->address == y->address && x->where_address == y->where_address &&
+	       x->dso == y->dso && x->kernel == y->kernel && x->first == y->first;
+}
+
+/*
+ * The frame's text from the memo, written there first when new; NULL
+ * without the memory to keep it: the caller writes it.
+ */
+static const struct frame_text *frame_text_of(struct view_samples *v,
+					      const struct session_sample *sample,
+					      const struct frame_key *key, uint64_t lookup,
+					      const struct resolved_address where)
+{
+	struct view_frame_memo *m = v->frame_memo;
+	uint64_t hash;
+	struct prf_index_slot *slot;
+	struct frame_text *t;
+	FILE *out = v->out;
+	size_t frames = v->frames;
+	long start;
+
+	if (m && m->text_size > FRAME_TEXT_MAX) {
+		frame_memo_free(m);
+		m = v->frame_memo = NULL;
+	}
+	if (!m && !(m = v->frame_memo = frame_memo_new()))
+		return NULL;
+	hash = frame_hash(m, key);
+	slot = prf_index_place(&m->index, hash, frame_equal, m, key);
+	if (!slot)
+		return NULL;
+	if (slot->id)
+		return &m->frames[slot->id - 1];
+	if (m->count >= UINT32_MAX - 1 ||
+	    prf_ensure_mem((void **)&m->frames, &m->capacity, sizeof(*m->frames),
+			   m->count + 1) < 0 || (start = ftell(m->text)) < 0)
+		return NULL;
+	v->out = m->text;
+	v->frames = 0;
+	write_frame(v, sample, key->address, lookup, key->kernel, where);
+	v->out = out;
+	v->frames = frames;
+	if (fflush(m->text) != 0 || ferror(m->text) || m->text_size < (size_t)start)
+		return NULL;
+	t = &m->frames[m->count];
+	*t = (struct frame_text){ *key, (size_t)start, m->text_size - (size_t)start };
+	prf_index_insert(&m->index, slot, hash, (uint32_t)++m->count);
+	return t;
+}
+
+static void print_frame(struct view_samples *v, const struct session_sample *sample,
+			uint64_t address, int kernel, int first)
+{
+	uint64_t lookup = first ? address : address - 1;
+	struct resolved_address where;
+	const struct frame_text *text = NULL;
+
+	session_resolve(v->session, sample, lookup, kernel, &where);
+	if (!v->no_shortcuts && !(v->perf_script && where.dso && dso_is_jit(where.dso))) {
+		struct frame_key key = { address, where.address, where.dso, kernel, first };
+
+		text = frame_text_of(v, sample, &key, lookup, where);
+	}
+	if (!text) {
+		write_frame(v, sample, address, lookup, kernel, where);
+		return;
+	}
+	if (v->json && v->frames)
+		fputc(',', v->out);
+	fwrite(v->frame_memo->text_data + text->offset, 1, text->size, v->out);
+	v->frames++;
 }
 
 /* Lookups at address - 1 for return addresses, as for the other views. */
@@ -327,6 +475,11 @@ static int kept_write(struct view_samples *v, uint64_t bound)
 int view_samples_finish(struct view_samples *v)
 {
 	int ret = v->error;
+
+	frame_memo_free(v->frame_memo);
+	v->frame_memo = NULL;
+	if (!v->perf_script)
+		return ret;
 
 	if (v->kept) {
 		if (!ret)

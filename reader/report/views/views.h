@@ -141,6 +141,8 @@ struct view_samples {
 	FILE *out;
 	int json;			/* view_sample_json()'s */
 	size_t frames;			/* of the sample being written */
+	struct view_frame_memo *frame_memo;	/* each frame's text, once */
+	int no_shortcuts;		/* each frame's written on its own */
 	/*
 	 * view_sample_perf_script()'s: each sample's text kept, to be put
 	 * in time order by view_samples_finish() (a file's samples are in
@@ -175,10 +177,11 @@ void view_sample_json(void *view_samples, const struct session_sample *sample);
  */
 void view_sample_perf_script(void *view_samples, const struct session_sample *sample);
 /*
- * The kept samples to out in time order (of equal times, as they came),
- * and their memory freed: 0, or a negative errno (-ENOMEM: a sample
- * could not be kept; out failed).  The text is held whole until then,
- * as perf script's sorting holds its samples.
+ * After any of the three: the view's memory freed, and perf script's kept
+ * samples to out in time order (of equal times, as they came): 0, or a
+ * negative errno (-ENOMEM: a sample could not be kept; out failed).  The
+ * text is held whole until then, as perf script's sorting holds its
+ * samples.
  */
 int view_samples_finish(struct view_samples *view_samples);
 
