@@ -21,6 +21,9 @@
  *                                     in two binaries mapped at one address,
  *                                     in the kernel's context and the user's,
  *                                     one binary at three addresses
+ *   shortcut-hostile kframes FILE N   N kernel frames, each at its own address,
+ *                                     without kallsyms: no kernel DSO, so the
+ *                                     DSO's offset is the address itself
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -326,6 +329,27 @@ int main(int argc, char **argv)
 				sample(pid, PERF_RECORD_MISC_KERNEL, t += TICK_NS, in[3], 4);
 			}
 			sample(300, PERF_RECORD_MISC_USER, t += TICK_NS, moved, 3);
+		}
+		close_file(fd);
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "kframes")) {
+		/*
+		 * 250 frames a sample, all apart, each after a context marker (a
+		 * leaf: looked up at its own address), where the kernel has no
+		 * symbols: no DSO, and the offset is the address.
+		 */
+		uint32_t count = (uint32_t)strtoul(argv[3], NULL, 0);
+		uint64_t chain[500], t = BASE_NS + 10, address = 0xffffffff81000000ull;
+
+		open_file(argv[2], "review", &fd);
+		comm(100, "victim", BASE_NS);
+		for (uint32_t done = 0; done < count; done += 250) {
+			for (size_t i = 0; i < 500; i += 2) {
+				chain[i] = PERF_CONTEXT_KERNEL;
+				chain[i + 1] = address += 16;
+			}
+			sample(100, PERF_RECORD_MISC_KERNEL, t += TICK_NS, chain, 500);
 		}
 		close_file(fd);
 		return 0;

@@ -74,4 +74,8 @@ check "100,000 ips under one callchain of a marker alone: one memo hash for all"
 "$gen" byip "$work/byip.prf" 100000 || fail "shortcut-hostile byip"
 bounded byip --view=folded "$work/byip.prf"
 
+check "300,000 kernel leaves apart without kallsyms: the samples view's memo of frames, its key's address and offset one"
+"$gen" kframes "$work/kframes.prf" 300000 || fail "shortcut-hostile kframes"
+bounded kframes --view=samples "$work/kframes.prf"
+
 [ -z "$differ" ] || fail "the shortcuts differ from the reference in:$differ"
