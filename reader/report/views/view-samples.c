@@ -221,11 +221,18 @@ static struct view_frame_memo *frame_memo_new(void)
 	return m;
 }
 
+/*
+ * Each field mixed onto the hash of those before it: mixes of two fields
+ * XORed cancel where the capture makes them equal (a frame without a DSO
+ * looked up at its own address has the address as its offset).
+ */
 static uint64_t frame_hash(const struct view_frame_memo *m, const struct frame_key *k)
 {
-	return prf_hash_mix(m->seed ^ prf_hash_mix(k->address) ^
-			    prf_hash_mix(k->where_address ^ (uintptr_t)k->dso) ^
-			    (uint64_t)(k->kernel << 1 | k->first));
+	uint64_t h = prf_hash_mix(m->seed ^ k->address);
+
+	h = prf_hash_mix(h ^ k->where_address);
+	h = prf_hash_mix(h ^ (uintptr_t)k->dso);
+	return prf_hash_mix(h ^ (uint64_t)(k->kernel << 1 | k->first));
 }
 
 static int frame_equal(const void *context, uint32_t id, const void *key)
