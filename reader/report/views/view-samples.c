@@ -164,11 +164,11 @@ static void write_frame(struct view_samples *v, const struct session_sample *sam
  * here.  It depends on what the key holds and on the view's mode, but for
  * JIT code in perf script's text (named by the pid's map file), which is
  * not kept, and a JSON frame's leading comma, which is not in the text.
- * Bounded: past FRAME_TEXT_MAX of text the memo starts anew, and the
- * frames met since come back first.  (first and kernel show in the text
- * only through a symbol's offset and a DSO a frame of the other context
- * never has; they are in the key all the same: it is what the text is
- * written from.)
+ * It does not change later in the run: symbolizer_lookup() keeps its
+ * first answer at a DSO's offset (but where it had no memory to keep it).
+ * kernel shows in the text itself (" [k]", JSON's "kernel"), first in the
+ * lookup (a return address's is a byte before it) and in perf script's
+ * offset.  Bounded: past FRAME_TEXT_MAX of text the memo starts anew.
  */
 #define FRAME_TEXT_MAX	(4u << 20)
 
