@@ -2,10 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # The timeline (perfrec-report --view=timeline), against the workload's
-# own clock: perfrecd records tests/phases-workload (burn_phase_a for 2 s,
-# burn_phase_b for 2 s, twice; it prints when each phase starts, in UTC
-# and CLOCK_MONOTONIC, the captures' clock), started 0.5 s into the
-# capture so that the 1 s intervals fall inside the phases.  Checked:
+# own clock: perfrecd records tests/phases-workload (burn_phase_a for 2.5 s,
+# burn_phase_b for 2.5 s, twice; it prints when each phase starts, in UTC
+# and CLOCK_MONOTONIC, the captures' clock).  The 1 s intervals start at
+# the capture's start, the phases when the workload gets there: a phase
+# of 2.5 s holds a whole interval 0.2 s from both its ends whatever that
+# delay.  (A 2 s phase holds one only when it starts 0.2 to 0.8 s past an
+# interval's start: started 0.5 s in, the workload had 0.3 s to get there,
+# and a delay of 0.3 to 0.7 s more left no interval to check.)  Checked:
 #   - every interval that lies wholly inside a phase (0.2 s margins, by the
 #     printed times against the capture's start) has that phase's function
 #     as its top key, with >= 90 % of the interval's samples; the text and
@@ -34,15 +38,15 @@ needs_built "$phases" "$recode" "$offcpu_fixture" "$hostile"
 phases=$(readlink -f "$phases")
 command -v python3 >/dev/null 2>&1 || skip "no python3 (apt-get install python3)"
 
-check "perfrecd records tests/phases-workload --phase 2 --cycles 2, 0.5 s into the capture (a new file every second)"
+check "perfrecd records tests/phases-workload --phase 2.5 --cycles 2 (a new file every second)"
 dir=$work/compact
 # Favoured (report-lib.sh): preempted less, the phases' samples stay theirs.
 "$perfrecd" -d 120 -F 999 --rotate-age 1s -o "$dir" -- \
-	$favour sh -c "sleep 0.5; exec $phases --phase 2 --cycles 2" >"$work/phases" \
+	$favour "$phases" --phase 2.5 --cycles 2 >"$work/phases" \
 	2>"$work/daemon.err" || fail "perfrecd -- phases-workload: status $?"
 files=$(file_count "$dir")
 note "$files capture files; the workload printed: $(tr '\n' ' ' <"$work/phases")"
-[ "$files" -ge 2 ] || fail "only $files capture file with --rotate-age 1s over 8.5 s"
+[ "$files" -ge 2 ] || fail "only $files capture file with --rotate-age 1s over 10 s"
 [ "$(grep -c '^phase ' "$work/phases")" -eq 4 ] || fail "the workload did not print its 4 phases"
 
 report_ok "$work/tl.json" --view=timeline --interval 1s --json "$dir"
@@ -159,7 +163,7 @@ def ns(seconds):
     whole, _, fraction = seconds.partition(".")
     return int(whole) * 10**9 + int((fraction + "000000000")[:9])
 b = [i for i, p in enumerate(phases) if p[:2] == ["phase", "b"]][0]
-# Three whole intervals of 500 ms, 0.25 s inside the phase's 2 s at either end.
+# Three whole intervals of 500 ms, 0.25 s inside the phase's 2.5 s at either end.
 since = (ns(phases[b][-1]) - start) / 1e9 + 0.25
 assert since + 1.5 <= (ns(phases[b + 1][-1]) - start) / 1e9 - 0.2
 print("%.3f %.3f" % (since, since + 1.5))
