@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * shortcut-hostile: compact captures whose shortcut reading (the memo of counted
- * callchains) and reference reading (PRF_REPORT_NO_SHORTCUTS=1) differ.
+ * callchains, the samples view's memo of frames) and reference reading
+ * (PRF_REPORT_NO_SHORTCUTS=1) differ, or that flood the reader's hashes.
  *
  *   shortcut-hostile collide FILE           two callchains of one process whose
  *                                     prf_stack_hash_step() hashes are equal
@@ -24,6 +25,11 @@
  *   shortcut-hostile kframes FILE N   N kernel frames, each at its own address,
  *                                     without kallsyms: no kernel DSO, so the
  *                                     DSO's offset is the address itself
+ *   shortcut-hostile addresses FILE N the same, 2N frames at addresses chosen
+ *                                     so that the address hashes the reader had
+ *                                     unseeded (the symbolized addresses',
+ *                                     pprof's locations', speedscope's) put
+ *                                     each N in one slot of their index
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +57,26 @@ static const uint64_t ids[1] = { 11 };
 static struct prf_writer *w;
 static uint64_t buf[1024];
 static size_t n;
+
+/* prf_hash_mix()'s inverse: each step undone, last first. */
+static uint64_t inverse_of_odd(uint64_t a)
+{
+	uint64_t x = a;		/* right to 3 bits; each step doubles them */
+
+	for (int i = 0; i < 5; i++)
+		x *= 2 - a * x;
+	return x;
+}
+
+static uint64_t unmix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= inverse_of_odd(0xc4ceb9fe1a85ec53ull);
+	x ^= x >> 33;
+	x *= inverse_of_odd(0xff51afd7ed558ccdull);
+	x ^= x >> 33;
+	return x;
+}
 
 static void die(const char *m) { fprintf(stderr, "shortcut-hostile: %s\n", m); exit(1); }
 static void put(const void *p, size_t s) { memcpy((uint8_t *)buf + n, p, s); n += s; }
@@ -354,5 +380,44 @@ int main(int argc, char **argv)
 		close_file(fd);
 		return 0;
 	}
-	die("usage: shortcut-hostile collide FILE | host FILE HOST SYMBOL");
+	if (argc == 4 && !strcmp(argv[1], "addresses")) {
+		/*
+		 * Kernel leaves as kframes, 250 a sample, at addresses whose hash
+		 * under each formula is (SLOT << 32 | i): one tag and one start
+		 * slot for all of a formula's.  prf_hash_mix() is inverted.
+		 */
+		uint32_t count = (uint32_t)strtoul(argv[3], NULL, 0);
+		uint64_t chain[500], t = BASE_NS + 10, y;
+		size_t at = 0;
+
+		open_file(argv[2], "review", &fd);
+		comm(100, "victim", BASE_NS);
+		for (int formula = 0; formula < 2; formula++) {
+			for (uint64_t i = 0, made = 0; made < count; i++) {
+				y = 0x5eedull << 32 | (i + (uint64_t)formula * count * 4);
+				/* aggregate.c and pprof: mix(dso ^ mix(address) ^ kernel), dso NULL */
+				if (formula == 0) {
+					y = unmix(unmix(y) ^ 1);
+				} else {
+					/* speedscope: mix(dso) ^ mix(address * 2 + kernel); mix(0) is 0 */
+					y = unmix(y);
+					if (!(y & 1))
+						continue;
+					y >>= 1;
+				}
+				if (!y || y >= PERF_CONTEXT_MAX)
+					continue;
+				chain[at++] = PERF_CONTEXT_KERNEL;
+				chain[at++] = y;
+				made++;
+				if (at == 500 || made == count) {
+					sample(100, PERF_RECORD_MISC_KERNEL, t += TICK_NS, chain, at);
+					at = 0;
+				}
+			}
+		}
+		close_file(fd);
+		return 0;
+	}
+	die("usage: shortcut-hostile collide|host|untimed|tiny|alike|byip|frames|kframes|addresses FILE ...");
 }

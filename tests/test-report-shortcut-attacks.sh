@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # The reader's shortcuts (kept compact samples, the memo of counted
-# callchains, the samples view's memo of frames' text) against the reference path, PRF_REPORT_NO_SHORTCUTS=1, on
-# captures made to tell them apart (tests/shortcut-hostile): byte for byte
-# the same with -j 1 and -j 2.
+# callchains, the samples view's memo of frames' text) against the
+# reference path, PRF_REPORT_NO_SHORTCUTS=1, on captures made to tell them
+# apart (tests/shortcut-hostile): byte for byte the same with -j 1 and
+# -j 2; and its captures that flood the reader's hashes read in bounded
+# time.
 test_name=test-report-shortcut-attacks
 . "${top_srcdir:-$(dirname "$0")/..}/tests/report-lib.sh"
 gen=$top_builddir/tests/shortcut-hostile
@@ -77,5 +79,11 @@ bounded byip --view=folded "$work/byip.prf"
 check "300,000 kernel leaves apart without kallsyms: the samples view's memo of frames, its key's address and offset one"
 "$gen" kframes "$work/kframes.prf" 300000 || fail "shortcut-hostile kframes"
 bounded kframes --view=samples "$work/kframes.prf"
+
+check "2 x 150,000 kernel leaves at addresses chosen for one slot of the address hashes the reader had unseeded"
+"$gen" addresses "$work/addresses.prf" 150000 || fail "shortcut-hostile addresses"
+bounded addresses-folded --view=folded "$work/addresses.prf"
+bounded addresses-pprof --format=pprof -o "$work/addresses.pb.gz" "$work/addresses.prf"
+bounded addresses-speedscope --format=speedscope -o "$work/addresses.json" "$work/addresses.prf"
 
 [ -z "$differ" ] || fail "the shortcuts differ from the reference in:$differ"
