@@ -188,9 +188,12 @@ static const struct report_symbol *symbol_intern(struct aggregator *a,
 
 /* ---- symbolizing an address, once ----------------------------------- */
 
+/* Seeded, a field at a time: the addresses are the capture's (prf_hash_seed()). */
 static uint64_t address_hash(const struct dso *dso, uint64_t address, int kernel)
 {
-	return prf_hash_mix((uintptr_t)dso ^ prf_hash_mix(address) ^ (uint64_t)kernel);
+	uint64_t h = prf_hash_mix(prf_hash_seed() ^ address);
+
+	return prf_hash_mix(h ^ (uintptr_t)dso << 1 ^ (uint64_t)kernel);
 }
 
 static int address_equal(const void *context, uint32_t id, const void *key)

@@ -248,7 +248,9 @@ uint32_t pprof_location_of(struct pprof_builder *b, const struct session_sample 
 	key.dso = where.dso;
 	key.address = where.dso || kernel ? where.address : address;
 	key.kind = kernel;
-	hash = prf_hash_mix((uintptr_t)key.dso ^ prf_hash_mix(key.address) ^ (uint64_t)key.kind);
+	/* Seeded, a field at a time: the addresses are the capture's (prf_hash_seed()). */
+	hash = prf_hash_mix(prf_hash_mix(prf_hash_seed() ^ key.address) ^
+			    (uintptr_t)key.dso << 1 ^ (uint64_t)key.kind);
 	slot = prf_index_place(&b->location_index, hash, location_equal, b, &key);
 	if (!slot) {
 		b->error = -ENOMEM;

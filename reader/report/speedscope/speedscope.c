@@ -162,7 +162,9 @@ static const struct speedscope_address *address_of(struct speedscope *s,
 		where.address = pc;	/* no map: the raw address */
 	key = (struct speedscope_address){ .dso = where.dso, .address = where.address,
 					   .kernel = kernel };
-	hash = prf_hash_mix((uintptr_t)where.dso) ^ prf_hash_mix(where.address * 2 + !!kernel);
+	/* Seeded, a field at a time: the addresses are the capture's (prf_hash_seed()). */
+	hash = prf_hash_mix(prf_hash_mix(prf_hash_seed() ^ where.address) ^
+			    (uintptr_t)where.dso << 1 ^ (uint64_t)!!kernel);
 	slot = prf_index_place(&s->address_index, hash, address_equal, s, &key);
 	if (slot && slot->id)
 		return &s->addresses[slot->id - 1];
