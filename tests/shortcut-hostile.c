@@ -30,6 +30,12 @@
  *                                     unseeded (the symbolized addresses',
  *                                     pprof's locations', speedscope's) put
  *                                     each N in one slot of their index
+ *   shortcut-hostile tasks FILE N     2N samples of one stack, each of its own
+ *                                     pid and tid, chosen so that the task
+ *                                     hashes the reader had unseeded (pprof's
+ *                                     samples', speedscope's threads': mix(pid
+ *                                     << 32 | tid + 1); perf.data's threads':
+ *                                     mix(pid << 32 | tid)) put each N in one slot
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -136,6 +142,7 @@ static void mmap2(uint32_t pid, uint64_t start, uint64_t len, const char *path, 
 }
 
 static uint32_t sample_cpu;
+static uint32_t sample_tid;	/* 0: the pid */
 
 static void sample(uint32_t pid, uint16_t misc, uint64_t time, const uint64_t *chain, size_t nr)
 {
@@ -145,7 +152,7 @@ static void sample(uint32_t pid, uint16_t misc, uint64_t time, const uint64_t *c
 	put(&h, sizeof(h));
 	put64(11);
 	put64(chain[1]);
-	put32s(pid, pid);
+	put32s(pid, sample_tid ? sample_tid : pid);
 	put64(time);
 	put32s(sample_cpu, 0);
 	put64(TICK_NS);
@@ -419,5 +426,23 @@ int main(int argc, char **argv)
 		close_file(fd);
 		return 0;
 	}
-	die("usage: shortcut-hostile collide|host|untimed|tiny|alike|byip|frames|kframes|addresses FILE ...");
+	if (argc == 4 && !strcmp(argv[1], "tasks")) {
+		uint32_t count = (uint32_t)strtoul(argv[3], NULL, 0);
+		const uint64_t chain[3] = { PERF_CONTEXT_USER, 0x401100, 0x402200 };
+		uint64_t t = BASE_NS + 10;
+
+		open_file(argv[2], "review", &fd);
+		for (uint64_t formula = 0; formula < 2; formula++)
+			for (uint64_t i = 0; i < count; i++) {
+				uint64_t task = unmix(0x5eedull << 32 | (i + formula * count)) -
+						(formula == 0);
+
+				sample_tid = (uint32_t)task;
+				sample((uint32_t)(task >> 32), PERF_RECORD_MISC_USER, t += TICK_NS,
+				       chain, 3);
+			}
+		close_file(fd);
+		return 0;
+	}
+	die("usage: shortcut-hostile collide|host|untimed|tiny|alike|byip|frames|kframes|addresses|tasks FILE ...");
 }

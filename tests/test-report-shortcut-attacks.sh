@@ -86,4 +86,10 @@ bounded addresses-folded --view=folded "$work/addresses.prf"
 bounded addresses-pprof --format=pprof -o "$work/addresses.pb.gz" "$work/addresses.prf"
 bounded addresses-speedscope --format=speedscope -o "$work/addresses.json" "$work/addresses.prf"
 
+check "2 x 150,000 samples of tasks chosen for one slot of the task hashes the reader had unseeded"
+"$gen" tasks "$work/tasks.prf" 150000 || fail "shortcut-hostile tasks"
+bounded tasks-pprof --format=pprof -o "$work/tasks.pb.gz" "$work/tasks.prf"
+bounded tasks-speedscope --format=speedscope -o "$work/tasks.json" "$work/tasks.prf"
+bounded tasks-perfdata --format=perf.data -o "$work/tasks.data" "$work/tasks.prf"
+
 [ -z "$differ" ] || fail "the shortcuts differ from the reference in:$differ"
