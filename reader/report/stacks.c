@@ -31,7 +31,8 @@ void report_stacks_free(struct stack_table *t)
 
 static uint64_t key_hash(const struct raw_stack *k, const uint64_t *chain)
 {
-	uint64_t task = prf_hash_mix(((uint64_t)k->pid << 32 | k->tid) + 1);
+	/* Seeded: pid and tid are the capture's (prf_hash_seed()). */
+	uint64_t task = prf_hash_mix(prf_hash_seed() ^ ((uint64_t)k->pid << 32 | k->tid));
 	uint64_t h = prf_hash_mix((uintptr_t)k->comm ^ task ^ k->chain_nr);
 
 	if (k->host || k->unit || k->container || k->cgroup)

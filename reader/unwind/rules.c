@@ -131,7 +131,7 @@ static void look_up(Dwfl_Module *module, uint64_t pc, struct frame_rule *row)
 const struct frame_rule *frame_rule_at(struct frame_rules *rules, Dwfl_Module *module,
 				       uint64_t vaddr, uint64_t pc)
 {
-	uint64_t h = prf_hash_mix(vaddr);
+	uint64_t h = prf_hash_mix(prf_hash_seed() ^ vaddr);	/* vaddr: the capture's */
 	struct prf_index_slot *slot = NULL;
 	struct frame_rule *row;
 	uint32_t id = prf_index_lookup(&rules->index, h, row_equal, rules, &vaddr);

@@ -149,7 +149,8 @@ static int thread_equal(const void *context, uint32_t id, const void *key)
 static void name_thread(struct perfdata_writer *w, const struct session_sample *sample)
 {
 	struct thread_key key = { sample->pid, sample->tid };
-	uint64_t h = prf_hash_mix((uint64_t)sample->pid << 32 | sample->tid);
+	/* pid and tid are the capture's: seeded (prf_hash_seed()). */
+	uint64_t h = prf_hash_mix(prf_hash_seed() ^ ((uint64_t)sample->pid << 32 | sample->tid));
 	struct prf_index_slot *slot;
 	struct perfdata_thread *t;
 

@@ -200,10 +200,11 @@ void pprof_add(void *context, const struct session_sample *sample)
 		key.unit = pprof_string_of(b, sample->unit);
 	if (sample->container)
 		key.container = pprof_string_of(b, sample->container);
+	/* pid and tid are the capture's: seeded (prf_hash_seed()). */
 	hash = prf_hash_bytes(key.stack, key.depth * sizeof(*key.stack)) ^
 	       prf_hash_mix((uint64_t)key.comm << 32 | key.event) ^
 	       prf_hash_mix((uint64_t)key.unit << 32 | key.container) ^
-	       prf_hash_mix(((uint64_t)key.pid << 32 | key.tid) + 1);
+	       prf_hash_mix(prf_hash_seed() ^ ((uint64_t)key.pid << 32 | key.tid));
 	slot = prf_index_place(&b->sample_index, hash, sample_equal, b, &key);
 	if (slot && !slot->id)
 		s = new_sample(b, slot, hash, &key);

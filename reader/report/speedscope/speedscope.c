@@ -300,8 +300,10 @@ static struct speedscope_thread *thread_of(struct speedscope *s,
 	struct speedscope_thread key = { .host = sample->host, .pid = sample->pid,
 					 .tid = sample->tid, .comm = sample->comm,
 					 .comm_time = sample->time };
-	uint64_t hash = prf_hash_mix((uintptr_t)sample->host) ^
-			prf_hash_mix(((uint64_t)sample->pid << 32 | sample->tid) + 1);
+	/* pid and tid are the capture's: seeded (prf_hash_seed()). */
+	uint64_t hash = prf_hash_mix(prf_hash_mix(prf_hash_seed() ^
+						  ((uint64_t)sample->pid << 32 | sample->tid)) ^
+				     (uintptr_t)sample->host);
 	struct prf_index_slot *slot = prf_index_place(&s->thread_index, hash, thread_equal, s,
 						       &key);
 
