@@ -522,7 +522,7 @@ static uint64_t flat_hash(const struct flat_entry *e)
 {
 	return prf_hash_mix((uintptr_t)e->symbol ^ prf_hash_mix((uintptr_t)e->comm) ^
 			    prf_hash_mix((uintptr_t)e->host + 1) ^
-			    prf_hash_mix(((uint64_t)e->pid << 32) | e->tid) ^
+			    prf_hash_mix(prf_hash_seed() ^ ((uint64_t)e->pid << 32 | e->tid)) ^
 			    prf_hash_mix((uintptr_t)e->unit ^ (uintptr_t)e->container << 1 ^
 					 (uintptr_t)e->cgroup << 2));
 }

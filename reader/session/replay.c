@@ -39,7 +39,8 @@ struct process_key {
 
 static uint64_t process_hash(uint32_t host, uint32_t pid)
 {
-	return prf_hash_mix((uint64_t)host << 32 | pid);
+	/* Seeded: pids are the capture's (prf_hash_seed()). */
+	return prf_hash_mix(prf_hash_seed() ^ ((uint64_t)host << 32 | pid));
 }
 
 static int process_equal(const void *context, uint32_t id, const void *key)
