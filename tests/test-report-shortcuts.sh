@@ -223,7 +223,9 @@ off_cpu_views() {
 		--sort comm,pid,tid,sym
 		--view=tree --percent-limit 0
 		--view=folded
+		--view=samples
 		--view=samples --json
+		--format=perf-script
 		--view=timeline --json
 		--waker --view=tree --percent-limit 0
 		--waker --view=folded

@@ -71,6 +71,12 @@ static void put_field(FILE *out, const char *s)
 		fwrite(*unit == ' ' ? "_" : unit, 1, size, out);
 }
 
+/* Whether perf script's text names a frame of dso by the sample's pid (a JIT map file). */
+static int script_names_pid(const struct dso *dso)
+{
+	return dso && dso_is_jit(dso);
+}
+
 /* The DSO as perf names it: the kernel's and modules' in brackets, JIT code's map file. */
 static void script_dso(struct view_samples *v, const struct session_sample *sample,
 		       const struct dso *dso)
@@ -78,7 +84,7 @@ static void script_dso(struct view_samples *v, const struct session_sample *samp
 	fputs(" (", v->out);
 	if (!dso) {
 		fputs("[unknown]", v->out);
-	} else if (dso_is_jit(dso)) {
+	} else if (script_names_pid(dso)) {
 		fprintf(v->out, "/tmp/perf-%u.map", sample->pid);
 	} else {
 		put_field(v->out, dso_is_kernel(dso) ? dso_short_name(dso) : dso_path(dso));
@@ -298,7 +304,7 @@ static void print_frame(struct view_samples *v, const struct session_sample *sam
 	const struct frame_text *text = NULL;
 
 	session_resolve(v->session, sample, lookup, kernel, &where);
-	if (!v->no_shortcuts && !(v->perf_script && where.dso && dso_is_jit(where.dso))) {
+	if (!v->no_shortcuts && !(v->perf_script && script_names_pid(where.dso))) {
 		struct frame_key key = { address, where.address, where.dso, kernel, first };
 
 		text = frame_text_of(v, sample, &key, lookup, where);
