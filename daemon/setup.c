@@ -259,8 +259,15 @@ static int open_loop(struct collector *c)
 	c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (c->epoll_fd < 0 || c->timer_fd < 0)
 		return -errno;
-	if (c->watchdog_ns && c->watchdog_ns / 2 < tick_ns)
-		tick_ns = c->watchdog_ns / 2;
+	/*
+	 * A ping is due half the watchdog's interval after the last and goes
+	 * at the first tick after that: ticks at a quarter keep the longest
+	 * gap at three quarters.  (At a half, a tick a hair early left the
+	 * ping to the next one: a gap of the whole interval, which systemd
+	 * acts on.)
+	 */
+	if (c->watchdog_ns && c->watchdog_ns / 4 < tick_ns)
+		tick_ns = c->watchdog_ns / 4;
 	/* A one-shot run ticks often enough to end on time; a service does not. */
 	if (c->options->duration_s > 0 && tick_ns > 100000000u)
 		tick_ns = 100000000u;

@@ -8,10 +8,10 @@
 # itself, and only once the events are open and the file is started: its
 # time is after the file's start and after the snapshot's end (both on
 # CLOCK_MONOTONIC, the clock notify-listen stamps datagrams with).
-# WATCHDOG=1 must keep coming at half the watchdog interval, and STOPPING=1
-# must come at the end.  SIGHUP (systemctl reload) must be framed by
-# RELOADING=1, with MONOTONIC_USEC, and READY=1 once the new file is
-# started.
+# WATCHDOG=1 must keep coming at half the watchdog interval (with
+# --duration, and as a service), and STOPPING=1 must come at the end.
+# SIGHUP (systemctl reload) must be framed by RELOADING=1, with
+# MONOTONIC_USEC, and READY=1 once the new file is started.
 test_name=test-daemon-notify
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -76,6 +76,26 @@ grep -q '^CLOCK clock=CLOCK_MONOTONIC ' "$work/records" || fail "the file's cloc
 awk -v a="$start" -v b="$snapshot_end" -v r="$ready" 'BEGIN { exit !(a + 0 > 0 && a <= b && b <= r) }' ||
 	fail "READY=1 ($ready) came before the file started ($start) or its snapshot ended ($snapshot_end)"
 
+# watchdog_gaps LOG READY: WATCHDOG=1 at least every 990 ms in LOG from
+# READY (a time) to STOPPING=1, 4 or more; $stopping is STOPPING=1's time.
+watchdog_gaps() {
+	stopping=$(awk '$4 == "STOPPING=1" { print $1; exit }' "$1")
+	[ -n "$stopping" ] || fail "no STOPPING=1"
+	awk -v ready="$2" -v stopping="$stopping" '
+		$4 == "WATCHDOG=1" { t[++n] = $1 }
+		END {
+			last = ready
+			for (i = 1; i <= n; i++) {
+				if (t[i] - last > gap) gap = t[i] - last
+				last = t[i]
+			}
+			if (stopping - last > gap) gap = stopping - last
+			printf "%d WATCHDOG=1, the longest gap %.3f s\n", n, gap
+			exit !(n >= 4 && gap <= 0.99)
+		}' "$1" >"$work/watchdog" || fail "$(cat "$work/watchdog")"
+	note "$(cat "$work/watchdog")"
+}
+
 # perfrecd checks every 100 ms whether half the interval has passed, so the
 # gaps are 500 to 600 ms; the bound is the interval itself, what systemd
 # would act on.  The interval is 1 s, not less: the reload's new file takes
@@ -85,25 +105,34 @@ awk -v a="$start" -v b="$snapshot_end" -v r="$ready" 'BEGIN { exit !(a + 0 > 0 &
 # snapshot taken, which can take a second on a busy machine: at least 3 s
 # remain between READY=1 and STOPPING=1.
 check "WATCHDOG=1 at least every 990 ms from READY=1 to STOPPING=1 (WATCHDOG_USEC is 1 s); 4 or more"
-stopping=$(awk '$4 == "STOPPING=1" { print $1; exit }' "$log")
-[ -n "$stopping" ] || fail "no STOPPING=1"
-awk -v ready="$ready" -v stopping="$stopping" '
-	$4 == "WATCHDOG=1" { t[++n] = $1 }
-	END {
-		last = ready
-		for (i = 1; i <= n; i++) {
-			if (t[i] - last > gap) gap = t[i] - last
-			last = t[i]
-		}
-		if (stopping - last > gap) gap = stopping - last
-		printf "%d WATCHDOG=1, the longest gap %.3f s\n", n, gap
-		exit !(n >= 4 && gap <= 0.99)
-	}' "$log" >"$work/watchdog" || fail "$(cat "$work/watchdog")"
-note "$(cat "$work/watchdog")"
+watchdog_gaps "$log" "$ready"
 
 check "STOPPING=1 is the last state sent, and came after READY=1"
 last_state=$(grep -E ' (READY|STOPPING|WATCHDOG)=1$' "$log" | tail -n 1 | awk '{ print $4 }')
 [ "$last_state" = "STOPPING=1" ] || fail "the last state sent is $last_state"
 awk -v r="$ready" -v s="$stopping" 'BEGIN { exit !(s > r) }' || fail "STOPPING=1 before READY=1"
 grep -q ' STATUS=' "$log" || fail "no STATUS= line at all"
+
+# As a service (no --duration), perfrecd ticks at its drain interval (1 s)
+# or a quarter of the watchdog's, whichever is shorter: a ping due at half
+# the interval goes at most a quarter later.  Ticks at a half left a ping
+# due a hair after a tick to the next: gaps of the whole second.
+check "as a service, stopped by SIGTERM after 3 s: WATCHDOG=1 at least every 990 ms (WATCHDOG_USEC is 1 s)"
+service_socket=$work/service.sock
+service_log=$work/service.log
+"$notify_listen" "$service_socket" 30 >"$service_log" &
+service_listener=$!
+at_exit "kill $service_listener 2>/dev/null"
+wait_for '[ -S "$service_socket" ]' 10 || fail "notify-listen did not bind $service_socket"
+NOTIFY_SOCKET=$service_socket WATCHDOG_USEC=1000000 \
+	env -u WATCHDOG_PID "$perfrecd" -o "$work/service" 2>"$work/service.err" &
+daemon_pid=$!
+wait_for 'grep -q " READY=1$" "$service_log"' 20 || fail "no READY=1 in 20 s"
+sleep 3
+kill -TERM "$daemon_pid"
+wait_daemon
+[ "$daemon_status" -eq 0 ] || fail "perfrecd exited with status $daemon_status on SIGTERM"
+wait_for '! kill -0 $service_listener 2>/dev/null' 10 || fail "notify-listen got no STOPPING=1"
+wait "$service_listener" || true
+watchdog_gaps "$service_log" "$(awk '$4 == "READY=1" { print $1; exit }' "$service_log")"
 note "PASS"
