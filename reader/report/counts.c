@@ -35,7 +35,8 @@ static int bucket_equal(const void *context, uint32_t id, const void *key)
 int report_counts_add(struct count_table *t, uint64_t index, uint64_t period,
 		      uint64_t samples)
 {
-	uint64_t hash = prf_hash_mix(index);
+	/* Seeded: the slot (of a sample's time) and the stack's number are the capture's. */
+	uint64_t hash = prf_hash_mix(prf_hash_seed() ^ index);
 	struct prf_index_slot *slot = prf_index_place(&t->index, hash, bucket_equal, t, &index);
 	struct report_time_bucket *b;
 
