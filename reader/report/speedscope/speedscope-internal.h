@@ -19,7 +19,7 @@
 #define SPEEDSCOPE_MAX_STACK	(SPEEDSCOPE_MAX_FRAMES + 16)
 
 struct speedscope_frame {
-	char *name;			/* view_folded_frame()'s, owned */
+	char *name;			/* view_folded_name()'s, owned */
 	const char *file;		/* the DSO's path; NULL: none */
 };
 

@@ -74,19 +74,17 @@ static uint32_t frame_of(struct speedscope *s, const struct report_symbol *symbo
 			 const char *file)
 {
 	struct speedscope_frame key = { .file = file };
+	struct view_text name = { 0 };
 	struct prf_index_slot *slot;
-	size_t size = 0;
 	uint64_t hash;
-	FILE *name = open_memstream(&key.name, &size);
 
-	if (!name)
-		return 0;
-	view_folded_frame(name, symbol);
-	if (fclose(name) != 0 || !key.name) {
-		free(key.name);
+	if (view_folded_name(&name, symbol) < 0 || view_text_put(&name, "", 1) < 0) {
+		free(name.data);
 		return 0;
 	}
-	hash = prf_hash_bytes(key.name, size) ^ (file ? prf_hash_bytes(file, strlen(file)) : 0);
+	key.name = name.data;
+	hash = prf_hash_bytes(key.name, name.size - 1) ^
+	       (file ? prf_hash_bytes(file, strlen(file)) : 0);
 	slot = prf_index_place(&s->frame_index, hash, frame_equal, s, &key);
 	if (slot && slot->id) {
 		free(key.name);

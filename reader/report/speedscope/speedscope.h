@@ -7,7 +7,7 @@
  * (https://www.speedscope.app/file-format-schema.json), one "sampled"
  * profile per thread, its samples in time order, each a stack of frame
  * indices from the root to the leaf.  Frames are named as the collapsed
- * stacks name them (view_folded_frame(): "schedule_[k]", "helper_[i]",
+ * stacks name them (view_folded_name(): "schedule_[k]", "helper_[i]",
  * "[libc.so.6]"), their "file" the DSO, and shared by content.  A CPU
  * profile weighs samples (unit "none"); off-CPU and wall ones
  * nanoseconds.

@@ -63,12 +63,20 @@ int view_flat(const struct report_data *data, const struct view_options *options
 int view_tree(const struct report_data *data, const struct view_options *options,
 	      FILE *out);
 int view_folded(const struct report_data *data, FILE *out);
+/* Text growing at its end; data is not NUL-terminated. */
+struct view_text {
+	char *data;
+	size_t size, capacity;
+};
+/* s[0..size) appended: 0, or -ENOMEM (text as it was). */
+int view_text_put(struct view_text *text, const char *s, size_t size);
 /*
- * A frame as the collapsed stacks name it: "burn_hot", "schedule_[k]",
- * "helper_[i]", "[libc.so.6]" for an address nothing names; printed
- * safely, ';' as ':'.  The speedscope file names its frames so too.
+ * A frame as the collapsed stacks name it, appended to text: "burn_hot",
+ * "schedule_[k]", "helper_[i]", "[libc.so.6]" for an address nothing
+ * names; safe, ';' as ':'.  The speedscope file names its frames so too.
+ * 0, or -ENOMEM.
  */
-void view_folded_frame(FILE *out, const struct report_symbol *symbol);
+int view_folded_name(struct view_text *text, const struct report_symbol *symbol);
 
 /*
  * data against base (--baseline), each normalised by its total: the flat
