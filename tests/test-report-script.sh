@@ -156,10 +156,17 @@ late=$(sed -n 's/^perfrec-report: \([0-9]*\) samples were out of time order.*/\1
 blocks() { awk 'BEGIN { RS = ""; ORS = "\0" } { print }' "$1" | sort -z | md5sum; }
 [ "$(blocks "$work/script-window")" = "$(blocks "$work/script")" ] ||
 	fail "the windowed text does not hold the same samples"
-back=$(awk '/^[^\t]/ { t = $4; sub(/:$/, "", t); if (t + 0 < last) n++; else last = t + 0 } END { print n + 0 }' \
-	"$work/script-window")
-[ "$back" -eq "${late:-0}" ] || fail "$back samples back in time, ${late:-0} said late"
-note "${late:-0} samples late, $back back in time"
+# The text has microseconds, the order nanoseconds: a late sample in the
+# microsecond of the newest before it shows no step back (seen in one
+# run of the test), so those are counted apart and the count said lies between.
+read -r back ties <<EOF
+$(awk '/^[^\t]/ { t = $4; sub(/:$/, "", t); t += 0
+	if (t < last) n++; else { if (t == last) same++; last = t } }
+	END { print n + 0, same + 0 }' "$work/script-window")
+EOF
+[ "$back" -le "${late:-0}" ] && [ "${late:-0}" -le $((back + ties)) ] ||
+	fail "$back samples back in time ($ties in the microsecond before), ${late:-0} said late"
+note "${late:-0} samples late, $back back in time, $ties in the microsecond before"
 
 check "off-CPU blocks: offcpu-time samples of nanoseconds, collapsed with their periods, are the folded view"
 "$fixture" "$work/offcpu.prf" || fail "offcpu-fixture: status $?"
