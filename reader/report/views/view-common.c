@@ -38,6 +38,22 @@ size_t view_digits(uint64_t n)
 	return count;
 }
 
+size_t view_format_u64(char *out, uint64_t n, size_t width, char pad)
+{
+	char digits[20], *p = digits + sizeof(digits);
+	size_t size, pads;
+
+	do {
+		*--p = (char)('0' + n % 10);
+		n /= 10;
+	} while (n);
+	size = (size_t)(digits + sizeof(digits) - p);
+	pads = width > size ? width - size : 0;
+	memset(out, pad, pads);
+	memcpy(out + pads, p, size);
+	return pads + size;
+}
+
 void view_put_hex(FILE *out, const char *prefix, uint64_t n, int width, const char *suffix)
 {
 	char text[96], *end = text + sizeof(text), *p = end;

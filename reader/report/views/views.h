@@ -211,6 +211,12 @@ size_t view_columns(const char *s);
 /* The decimal digits of n: the columns it takes. */
 size_t view_digits(uint64_t n);
 /*
+ * n in decimal into out, right-aligned in width columns by pad ('0' or
+ * ' ', as printf's "%0*" or "%*" PRIu64): its length, at most
+ * max(width, 20) bytes.
+ */
+size_t view_format_u64(char *out, uint64_t n, size_t width, char pad);
+/*
  * prefix, then n in lower-case hex right-aligned in width columns (as
  * printf's "%*" PRIx64), then suffix: the samples view prints millions.
  */
