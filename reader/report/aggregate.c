@@ -53,6 +53,8 @@ struct aggregator {
 	struct session *session;
 	struct symbolizer *symbolizer;
 	struct string_table *strings;
+	const struct dso *last_dso;	/* dso_name_of()'s */
+	const char *last_dso_name;
 
 	/* report_symbols, interned by content: their addresses are kept */
 	struct report_symbol **symbols;
@@ -217,6 +219,23 @@ static const char *srcline_of(struct aggregator *a, const struct symbol_frame *f
 	return string_intern(a->strings, text);
 }
 
+/*
+ * A DSO's short name, interned; the last one's is kept, as the addresses
+ * of one binary come together.
+ */
+static const char *dso_name_of(struct aggregator *a, const struct dso *dso, int kernel)
+{
+	if (!dso)
+		return string_intern(a->strings, kernel ? "[kernel.kallsyms]" : "[unknown]");
+	if (dso != a->last_dso) {
+		a->last_dso_name = string_intern(a->strings, dso_short_name(dso));
+		if (!a->last_dso_name)
+			return NULL;
+		a->last_dso = dso;
+	}
+	return a->last_dso_name;
+}
+
 static void symbolize_into(struct aggregator *a, struct address_frames *slot,
 			   const struct resolved_address *where, uint64_t raw_address)
 {
@@ -227,9 +246,7 @@ static void symbolize_into(struct aggregator *a, struct address_frames *slot,
 	if (where->dso)
 		symbolizer_lookup(a->symbolizer, where->dso, where->address, &answer);
 	/* A kernel address in a module answers with the module as its DSO. */
-	dso_name = answer.dso ? string_intern(a->strings, dso_short_name(answer.dso)) :
-		   where->dso ? string_intern(a->strings, dso_short_name(where->dso)) :
-		   string_intern(a->strings, where->kernel ? "[kernel.kallsyms]" : "[unknown]");
+	dso_name = dso_name_of(a, answer.dso ? answer.dso : where->dso, where->kernel);
 	slot->count = answer.frame_count ? answer.frame_count : 1;
 	slot->frames = calloc(slot->count, sizeof(*slot->frames));
 	if (!slot->frames) {
@@ -265,10 +282,13 @@ static void symbolize_into(struct aggregator *a, struct address_frames *slot,
 			s.srcline = NULL;
 		}
 	}
-	/* The leaf with its line: the innermost frame's file:line. */
-	s = *slot->frames[a->options.leaf_inline ? 0 : answer.frame_count - 1];
-	s.srcline = srcline_of(a, &answer.frames[0]);
-	slot->with_line = symbol_intern(a, &s);
+	/* The leaf with its line (the innermost frame's file:line), for --sort srcline. */
+	slot->with_line = slot->frames[a->options.leaf_inline ? 0 : answer.frame_count - 1];
+	if (a->options.sort_keys & SORT_SRCLINE) {
+		s = *slot->with_line;
+		s.srcline = srcline_of(a, &answer.frames[0]);
+		slot->with_line = symbol_intern(a, &s);
+	}
 }
 
 static const struct address_frames *frames_of(struct aggregator *a, struct dso *dso,
