@@ -363,6 +363,17 @@ if [ "$unsafe" -ne 0 ]; then
 	fail "$unsafe outputs with raw control characters from the capture (or a warning of several lines)"
 fi
 
+check "each odd name first in the folded view, and each speedscope frame: no sanitizer report"
+# A name escaped from its first byte on put nothing before its first
+# escape: the folded text, still empty, was copied to from NULL.
+for pid in $(seq 11001 11015); do
+	run_case 0 "$work/hostile/names.prf" --view=folded --pid "$pid"
+done
+for file in names kallsyms-2 jit; do
+	run_case 0 "$work/hostile/$file.prf" --format=speedscope -o "$work/odd.speedscope.json"
+done
+check_failures "odd names first"
+
 check "4 files of 20,000 threads no record names, read on 4 threads: each named :TID once, no crash"
 # The reader names such a thread ":TID" as it meets its samples, on
 # whichever thread reads the file: the names' table was grown by all of

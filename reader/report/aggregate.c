@@ -228,10 +228,12 @@ static const char *dso_name_of(struct aggregator *a, const struct dso *dso, int 
 	if (!dso)
 		return string_intern(a->strings, kernel ? "[kernel.kallsyms]" : "[unknown]");
 	if (dso != a->last_dso) {
-		a->last_dso_name = string_intern(a->strings, dso_short_name(dso));
-		if (!a->last_dso_name)
+		const char *name = string_intern(a->strings, dso_short_name(dso));
+
+		if (!name)
 			return NULL;
 		a->last_dso = dso;
+		a->last_dso_name = name;
 	}
 	return a->last_dso_name;
 }

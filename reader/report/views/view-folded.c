@@ -37,6 +37,9 @@ struct frame {
 
 int view_text_put(struct view_text *text, const char *s, size_t size)
 {
+	/* Nothing to copy: data may still be NULL, which memcpy() must not get. */
+	if (!size)
+		return 0;
 	if (prf_ensure_mem((void **)&text->data, &text->capacity, 1, text->size + size) < 0)
 		return -ENOMEM;
 	memcpy(text->data + text->size, s, size);
