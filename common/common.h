@@ -58,23 +58,20 @@ static inline uint64_t prf_hash_mix(uint64_t x)
 	return x;
 }
 
-/* Bytes (names, paths, build-ids): FNV-1a, mixed. */
-static inline uint64_t prf_hash_bytes(const void *data, size_t size)
-{
-	const uint8_t *p = data;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < size; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return prf_hash_mix(h);
-}
-
 /*
  * A random seed, the same for the whole process: a table keyed by what a
  * file says mixes it in first, so that a file cannot choose keys that
  * all fall in one slot (prf_hash_mix() alone can be inverted).
  */
 uint64_t prf_hash_seed(void);
+
+/*
+ * Bytes (names, paths, build-ids), seeded: a word at a time mixed onto
+ * the seed and the size.  Names come from captures and binaries; an
+ * unseeded hash (FNV-1a was used) lets them be chosen to share a slot.
+ * Equal bytes hash equal within a process only.
+ */
+uint64_t prf_hash_bytes(const void *data, size_t size);
 
 /*
  * A callchain's hash, built from the root out: a frame onto the hash of

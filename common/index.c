@@ -68,3 +68,20 @@ uint64_t prf_hash_seed(void)
 		mine = expected;
 	return mine;
 }
+
+uint64_t prf_hash_bytes(const void *data, size_t size)
+{
+	const uint8_t *p = data;
+	uint64_t h = prf_hash_mix(prf_hash_seed() ^ size), word;
+
+	for (; size >= 8; p += 8, size -= 8) {
+		memcpy(&word, p, 8);
+		h = prf_hash_mix(h ^ word);
+	}
+	if (size) {
+		word = 0;
+		memcpy(&word, p, size);
+		h = prf_hash_mix(h ^ word);
+	}
+	return h;
+}

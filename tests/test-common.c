@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "common.h"
 
@@ -114,6 +115,55 @@ END_TEST
 START_TEST(index_tells_colliding_keys_apart)
 {
 	index_round_trip(same_hash, 2000);
+}
+END_TEST
+
+/* prf_hash_bytes() of text, in a process of its own (its own seed). */
+static uint64_t hash_in_child(const char *text)
+{
+	uint64_t hash = 0;
+	int fds[2], status;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		hash = prf_hash_bytes(text, strlen(text));
+		_exit(write(fds[1], &hash, sizeof(hash)) == sizeof(hash) ? 0 : 1);
+	}
+	close(fds[1]);
+	ck_assert_int_eq(read(fds[0], &hash, sizeof(hash)), sizeof(hash));
+	close(fds[0]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	return hash;
+}
+
+START_TEST(bytes_hash_is_seeded_and_sees_every_byte)
+{
+	/* Names from files: a process's slots must be its own secret, not FNV's for all. */
+	const char *name = "_ZN7perfrec4burnEv";
+	uint64_t first = hash_in_child(name), second = hash_in_child(name);
+	const char *fork_mode = getenv("CK_FORK");
+	char text[24] = "0123456789abcdefghijklm";
+
+	/* Forked from a test of its own (Check's default), the children seed anew. */
+	if (!fork_mode || strcmp(fork_mode, "no") != 0)
+		ck_assert_uint_ne(first, second);
+	ck_assert_uint_eq(prf_hash_bytes(name, strlen(name)), prf_hash_bytes(name, strlen(name)));
+	/* The size is in it (trailing zero bytes count), and each byte of a word and a tail. */
+	ck_assert_uint_ne(prf_hash_bytes("a", 1), prf_hash_bytes("a\0", 2));
+	ck_assert_uint_ne(prf_hash_bytes("", 0), prf_hash_bytes("\0", 1));
+	for (size_t size = 1; size <= sizeof(text) - 1; size++) {
+		uint64_t whole = prf_hash_bytes(text, size);
+
+		for (size_t i = 0; i < size; i++) {
+			text[i] ^= 1;
+			ck_assert_uint_ne(prf_hash_bytes(text, size), whole);
+			text[i] ^= 1;
+		}
+	}
 }
 END_TEST
 
@@ -352,6 +402,7 @@ int main(void)
 	tcase_add_test(tc, ensure_mem_grows_and_refuses_overflow);
 	tcase_add_test(tc, index_finds_what_it_holds);
 	tcase_add_test(tc, index_tells_colliding_keys_apart);
+	tcase_add_test(tc, bytes_hash_is_seeded_and_sees_every_byte);
 	tcase_add_test(tc, arena_zeroes_aligns_and_keeps_large_objects);
 	tcase_add_test(tc, varints_round_trip_and_refuse_bad_input);
 	tcase_add_test(tc, ksym_table_ranks_and_ends_symbols);

@@ -83,8 +83,9 @@ static uint32_t frame_of(struct speedscope *s, const struct report_symbol *symbo
 		return 0;
 	}
 	key.name = name.data;
+	/* The file's hash mixed again: a name equal to its file must not cancel it. */
 	hash = prf_hash_bytes(key.name, name.size - 1) ^
-	       (file ? prf_hash_bytes(file, strlen(file)) : 0);
+	       (file ? prf_hash_mix(prf_hash_bytes(file, strlen(file)) + 1) : 0);
 	slot = prf_index_place(&s->frame_index, hash, frame_equal, s, &key);
 	if (slot && slot->id) {
 		free(key.name);
