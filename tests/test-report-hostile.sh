@@ -363,6 +363,21 @@ if [ "$unsafe" -ne 0 ]; then
 	fail "$unsafe outputs with raw control characters from the capture (or a warning of several lines)"
 fi
 
+check "the folded view: a line per stack, whose counts are the samples, where nodes apart print alike"
+# Addresses nothing names are nodes of their own in the call tree, named
+# alike ("[unknown]", "[DSO]"): their stacks were lines of their own too.
+for file in many-addresses overlap kernel-symbols names; do
+	"$report" --view=folded "$work/hostile/$file.prf" >"$work/folded" 2>/dev/null ||
+		fail "--view=folded $file.prf: exit status $?"
+	sed 's/ [0-9]*$//' "$work/folded" | LC_ALL=C sort | LC_ALL=C uniq -d >"$work/folded.twice"
+	[ ! -s "$work/folded.twice" ] ||
+		fail "$file.prf: $(wc -l <"$work/folded.twice") stacks on more than one line of the folded view: $(head -n 1 "$work/folded.twice" | cat -v)"
+	total=$(awk '{ n += $NF } END { print n + 0 }' "$work/folded")
+	samples=$("$report" "$work/hostile/$file.prf" 2>/dev/null | sed -n 's/^# samples: \([0-9]*\).*/\1/p')
+	[ "$total" = "$samples" ] || fail "$file.prf: the folded view counts $total samples, the flat view ${samples:-none}"
+	note "$file.prf: $(wc -l <"$work/folded") lines, $total samples"
+done
+
 check "each odd name first in the folded view, and each speedscope frame: no sanitizer report"
 # A name escaped from its first byte on put nothing before its first
 # escape: the folded text, still empty, was copied to from NULL.

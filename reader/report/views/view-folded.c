@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Collapsed stacks, the input of flamegraph.pl, inferno and speedscope:
- * one line per call tree node with self samples,
+ * a line per stack that has self samples,
  *
  *   workload;main;mid;leaf 600
  *
  * the process name first, then the frames from the outermost caller to
- * the node, then its self sample count (samples, not periods, as the
+ * the leaf, then its self sample count (samples, not periods, as the
  * stackcollapse scripts count); for an off-CPU or wall profile its self
- * time in nanoseconds, as offcputime -f folds blocked time.  The names follow stackcollapse-perf.pl:
+ * time in nanoseconds, as offcputime -f folds blocked time.  A stack is
+ * its text: call tree nodes that print alike make one line.  The names
+ * follow stackcollapse-perf.pl:
  * kernel frames end in "_[k]", inlined ones in "_[i]", an unresolved
  * address is its DSO in brackets ("[libc.so.6]", "[unknown]" without
  * one).  Since ';' separates frames it becomes ':' in names; control
@@ -107,30 +109,103 @@ static void put_count(FILE *out, uint64_t count)
 }
 
 /*
+ * The lines, each text once: nodes apart in the tree can print alike (the
+ * addresses nothing names, in one DSO or none; one name in two DSOs), and
+ * their lines are one, their counts added, as stackcollapse-perf.pl adds
+ * them.  Kept in the order first met.
+ */
+struct folded_line {
+	size_t offset, size;		/* in the lines' text */
+	uint64_t count;
+};
+
+struct folded_lines {
+	struct view_text text;
+	struct folded_line *lines;
+	size_t count, capacity;
+	struct prf_index index;
+	struct view_text callee;	/* a callee line put back in caller order */
+};
+
+struct line_key {
+	const char *text;
+	size_t size;
+};
+
+static int line_equal(const void *context, uint32_t id, const void *key)
+{
+	const struct folded_lines *l = context;
+	const struct folded_line *line = &l->lines[id - 1];
+	const struct line_key *k = key;
+
+	return line->size == k->size && !memcmp(l->text.data + line->offset, k->text, k->size);
+}
+
+static int add_line(struct folded_lines *l, const char *text, size_t size, uint64_t count)
+{
+	struct line_key key = { text, size };
+	uint64_t hash = prf_hash_bytes(text, size);	/* seeded: names are the capture's */
+	struct prf_index_slot *slot = prf_index_place(&l->index, hash, line_equal, l, &key);
+
+	if (!slot)
+		return -ENOMEM;
+	if (slot->id) {
+		l->lines[slot->id - 1].count += count;
+		return 0;
+	}
+	if (l->count >= UINT32_MAX - 1 ||
+	    prf_ensure_mem((void **)&l->lines, &l->capacity, sizeof(*l->lines), l->count + 1) < 0)
+		return -ENOMEM;
+	l->lines[l->count] = (struct folded_line){ l->text.size, size, count };
+	if (view_text_put(&l->text, text, size) < 0)
+		return -ENOMEM;
+	prf_index_insert(&l->index, slot, hash, (uint32_t)++l->count);
+	return 0;
+}
+
+/*
  * path[1..count) is the node's path below the root.  A callee tree has
  * the leaf first under the comm: its frames are put back in caller order.
  */
-static void print_stack(FILE *out, const struct view_text *text, const struct frame *path,
-			size_t count, int callee, int time)
+static int add_stack(struct folded_lines *l, const struct view_text *text,
+		     const struct frame *path, size_t count, int callee, int time)
 {
 	const struct call_node *node = path[count - 1].node;
+	uint64_t weight = time ? node->self_period : node->self_samples;
 	size_t comms = 1;
 
 	if (callee)
 		while (comms < count && !path[comms].node->symbol)
 			comms++;
-	if (!callee || comms >= count) {
-		fwrite(text->data, 1, path[count - 1].text_end, out);
-	} else {
-		fwrite(text->data, 1, path[comms - 1].text_end, out);
-		for (size_t i = count - 1; i >= comms; i--) {
-			if (i < count - 1 || comms > 1)
-				fputc(';', out);
-			fwrite(text->data + path[i].text_start, 1,
-			       path[i].text_end - path[i].text_start, out);
-		}
+	if (!callee || comms >= count)
+		return add_line(l, text->data, path[count - 1].text_end, weight);
+	l->callee.size = 0;
+	if (view_text_put(&l->callee, text->data, path[comms - 1].text_end) < 0)
+		return -ENOMEM;
+	for (size_t i = count - 1; i >= comms; i--) {
+		if ((i < count - 1 || comms > 1) && view_text_put(&l->callee, ";", 1) < 0)
+			return -ENOMEM;
+		if (view_text_put(&l->callee, text->data + path[i].text_start,
+				  path[i].text_end - path[i].text_start) < 0)
+			return -ENOMEM;
 	}
-	put_count(out, time ? node->self_period : node->self_samples);
+	return add_line(l, l->callee.data, l->callee.size, weight);
+}
+
+static void print_lines(FILE *out, const struct folded_lines *l)
+{
+	for (size_t i = 0; i < l->count; i++) {
+		fwrite(l->text.data + l->lines[i].offset, 1, l->lines[i].size, out);
+		put_count(out, l->lines[i].count);
+	}
+}
+
+static void folded_lines_free(struct folded_lines *l)
+{
+	free(l->text.data);
+	free(l->lines);
+	prf_index_free(&l->index);
+	free(l->callee.data);
 }
 
 /* Enters node: its frame's text after its parent's. */
@@ -152,6 +227,7 @@ static int enter(struct view_text *text, struct frame *path, size_t depth,
 
 int view_folded(const struct report_data *data, FILE *out)
 {
+	struct folded_lines lines = { 0 };
 	struct view_text text = { 0 };
 	struct frame *path = NULL;
 	size_t depth = 0, capacity = 0;
@@ -166,9 +242,12 @@ int view_folded(const struct report_data *data, FILE *out)
 			break;
 		}
 		depth++;
-		if (depth > 1 && node->self_samples)
-			print_stack(out, &text, path, depth, data->tree_callee,
-				    data->weight_unit != NULL);
+		if (depth > 1 && node->self_samples &&
+		    add_stack(&lines, &text, path, depth, data->tree_callee,
+			      data->weight_unit != NULL) < 0) {
+			err = -ENOMEM;
+			break;
+		}
 		/* The next node: a child of the deepest node with one left. */
 		node = NULL;
 		while (depth && !node) {
@@ -180,6 +259,9 @@ int view_folded(const struct report_data *data, FILE *out)
 				depth--;
 		}
 	}
+	if (!err)
+		print_lines(out, &lines);
+	folded_lines_free(&lines);
 	free(text.data);
 	free(path);
 	return err ? err : view_finish(out);
