@@ -1137,6 +1137,9 @@ int report_aggregator_finish(struct aggregator *a, struct report_data *data)
 {
 	ssize_t n = 0;
 
+	/* Phase 1's alone: its memory goes before the tree takes its own. */
+	report_memo_free(a->memo);
+	a->memo = NULL;
 	if (a->tree && !a->out_of_memory &&
 	    !(a->feed = report_tree_feed_start(a->tree, a->options.jobs > 1)))
 		a->out_of_memory = 1;
