@@ -28,13 +28,18 @@ struct address_frames {
 };
 
 /*
- * A resolved stack, leaf first: three words a frame, the DSO, the address
- * in it (the raw address where no map covers it) and a tag.  It is what
- * phase 1 counts samples by: two samples with the same resolved frames
- * get the same symbols, whatever process or time they are of.
+ * A resolved stack, leaf first: two words a frame, the DSO with a tag in
+ * its low bits (a struct dso holds pointers: its address is a multiple
+ * of 8), and the address in it (the raw address where no map covers it),
+ * a marker's code or a waker's name.  It is what phase 1 counts samples
+ * by: two samples with the same resolved frames get the same symbols,
+ * whatever process or time they are of; the raw stacks hold millions of
+ * frames, hence no word of a tag's own.
  */
 enum frame_tag { FRAME_USER, FRAME_KERNEL, FRAME_MARKER, FRAME_WAKER, FRAME_WAKER_NAME };
-#define FRAME_WORDS 3
+#define FRAME_WORDS 2
+#define FRAME_TAG_MASK 7u
+_Static_assert(FRAME_WAKER_NAME <= FRAME_TAG_MASK, "a frame's tag fits below a pointer's alignment");
 
 struct resolved_stack {
 	uint64_t *words;
@@ -376,7 +381,7 @@ static const struct report_symbol *marker_symbol(struct aggregator *a, uint64_t 
 	return symbol_intern(a, &s);
 }
 
-static int add_frame(struct resolved_stack *r, uint64_t dso, uint64_t address,
+static int add_frame(struct resolved_stack *r, const struct dso *dso, uint64_t value,
 		     enum frame_tag tag)
 {
 	if (r->count + FRAME_WORDS > r->capacity) {
@@ -388,9 +393,8 @@ static int add_frame(struct resolved_stack *r, uint64_t dso, uint64_t address,
 		r->words = words;
 		r->capacity = capacity;
 	}
-	r->words[r->count++] = dso;
-	r->words[r->count++] = address;
-	r->words[r->count++] = tag;
+	r->words[r->count++] = (uintptr_t)dso | tag;
+	r->words[r->count++] = value;
 	return 0;
 }
 
@@ -413,8 +417,7 @@ static int add_address(const struct aggregator *a, struct resolved_stack *r,
 	session_resolve(a->session, sample, address, kernel, &where);
 	if (!where.dso && !kernel)
 		where.address = address;	/* no map: key on the raw address */
-	return add_frame(r, (uintptr_t)where.dso, where.address,
-			 kernel ? FRAME_KERNEL : FRAME_USER);
+	return add_frame(r, where.dso, where.address, kernel ? FRAME_KERNEL : FRAME_USER);
 }
 
 /*
@@ -437,7 +440,7 @@ static int resolve_stack(const struct aggregator *a, const struct session_sample
 		if (frame.marker) {
 			if ((frame.address == UNWIND_FRAME_TRUNCATED ||
 			     frame.address == UNWIND_FRAME_UNKNOWN) &&
-			    add_frame(r, 0, frame.address, FRAME_MARKER) < 0)
+			    add_frame(r, NULL, frame.address, FRAME_MARKER) < 0)
 				return -ENOMEM;
 			continue;
 		}
@@ -466,7 +469,7 @@ static int resolve_waker(const struct aggregator *a, const struct session_sample
 
 	if (!a->options.waker || !wants_chain(a) || session_waker_sample(block, &waker) < 0)
 		return 0;
-	if (add_frame(r, (uintptr_t)waker.comm, 0, FRAME_WAKER_NAME) < 0)
+	if (add_frame(r, NULL, (uintptr_t)waker.comm, FRAME_WAKER_NAME) < 0)
 		return -ENOMEM;
 	from = r->count;
 	prf_callchain_walk_start(&walk, waker.callchain, waker.callchain_nr, 1);
@@ -479,7 +482,7 @@ static int resolve_waker(const struct aggregator *a, const struct session_sample
 	}
 	if (frames)
 		reverse_frames(r, from);
-	return add_frame(r, 0, 0, FRAME_WAKER);
+	return add_frame(r, NULL, 0, FRAME_WAKER);
 }
 
 static const struct report_symbol *waker_symbol(struct aggregator *a, const char *name)
@@ -505,19 +508,19 @@ static size_t build_stack(struct aggregator *a, const uint64_t *words, size_t co
 	*leaf = NULL;
 	a->blocked_from = 0;
 	for (size_t i = 0; i + FRAME_WORDS <= count; i += FRAME_WORDS) {
-		struct dso *dso = (struct dso *)(uintptr_t)words[i];
+		enum frame_tag tag = (enum frame_tag)(words[i] & FRAME_TAG_MASK);
+		struct dso *dso = (struct dso *)(uintptr_t)(words[i] & ~(uint64_t)FRAME_TAG_MASK);
 
-		if (words[i + 2] == FRAME_MARKER) {
+		if (tag == FRAME_MARKER) {
 			push(a, &depth, marker_symbol(a, words[i + 1]));
-		} else if (words[i + 2] == FRAME_WAKER_NAME) {
-			push(a, &depth, waker_symbol(a, (const char *)(uintptr_t)words[i]));
-		} else if (words[i + 2] == FRAME_WAKER) {
+		} else if (tag == FRAME_WAKER_NAME) {
+			push(a, &depth, waker_symbol(a, (const char *)(uintptr_t)words[i + 1]));
+		} else if (tag == FRAME_WAKER) {
 			push(a, &depth, waker_symbol(a, REPORT_WAKER_SEPARATOR));
 			*leaf = NULL;
 			a->blocked_from = depth;
 		} else
-			push_address(a, dso, words[i + 1], words[i + 2] == FRAME_KERNEL, &depth,
-				     leaf);
+			push_address(a, dso, words[i + 1], tag == FRAME_KERNEL, &depth, leaf);
 	}
 	return depth;
 }
