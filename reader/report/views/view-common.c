@@ -38,6 +38,18 @@ size_t view_digits(uint64_t n)
 	return count;
 }
 
+int view_text_put(struct view_text *text, const char *s, size_t size)
+{
+	/* Nothing to copy: data may still be NULL, which memcpy() must not get. */
+	if (!size)
+		return 0;
+	if (prf_ensure_mem((void **)&text->data, &text->capacity, 1, text->size + size) < 0)
+		return -ENOMEM;
+	memcpy(text->data + text->size, s, size);
+	text->size += size;
+	return 0;
+}
+
 size_t view_format_u64(char *out, uint64_t n, size_t width, char pad)
 {
 	char digits[20], *p = digits + sizeof(digits);

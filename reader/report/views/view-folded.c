@@ -20,7 +20,6 @@
  * There is no header: the readers take every line for a stack.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "views.h"
@@ -36,18 +35,6 @@ struct frame {
 	size_t next;			/* the child to visit next */
 	size_t text_start, text_end;	/* its frame's text in the walk's */
 };
-
-int view_text_put(struct view_text *text, const char *s, size_t size)
-{
-	/* Nothing to copy: data may still be NULL, which memcpy() must not get. */
-	if (!size)
-		return 0;
-	if (prf_ensure_mem((void **)&text->data, &text->capacity, 1, text->size + size) < 0)
-		return -ENOMEM;
-	memcpy(text->data + text->size, s, size);
-	text->size += size;
-	return 0;
-}
 
 /* s safely, ';' as ':'; the runs of units kept as they are copied at once. */
 static int put_name(struct view_text *text, const char *s)
@@ -97,15 +84,11 @@ static int put_node(struct view_text *text, const struct call_node *node)
 
 static void put_count(FILE *out, uint64_t count)
 {
-	char digits[24], *p = digits + sizeof(digits);
+	char line[24] = " ";
+	size_t size = 1 + view_format_u64(line + 1, count, 0, ' ');
 
-	*--p = '\n';
-	do {
-		*--p = (char)('0' + count % 10);
-		count /= 10;
-	} while (count);
-	*--p = ' ';
-	fwrite(p, 1, (size_t)(digits + sizeof(digits) - p), out);
+	line[size++] = '\n';
+	fwrite(line, 1, size, out);
 }
 
 /*
